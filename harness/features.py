@@ -1,0 +1,139 @@
+"""What this machine offers: CPU features, a C compiler, optional packages. Each check says why when it fails.
+
+CPU flags come from py-cpuinfo (already a dependency of pytest-benchmark), which reads them per platform; on
+Linux /proc/cpuinfo is read first because it is instant and reflects what the kernel enables (an AVX-512 CPU
+under a kernel that does not save its registers does not list the flags).
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import platform
+import shutil
+import subprocess
+import sysconfig
+from typing import Optional
+
+# Compiler flags that enable an instruction set, per feature name. One module is built per instruction set,
+# never with -march=native for the whole suite, so a binary never uses an instruction its check did not clear.
+ISA_FLAGS = {
+    "sse2": ["-msse2"],
+    "ssse3": ["-mssse3"],
+    "sse4_2": ["-msse4.2"],
+    "popcnt": ["-mpopcnt"],
+    "bmi2": ["-mbmi2"],
+    "avx2": ["-mavx2", "-mbmi2", "-mpopcnt"],
+    "avx512f": ["-mavx512f"],
+    "avx512bw": ["-mavx512f", "-mavx512bw", "-mavx512vl"],
+    "avx512vl": ["-mavx512f", "-mavx512vl"],
+    "avx512_vpopcntdq": ["-mavx512f", "-mavx512vpopcntdq"],
+    "avx512_bitalg": ["-mavx512f", "-mavx512bitalg", "-mavx512bw"],
+}
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset[str]:
+    forced = os.environ.get("SWARBENCH_CPU_FLAGS")  # lets users and tests pretend to be a smaller machine
+    if forced is not None:
+        return frozenset(forced.replace(",", " ").split())
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    try:
+        import cpuinfo
+
+        return frozenset(cpuinfo.get_cpu_info().get("flags", []))
+    except Exception:
+        return frozenset()
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    try:
+        import cpuinfo
+
+        return cpuinfo.get_cpu_info().get("brand_raw") or platform.processor()
+    except Exception:
+        return platform.processor() or platform.machine()
+
+
+def is_x86() -> bool:
+    return platform.machine().lower() in {"x86_64", "amd64", "i386", "i686"}
+
+
+def compiler_command() -> list[str]:
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return cc.split()
+
+
+@functools.lru_cache(maxsize=1)
+def compiler() -> tuple[Optional[str], str]:
+    """(version line, "") when a C compiler answers, else (None, why not)."""
+    if os.environ.get("SWARBENCH_NO_CC"):
+        return None, "disabled by SWARBENCH_NO_CC"
+    cmd = compiler_command()
+    if shutil.which(cmd[0]) is None:
+        return None, f"{cmd[0]!r} not found on PATH"
+    try:
+        out = subprocess.run(cmd + ["--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"{cmd[0]}: {exc}"
+    if out.returncode != 0:
+        return None, f"{cmd[0]} --version exited {out.returncode}"
+    return (out.stdout.strip().splitlines() or [cmd[0]])[0], ""
+
+
+@functools.lru_cache(maxsize=None)
+def module_missing(name: str) -> str:
+    """'' when the module imports, else the reason."""
+    try:
+        importlib.import_module(name)
+    except Exception as exc:  # an installed but broken package (numba vs numpy) fails with other errors too
+        return f"{name} not importable: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return ""
+
+
+def why_unavailable(requirement: str) -> str:
+    """'' if the requirement holds here, else a short reason ("needs avx512bw")."""
+    if requirement == "cc":
+        version, why = compiler()
+        return "" if version else f"no C compiler: {why}"
+    if requirement.startswith("module:"):
+        return module_missing(requirement.split(":", 1)[1])
+    if requirement == "x86":
+        return "" if is_x86() else f"needs x86-64, this is {platform.machine()}"
+    if requirement in ISA_FLAGS or requirement in cpu_flags() or requirement.startswith(("avx", "sse", "bmi")):
+        if requirement in ISA_FLAGS and not is_x86():
+            return f"needs {requirement} (x86 only; this is {platform.machine()})"
+        return "" if requirement in cpu_flags() else f"needs {requirement}"
+    return f"unknown requirement {requirement!r}"
+
+
+def unavailable(requires: tuple[str, ...]) -> str:
+    """The first reason any requirement fails, '' if all hold."""
+    for req in requires:
+        why = why_unavailable(req)
+        if why:
+            return why
+    return ""
+
+
+def isa_flags(features: tuple[str, ...]) -> list[str]:
+    flags: list[str] = []
+    for f in features:
+        for flag in ISA_FLAGS.get(f, []):
+            if flag not in flags:
+                flags.append(flag)
+    return flags

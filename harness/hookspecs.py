@@ -1,0 +1,45 @@
+"""The plugin contract: every hook a swarbench plugin may implement.
+
+A plugin is any importable module (or object) advertised under the entry-point group ``swarbench``::
+
+    [project.entry-points.swarbench]
+    myplugin = "mypackage.swarbench_plugin"
+
+The module marks its functions with ``harness.hookimpl``. The built-in suites in ``impls/`` are loaded exactly
+this way, so every run exercises the path a third-party plugin takes.
+
+Hooks run in two phases, kernels first, so a plugin may implement a kernel that another plugin defines.
+Each hook receives the registry to add to; what a hook returns is ignored. A plugin whose import fails or whose
+hook raises is reported by name, everything it added is withdrawn, and the run goes on without it.
+"""
+import pluggy
+
+hookspec = pluggy.HookspecMarker("swarbench")
+
+
+@hookspec
+def swarbench_add_kernels(registry):
+    """Add kernels with ``registry.add_kernel(Kernel(...))``.
+
+    Called once per session, before any implementation is added. A kernel id is ``<suite>.<operation>``
+    (``cards.contains``) and must be unique across all plugins.
+    """
+
+
+@hookspec
+def swarbench_add_implementations(registry):
+    """Add implementations with ``registry.add_implementation(Implementation(...))``.
+
+    Called after every plugin's kernels are registered, so ``Implementation.kernel`` may name a kernel of any
+    plugin. Implementation names must be unique within their kernel. Do no heavy work here (no compiling, no
+    JIT): that belongs in ``Implementation.prepare``, which runs only for implementations a run selects.
+    """
+
+
+@hookspec
+def swarbench_add_reports(registry):
+    """Add suite reports with ``registry.add_report(SuiteReport(...))``.
+
+    A suite report presents a run the way the suite's source document does (the article's table of scoring
+    variations, the talk's equity printout). Every renderer (text, md, html) shows it after the common tables.
+    """

@@ -1,0 +1,271 @@
+"""What swarbench measures: kernels, their implementations, and the workloads they run on.
+
+A *kernel* is one operation with one correct answer (``cards.contains``). It owns everything that defines
+correctness: how to generate seeded inputs, the reference implementation (the oracle), known answers taken from
+the source documents, and input validation. An *implementation* is one competitor for a kernel: it declares what
+it needs from the machine and how to get ready (``prepare``), and hands back the batch callable that is timed.
+
+The unit of measurement is a batch: one call of the batch callable processes every operation of a workload,
+so ``ns_per_op = seconds per call / workload.size * 1e9``. Everything that is not the work itself (converting
+inputs, compiling, JIT warm-up, allocating outputs) belongs in ``prepare``, which is timed separately.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+import numpy as np
+
+
+class InvalidInput(ValueError):
+    """Raised by a kernel's validation, or by user-facing operations, for inputs outside the kernel's domain.
+
+    The message must name the offending value: it is shown to the user as one line.
+    """
+
+
+class TooSlow(Exception):
+    """Raised by ``prepare`` when an implementation cannot finish a workload in reasonable time.
+
+    The run reports the implementation as skipped with this message ("too slow for this workload: ...")
+    instead of running it for hours.
+    """
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Concrete, seeded inputs for one kernel: every competitor of the kernel gets exactly this object.
+
+    ``size`` is N, the number of operations one batch call performs (what ns/op divides by).
+    ``inputs`` is whatever the kernel's generator returns: usually a dict of NumPy arrays in the kernel's
+    canonical layout. Implementations must treat it as read-only and convert it in ``prepare``.
+    """
+
+    kernel: str
+    name: str
+    size: int
+    inputs: Any
+    seed: int = 0
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}/n={self.size}"
+
+
+@dataclass(frozen=True)
+class WorkloadKind:
+    """A family of workloads of a kernel, such as "random hand pairs" or "all 4p6c pairs".
+
+    ``build(size, seed)`` returns ``(inputs, n_ops)``. ``size`` is the size the user asked for (or
+    ``default_size``); kinds whose size is fixed by their nature (all pairs of a game) ignore it and
+    set ``fixed_size=True`` so the CLI says so instead of silently ignoring ``--size``.
+    ``bytes_per_op`` is a rough upper bound of memory per operation, used to refuse sizes that cannot fit.
+    ``default`` kinds run in a plain ``swarbench run``; others only when named with ``--workload``.
+    ``test_size`` is a small size that keeps the test suite fast.
+    """
+
+    name: str
+    build: Callable[[int, int], tuple[Any, int]]
+    description: str
+    default_size: int
+    test_size: int = 64
+    default: bool = True
+    fixed_size: bool = False
+    bytes_per_op: float = 64.0
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class KnownAnswer:
+    """A hand-checkable case from a source document: inputs, the expected outputs, and where they come from."""
+
+    name: str
+    inputs: Any
+    expected: Any
+    source: str
+    size: int = 1
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first place an implementation's output differs from the reference."""
+
+    index: Any
+    input: str
+    expected: str
+    got: str
+
+    def __str__(self) -> str:
+        return f"at {self.index}: input {self.input}: expected {self.expected}, got {self.got}"
+
+
+def first_array_mismatch(expected: Any, got: Any, describe_input: Callable[[int], str]) -> Optional[Mismatch]:
+    """Compare outputs element by element; outputs are arrays (or sequences) of equal length.
+
+    ``got`` is converted with the expected dtype so a list of Python bools can stand for a bool array, but a
+    wrong shape or a value that does not convert is itself a mismatch, never an exception.
+    """
+    expected = np.asarray(expected)
+    try:
+        got_arr = np.asarray(got)
+        if got_arr.shape != expected.shape:
+            return Mismatch("shape", "(whole batch)", f"shape {expected.shape}", f"shape {got_arr.shape}")
+        if got_arr.dtype != expected.dtype:
+            got_arr = got_arr.astype(expected.dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        return Mismatch("output", "(whole batch)", f"{expected.dtype} array", f"{type(got).__name__}: {exc}")
+    if expected.ndim == 0:
+        ne = np.array([expected != got_arr])
+    else:
+        ne = expected != got_arr
+        if ne.ndim > 1:
+            ne = ne.reshape(ne.shape[0], -1).any(axis=1)
+    bad = np.flatnonzero(ne)
+    if bad.size == 0:
+        return None
+    i = int(bad[0])
+    e = expected if expected.ndim == 0 else expected[i]
+    g = got_arr if got_arr.ndim == 0 else got_arr[i]
+    return Mismatch(i, describe_input(i), _short(e), _short(g))
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return np.array2string(value, separator=",", max_line_width=200)
+    if isinstance(value, (np.integer, int)) and not isinstance(value, (bool, np.bool_)):
+        return f"{int(value)} (0x{int(value):x})" if int(value) >= 0 else str(int(value))
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One operation, its oracle and its workloads.
+
+    - ``reference(inputs) -> outputs``: the plainest correct implementation; every competitor must equal it.
+    - ``known_answers()``: cases from the source documents, checked against the reference and every competitor.
+    - ``validate(inputs)``: raise ``InvalidInput`` naming the value when inputs are outside the domain.
+    - ``compare(expected, got, inputs) -> Mismatch | None``: defaults to element-wise equality of arrays,
+      naming the input with ``describe_input(inputs, i)``.
+    - ``baseline``: the implementation name speedups are measured against (the naive loop of the source).
+    - ``summarize(outputs) -> dict``: optional, a few JSON-able figures of one implementation's outputs
+      (equity counts, a total of guesses) kept in the results, so reports can show what was computed,
+      and by how much a failing implementation was off.
+    """
+
+    id: str
+    description: str
+    unit: str
+    workloads: Sequence[WorkloadKind]
+    reference: Callable[[Any], Any]
+    known_answers: Callable[[], Sequence[KnownAnswer]] = lambda: ()
+    validate: Callable[[Any], None] = lambda inputs: None
+    describe_input: Callable[[Any, int], str] = lambda inputs, i: f"#{i}"
+    compare: Optional[Callable[[Any, Any, Any], Optional[Mismatch]]] = None
+    baseline: str = "naive"
+    source: str = ""
+    summarize: Optional[Callable[[Any], Mapping[str, Any]]] = None
+
+
+    @property
+    def suite(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def check(self, expected: Any, got: Any, inputs: Any) -> Optional[Mismatch]:
+        if self.compare is not None:
+            return self.compare(expected, got, inputs)
+        return first_array_mismatch(expected, got, lambda i: self.describe_input(inputs, i))
+
+    def workload_kind(self, name: Optional[str] = None) -> WorkloadKind:
+        if name is None:
+            return self.workloads[0]
+        for kind in self.workloads:
+            if kind.name == name:
+                return kind
+        names = ", ".join(k.name for k in self.workloads)
+        raise KeyError(f"kernel {self.id} has no workload {name!r} (it has: {names})")
+
+    def make_workload(self, kind: WorkloadKind, size: Optional[int] = None, seed: int = 0) -> Workload:
+        """Build the seeded inputs of one workload; validation runs here so bad generators fail loudly."""
+        size = kind.default_size if size is None or kind.fixed_size else size
+        inputs, n_ops = kind.build(size, seed)
+        self.validate(inputs)
+        return Workload(self.id, kind.name, int(n_ops), inputs, seed, dict(kind.params))
+
+    def known_workloads(self) -> list[tuple[KnownAnswer, Workload]]:
+        return [
+            (ka, Workload(self.id, f"known:{ka.name}", ka.size, ka.inputs, 0, {}))
+            for ka in self.known_answers()
+        ]
+
+
+# A batch callable takes no argument and returns the outputs of every operation of the workload.
+BatchCall = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One competitor for a kernel.
+
+    ``prepare(workload) -> batch callable`` does all the untimed work (layout conversion, C build, JIT compile,
+    output allocation); the callable it returns does the N operations and nothing else. ``requires`` names what
+    the implementation needs: CPU features as /proc/cpuinfo spells them ("avx2", "avx512bw", "bmi2"),
+    "cc" for a working C compiler, or "module:<name>" for an importable package ("module:numba").
+    ``expected_to_fail`` marks an implementation kept on purpose although it is wrong (to show what the oracle
+    catches, such as a source's overflow bug): it is checked and reported FAIL like any other, never timed, and
+    does not make ``swarbench run`` exit non-zero.
+    """
+
+    kernel: str
+    name: str
+    family: str
+    prepare: Callable[[Workload], BatchCall]
+    requires: tuple[str, ...] = ()
+    description: str = ""
+    expected_to_fail: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.kernel}/{self.name}"
+
+
+def matches(name: str, patterns: Optional[Sequence[str]]) -> bool:
+    """Shell-style selection used by --kernel and --impl: no pattern selects everything."""
+    if not patterns:
+        return True
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+@dataclass(frozen=True)
+class LineChart:
+    """A chart a suite report asks for: one line per ``series`` value, ``y`` against ``x`` from its table."""
+
+    x: str
+    y: str
+    series: str
+    logx: bool = False
+    logy: bool = True
+
+
+@dataclass
+class ReportSection:
+    """A suite's own view of a run: a table (already computed), notes, and optionally a chart of the table."""
+
+    title: str
+    table: Any  # pandas.DataFrame
+    notes: Sequence[str] = ()
+    chart: Optional[LineChart] = None
+
+
+@dataclass(frozen=True)
+class SuiteReport:
+    """A report a suite adds beside the common tables, the way its source document presents results.
+
+    ``build(results)`` receives the tidy results frame (one row per measurement; see harness.results) and
+    returns a ReportSection, or None when the run holds nothing it can use. It shapes data (select, join with
+    the source's figures, divide); the renderers only format what it returns.
+    """
+
+    id: str
+    build: Callable[[Any], Optional[ReportSection]]

@@ -1,0 +1,96 @@
+"""Prove an implementation correct on a workload before anything times it.
+
+``verify`` checks requirements, runs the untimed ``prepare`` (recording how long it took), checks the kernel's
+known answers, then runs the batch once on the workload and compares it with the reference outputs. Only a
+``PASS`` verdict carries a batch callable on to timing; everything else carries the reason.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from harness import features
+from harness.cbuild import BuildError
+from harness.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
+
+PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str = ""
+    prepare_s: float = float("nan")
+    call_s: float = float("nan")  # duration of the verification call (a first, untimed run of the batch)
+    batch: Optional[BatchCall] = None
+    mismatch: Optional[Mismatch] = None
+
+
+def _error(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {first[0] if first else ''}"
+
+
+def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCall], Verdict]:
+    start = time.perf_counter()
+    try:
+        batch = impl.prepare(workload)
+    except TooSlow as exc:
+        return None, Verdict(SKIP, f"too slow for this workload: {exc}")
+    except BuildError as exc:
+        return None, Verdict(SKIP, f"C build failed: {exc}")
+    except Exception as exc:
+        return None, Verdict(ERROR, f"prepare raised {_error(exc)}")
+    return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
+
+
+def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:
+    start = time.perf_counter()
+    try:
+        out = batch()
+    except Exception as exc:
+        return None, float("nan"), f"batch call raised {_error(exc)}"
+    return out, time.perf_counter() - start, None
+
+
+def check_known_answers(kernel: Kernel, impl: Implementation) -> Optional[Verdict]:
+    """None when every known answer holds, else the failing verdict."""
+    for answer, workload in kernel.known_workloads():
+        batch, v = _prepare(impl, workload)
+        if batch is None:
+            if v.status == SKIP:
+                continue  # a size limit may exclude a tiny case; the main workload still decides
+            return v
+        out, _, err = _run(batch)
+        if err:
+            return Verdict(ERROR, f"known answer {answer.name}: {err}")
+        mismatch = kernel.check(answer.expected, out, answer.inputs)
+        if mismatch:
+            return Verdict(FAIL, f"known answer {answer.name} ({answer.source}): {mismatch}", mismatch=mismatch)
+    return None
+
+
+def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: Any,
+           known_answers: bool = True) -> Verdict:
+    why = features.unavailable(impl.requires)
+    if why:
+        return Verdict(SKIP, why)
+    if known_answers:
+        failed = check_known_answers(kernel, impl)
+        if failed:
+            return failed
+    batch, verdict = _prepare(impl, workload)
+    if batch is None:
+        return verdict
+    out, call_s, err = _run(batch)
+    if err:
+        return Verdict(ERROR, err, prepare_s=verdict.prepare_s)
+    mismatch = kernel.check(expected, out, workload.inputs)
+    if mismatch:
+        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=call_s, mismatch=mismatch)
+    return Verdict(PASS, prepare_s=verdict.prepare_s, call_s=call_s, batch=batch)
+
+
+def reference_outputs(kernel: Kernel, workload: Workload) -> Any:
+    return kernel.reference(workload.inputs)

@@ -1,0 +1,151 @@
+"""Load plugins from the ``swarbench`` entry-point group and collect their kernels and implementations.
+
+pluggy's ``PluginManager.load_setuptools_entrypoints`` stops at the first plugin that fails to import, and a
+hook call stops at the first implementation that raises. A benchmark run must survive one broken plugin, so
+this module walks the entry points and the hook implementations itself, one plugin at a time, recording each
+failure by plugin name and withdrawing whatever the failing plugin had added. Everything else is pluggy's.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import traceback
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+import pluggy
+
+from harness import hookspecs
+from harness.model import Implementation, Kernel, SuiteReport
+
+ENTRY_POINT_GROUP = "swarbench"
+DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    plugin: str
+    stage: str  # "import", "swarbench_add_kernels", "swarbench_add_implementations"
+    error: str  # one line: exception type and message
+
+    def __str__(self) -> str:
+        return f"plugin {self.plugin!r} failed in {self.stage}: {self.error}"
+
+
+@dataclass
+class Registry:
+    """What the loaded plugins registered. Hooks receive this object and call its ``add_*`` methods."""
+
+    kernels: dict[str, Kernel] = field(default_factory=dict)
+    implementations: dict[str, Implementation] = field(default_factory=dict)  # key: "<kernel>/<name>"
+    reports: dict[str, SuiteReport] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)  # kernel id or impl key -> plugin name
+    failures: list[PluginFailure] = field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)
+    _current: Optional[str] = None
+
+    # -- the API hooks call -------------------------------------------------------------------------------
+    def add_kernel(self, kernel: Kernel) -> None:
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"add_kernel expects a harness.Kernel, got {type(kernel).__name__}")
+        if "." not in kernel.id:
+            raise ValueError(f"kernel id {kernel.id!r} must be '<suite>.<operation>'")
+        if kernel.id in self.kernels:
+            raise ValueError(f"kernel {kernel.id!r} is already registered by plugin {self.owners[kernel.id]!r}")
+        self.kernels[kernel.id] = kernel
+        self.owners[kernel.id] = self._current or "?"
+
+    def add_implementation(self, impl: Implementation) -> None:
+        if not isinstance(impl, Implementation):
+            raise TypeError(f"add_implementation expects a harness.Implementation, got {type(impl).__name__}")
+        if impl.kernel not in self.kernels:
+            raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}")
+        if impl.key in self.implementations:
+            raise ValueError(f"implementation {impl.key!r} is already registered by plugin {self.owners[impl.key]!r}")
+        self.implementations[impl.key] = impl
+        self.owners[impl.key] = self._current or "?"
+
+    def add_report(self, report: SuiteReport) -> None:
+        if not isinstance(report, SuiteReport):
+            raise TypeError(f"add_report expects a harness.SuiteReport, got {type(report).__name__}")
+        if report.id in self.reports:
+            raise ValueError(f"report {report.id!r} is already registered by plugin {self.owners[report.id]!r}")
+        self.reports[report.id] = report
+        self.owners[report.id] = self._current or "?"
+
+    # -- queries -----------------------------------------------------------------------------------------
+    def implementations_of(self, kernel_id: str) -> list[Implementation]:
+        return [i for i in self.implementations.values() if i.kernel == kernel_id]
+
+    def _withdraw(self, plugin: str) -> None:
+        for key in [k for k, owner in self.owners.items() if owner == plugin]:
+            self.kernels.pop(key, None)
+            self.implementations.pop(key, None)
+            self.reports.pop(key, None)
+            del self.owners[key]
+        # Implementations of other plugins for a withdrawn kernel cannot run either.
+        for key in [k for k, i in self.implementations.items() if i.kernel not in self.kernels]:
+            self.implementations.pop(key)
+            self.owners.pop(key, None)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" ({os.path.basename(where[0].filename)}:{where[0].lineno})" if where else ""
+    return f"{type(exc).__name__}: {text[0] if text else ''}{at}"
+
+
+def disabled_from_env() -> list[str]:
+    return [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
+
+
+def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
+         entry_points: bool = True) -> Registry:
+    """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then run
+    both registration phases. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not imported.
+    """
+    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm.add_hookspecs(hookspecs)
+    registry = Registry()
+    blocked = set(disable) | set(disabled_from_env())
+    registry.disabled = sorted(blocked)
+
+    candidates: list[tuple[str, object]] = []
+    if entry_points:
+        seen = set()
+        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            if ep.name in blocked or ep.name in seen:
+                continue
+            seen.add(ep.name)
+            try:
+                candidates.append((ep.name, ep.load()))
+            except Exception as exc:  # a plugin's import error must not end the run
+                registry.failures.append(PluginFailure(ep.name, "import", _one_line(exc)))
+    candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
+
+    for name, plugin in candidates:
+        try:
+            pm.register(plugin, name=name)
+        except Exception as exc:  # bad hook names or signatures are caught by pluggy's validation
+            registry.failures.append(PluginFailure(name, "register", _one_line(exc)))
+            continue
+        registry.plugins.append(name)
+
+    for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports"):
+        caller = getattr(pm.hook, stage)
+        for hookimpl in reversed(caller.get_hookimpls()):  # registration order
+            plugin = hookimpl.plugin_name
+            if plugin not in registry.plugins:
+                continue  # withdrawn in an earlier stage
+            registry._current = plugin
+            try:
+                hookimpl.function(**{a: registry for a in hookimpl.argnames})
+            except Exception as exc:
+                registry.failures.append(PluginFailure(plugin, stage, _one_line(exc)))
+                registry._withdraw(plugin)
+                registry.plugins.remove(plugin)
+            finally:
+                registry._current = None
+    return registry

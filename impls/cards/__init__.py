@@ -1,0 +1,21 @@
+"""The CardsVector suite (seed 002): registered through the ``swarbench`` entry point like any plugin.
+
+To add an implementation, write a prepare function in the module of its family (python.py, vectorized.py,
+jit.py, native.py with its C source in c/) and append an ``Implementation`` to that module's list.
+"""
+from harness import hookimpl
+
+from . import jit, native, python, spec, vectorized
+
+
+@hookimpl
+def swarbench_add_kernels(registry):
+    for kernel in spec.KERNELS:
+        registry.add_kernel(kernel)
+
+
+@hookimpl
+def swarbench_add_implementations(registry):
+    for module in (python, vectorized, jit, native):
+        for impl in module.IMPLEMENTATIONS:
+            registry.add_implementation(impl)

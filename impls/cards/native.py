@@ -1,0 +1,93 @@
+"""C families through cffi (API mode): one module per source file in ``c/``, built for its instruction set.
+
+Every C family exports the same two functions, so one wrapper serves them all. The loop and unrolled sources
+take the post's layout (16 int32 counts per hand, converted in prepare); the SWAR sources take the packed
+uint64 arrays as they are. Scalar sources are built with -fno-tree-vectorize so they stay what their name says.
+"""
+from pathlib import Path
+
+import numpy as np
+
+from harness.cbuild import build
+from harness.model import Implementation
+
+from .spec import counts_of
+
+C_DIR = Path(__file__).parent / "c"
+SCALAR = ("-fno-tree-vectorize",)
+
+PACKED_CDEF = """
+void contains_batch(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n);
+void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
+"""
+COUNTS_CDEF = """
+void contains_batch(const int32_t *a, const int32_t *b, uint8_t *out, size_t n);
+void remove_batch(const int32_t *a, const int32_t *b, int32_t *out, size_t n);
+"""
+
+# name, family, source, instruction sets, extra flags, layout
+VARIANTS = [
+    ("c-loop", "cffi-scalar", "loop.c", (), SCALAR, "counts"),
+    ("c-unrolled", "cffi-scalar", "unrolled.c", (), SCALAR, "counts"),
+    ("c-swar", "cffi-scalar", "swar.c", (), SCALAR, "packed"),
+    ("c-swar-sse2", "cffi-sse2", "sse2.c", ("sse2",), (), "packed"),
+    ("c-swar-avx2", "cffi-avx2", "avx2.c", ("avx2",), (), "packed"),
+    ("c-swar-avx512", "cffi-avx512", "avx512.c", ("avx512bw",), (), "packed"),
+]
+
+
+def _prepare(op, source, isa, flags, layout):
+    def prepare(workload):
+        cdef = COUNTS_CDEF if layout == "counts" else PACKED_CDEF
+        mod = build(f"cards_{Path(source).stem}", C_DIR / source, cdef, isa, flags)
+        ffi, lib = mod.ffi, mod.lib
+        n = len(workload.inputs["a"])
+        if layout == "counts":
+            a = np.ascontiguousarray(counts_of(workload.inputs["a"]), dtype=np.int32)
+            b = np.ascontiguousarray(counts_of(workload.inputs["b"]), dtype=np.int32)
+            ctype = "int32_t *"
+        else:
+            a = np.ascontiguousarray(workload.inputs["a"])
+            b = np.ascontiguousarray(workload.inputs["b"])
+            ctype = "uint64_t *"
+        if op == "contains":
+            out = np.empty(n, np.bool_)
+            fn, out_type, result = lib.contains_batch, "uint8_t *", out
+        elif layout == "counts":
+            out = np.empty((n, 16), np.int32)
+            fn, out_type = lib.remove_batch, "int32_t *"
+            result = _PackedCounts(out)
+        else:
+            out = np.empty(n, np.uint64)
+            fn, out_type, result = lib.remove_batch, "uint64_t *", out
+        pa, pb = ffi.cast(ctype, ffi.from_buffer(a)), ffi.cast(ctype, ffi.from_buffer(b))
+        po = ffi.cast(out_type, ffi.from_buffer(out))
+
+        def batch():
+            fn(pa, pb, po, n)
+            return result
+
+        batch.keepalive = (a, b, out)  # the C pointers borrow these buffers
+        return batch
+
+    return prepare
+
+
+class _PackedCounts:
+    """(N, 16) counts a count-layout remove wrote, packed to uint64 only when the oracle reads them."""
+
+    def __init__(self, counts):
+        self.counts = counts
+
+    def __array__(self, dtype=None, copy=None):
+        shifts = np.arange(16, dtype=np.uint64) * np.uint64(4)
+        packed = (self.counts.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
+        return packed.astype(dtype) if dtype else packed
+
+
+IMPLEMENTATIONS = [
+    Implementation(f"cards.{op}", name, family, _prepare(op, source, isa, flags, layout),
+                   requires=("cc", *isa), description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""))
+    for op in ("contains", "remove")
+    for name, family, source, isa, flags, layout in VARIANTS
+]

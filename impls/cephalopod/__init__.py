@@ -1,0 +1,1 @@
+"""The cephalopod suite: being written; registers nothing yet."""

@@ -1,0 +1,1 @@
+"""The mastermind suite: being written; registers nothing yet."""

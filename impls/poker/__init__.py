@@ -1,0 +1,1 @@
+"""The poker suite: being written; registers nothing yet."""
