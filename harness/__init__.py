@@ -2,6 +2,7 @@
 import pluggy
 
 from harness.model import (  # noqa: F401  (the public API a plugin needs)
+    Command,
     Implementation,
     InvalidInput,
     Kernel,
@@ -18,4 +19,5 @@ from harness.model import (  # noqa: F401  (the public API a plugin needs)
 hookimpl = pluggy.HookimplMarker("swarbench")
 
 __all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
-           "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart"]
+           "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
+           "Command"]

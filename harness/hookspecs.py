@@ -43,3 +43,8 @@ def swarbench_add_reports(registry):
     A suite report presents a run the way the suite's source document does (the article's table of scoring
     variations, the talk's equity printout). Every renderer (text, md, html) shows it after the common tables.
     """
+
+
+@hookspec
+def swarbench_add_commands(registry):
+    """Add CLI sub-commands with ``registry.add_command(Command(...))``, e.g. a suite's contest client."""

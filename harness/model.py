@@ -269,3 +269,18 @@ class SuiteReport:
 
     id: str
     build: Callable[[Any], Optional[ReportSection]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A sub-command a suite adds to the CLI: ``swarbench <name> ...`` (e.g. ``swarbench cephalopod solve``).
+
+    ``add_arguments(parser)`` fills an argparse parser; ``run(args, registry) -> int`` does the work and returns
+    the exit code. Raise ``harness.errors.UsageError`` or ``InvalidInput`` for bad input: the CLI prints the
+    message as one line and exits 2.
+    """
+
+    name: str
+    help: str
+    add_arguments: Callable[[Any], None]
+    run: Callable[[Any, Any], int]

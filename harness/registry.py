@@ -16,10 +16,11 @@ from typing import Iterable, Optional, Sequence
 import pluggy
 
 from harness import hookspecs
-from harness.model import Implementation, Kernel, SuiteReport
+from harness.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
+RESERVED_COMMANDS = {"list", "run", "report", "compare", "help"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Registry:
     kernels: dict[str, Kernel] = field(default_factory=dict)
     implementations: dict[str, Implementation] = field(default_factory=dict)  # key: "<kernel>/<name>"
     reports: dict[str, SuiteReport] = field(default_factory=dict)
+    commands: dict[str, Command] = field(default_factory=dict)
     owners: dict[str, str] = field(default_factory=dict)  # kernel id or impl key -> plugin name
     failures: list[PluginFailure] = field(default_factory=list)
     plugins: list[str] = field(default_factory=list)
@@ -74,6 +76,14 @@ class Registry:
         self.reports[report.id] = report
         self.owners[report.id] = self._current or "?"
 
+    def add_command(self, command: Command) -> None:
+        if not isinstance(command, Command):
+            raise TypeError(f"add_command expects a harness.Command, got {type(command).__name__}")
+        if command.name in self.commands or command.name in RESERVED_COMMANDS:
+            raise ValueError(f"command {command.name!r} is already taken")
+        self.commands[command.name] = command
+        self.owners[f"command:{command.name}"] = self._current or "?"
+
     # -- queries -----------------------------------------------------------------------------------------
     def implementations_of(self, kernel_id: str) -> list[Implementation]:
         return [i for i in self.implementations.values() if i.kernel == kernel_id]
@@ -83,6 +93,7 @@ class Registry:
             self.kernels.pop(key, None)
             self.implementations.pop(key, None)
             self.reports.pop(key, None)
+            self.commands.pop(key.removeprefix("command:"), None)
             del self.owners[key]
         # Implementations of other plugins for a withdrawn kernel cannot run either.
         for key in [k for k, i in self.implementations.items() if i.kernel not in self.kernels]:
@@ -133,7 +144,8 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             continue
         registry.plugins.append(name)
 
-    for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports"):
+    for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports",
+                  "swarbench_add_commands"):
         caller = getattr(pm.hook, stage)
         for hookimpl in reversed(caller.get_hookimpls()):  # registration order
             plugin = hookimpl.plugin_name
