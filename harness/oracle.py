@@ -76,10 +76,7 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
     why = features.unavailable(impl.requires)
     if why:
         return Verdict(SKIP, why)
-    if known_answers:
-        failed = check_known_answers(kernel, impl)
-        if failed:
-            return failed
+    # The workload's own prepare comes first so its recorded time includes first builds and JIT compiles.
     batch, verdict = _prepare(impl, workload)
     if batch is None:
         return verdict
@@ -89,6 +86,11 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
     mismatch = kernel.check(expected, out, workload.inputs)
     if mismatch:
         return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=call_s, mismatch=mismatch)
+    if known_answers:
+        failed = check_known_answers(kernel, impl)
+        if failed:
+            failed.prepare_s = verdict.prepare_s
+            return failed
     return Verdict(PASS, prepare_s=verdict.prepare_s, call_s=call_s, batch=batch)
 
 

@@ -1,0 +1,5 @@
+"""The tidy frame as CSV, exactly the columns harness.results saves (so it loads back)."""
+
+
+def render(view) -> str:
+    return view.frame.to_csv(index=False)
