@@ -147,7 +147,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
     for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports",
                   "swarbench_add_commands"):
         caller = getattr(pm.hook, stage)
-        for hookimpl in reversed(caller.get_hookimpls()):  # registration order
+        for hookimpl in caller.get_hookimpls():  # registration order
             plugin = hookimpl.plugin_name
             if plugin not in registry.plugins:
                 continue  # withdrawn in an earlier stage

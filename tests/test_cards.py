@@ -1,0 +1,137 @@
+"""The CardsVector suite: the post's examples, the generator, validation, and every implementation fuzzed."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import Implementation, InvalidInput, Workload, oracle, registry
+from impls.cards import spec
+
+REG = registry.load()
+CONTAINS = [i for i in REG.implementations_of("cards.contains")]
+REMOVE = [i for i in REG.implementations_of("cards.remove")]
+
+
+def test_the_posts_examples():
+    a = spec.pack({3: 2, 4: 2, 5: 2})
+    assert spec.contains(a, a) and spec.contains(a, spec.pack({3: 1, 4: 1, 5: 1}))
+    assert not spec.contains(a, spec.pack({4: 3, 5: 3})) and not spec.contains(a, spec.pack({4: 1, 5: 1, 6: 1}))
+    assert spec.remove(a, spec.pack({3: 1, 4: 1})) == spec.pack({3: 1, 4: 1, 5: 2})
+    assert spec.pack({k: 4 for k in range(1, 14)} | {14: 1, 15: 1}) == spec.FULL_DECK == 0x1144444444444440
+
+
+def test_known_answers_hold_for_the_reference():
+    for kernel in spec.KERNELS:
+        for answer in kernel.known_answers():
+            assert kernel.check(answer.expected, kernel.reference(answer.inputs), answer.inputs) is None
+
+
+def test_remove_refuses_a_play_not_in_the_hand():
+    with pytest.raises(InvalidInput, match="not contained in hand"):
+        spec.remove(spec.pack({3: 1}), spec.pack({3: 2}))
+
+
+@pytest.mark.parametrize("vector, words", [
+    (0x5 << 12, "kind 3 (3) has count 5"),
+    (0x2 << 56, "kind 14 (small joker) has count 2"),
+    (0x1, "nibble 0"),
+])
+def test_validation_names_the_bad_count(vector, words):
+    with pytest.raises(InvalidInput, match=words.replace("(", r"\(").replace(")", r"\)")):
+        spec.validate({"a": np.array([vector], np.uint64), "b": np.array([0], np.uint64)})
+
+
+def test_dealt_hands_are_real_hands_and_plays():
+    inputs = spec.deal(4000, seed=7, failing=True)
+    sizes = spec.counts_of(inputs["a"]).sum(axis=1)
+    assert set(np.unique(sizes)) == {17, 20}
+    spec.validate(inputs)
+    ok = spec.reference_contains(inputs)
+    assert 0.2 < ok.mean() < 0.9  # both answers occur
+    assert spec.reference_contains(spec.deal(4000, seed=7, failing=False)).all()
+    again = spec.deal(4000, seed=7, failing=True)
+    assert (again["a"] == inputs["a"]).all() and (again["b"] == inputs["b"]).all()  # seeded
+
+
+def test_the_swar_identity_is_exact_on_the_whole_single_kind_domain():
+    # An answer the data files do not hold: for every pair of counts in one kind, SWAR contains equals >=.
+    for kind in range(1, 16):
+        for x in range(int(spec.MAX_COUNT[kind]) + 1):
+            for y in range(int(spec.MAX_COUNT[kind]) + 1):
+                a, b = x << (4 * kind), y << (4 * kind)
+                assert ((((a | spec.HIGH) - b) & spec.HIGH) == spec.HIGH) == (x >= y)
+
+
+counts = st.tuples(*[st.integers(0, 4)] * 13 + [st.integers(0, 1)] * 2)
+EDGE = [
+    ({}, {}),  # empty hand, empty play
+    (spec.FULL_DECK, spec.FULL_DECK),  # full deck, play equal to the hand
+    ({14: 1, 15: 1}, {14: 1, 15: 1}),  # both jokers
+    ({14: 1, 15: 1}, {15: 1}),
+    ({3: 1}, {14: 1}),
+    (spec.FULL_DECK, {}),
+]
+
+
+def _vec(x):
+    return x if isinstance(x, int) else spec.pack(x)
+
+
+def _pack(c):
+    return sum(n << (4 * (k + 1)) for k, n in enumerate(c))
+
+
+def _workload(kernel, pairs):
+    edges = [(_vec(a), _vec(b)) for a, b in EDGE]
+    if kernel is spec.REMOVE:  # remove is defined only where contains holds
+        edges = [(a, b) for a, b in edges if spec.contains(a, b)]
+    pairs = edges + pairs
+    inputs = {"a": np.array([a for a, _ in pairs], np.uint64), "b": np.array([b for _, b in pairs], np.uint64)}
+    return Workload(kernel.id, "fuzz", len(pairs), inputs)
+
+
+def _check_all(kernel, impls, pairs):
+    workload = _workload(kernel, pairs)
+    expected = kernel.reference(workload.inputs)
+    for impl in impls:
+        verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
+        assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.name, verdict.reason)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(counts, counts), max_size=70))
+def test_every_contains_implementation_matches_the_reference(pairs):
+    _check_all(spec.CONTAINS, CONTAINS, [(_pack(a), _pack(b)) for a, b in pairs])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(counts, st.randoms(use_true_random=False)), max_size=70))
+def test_every_remove_implementation_matches_the_reference(hands):
+    pairs = [(_pack(a), _pack([r.randint(0, n) for n in a])) for a, r in hands]
+    _check_all(spec.REMOVE, REMOVE, pairs)
+
+
+def test_a_wrong_implementation_fails_with_the_first_differing_input():
+    def compares_whole_words(workload):
+        a, b = workload.inputs["a"], workload.inputs["b"]
+        return lambda: a >= b  # a bigger number is not a bigger count in every kind
+
+    impl = Implementation("cards.contains", "broken", "numpy", compares_whole_words)
+    workload = spec.CONTAINS.make_workload(spec.CONTAINS.workloads[0], 512, 3)
+    verdict = oracle.verify(spec.CONTAINS, impl, workload, spec.CONTAINS.reference(workload.inputs))
+    assert verdict.status == oracle.FAIL and verdict.batch is None  # never handed on to timing
+    assert verdict.mismatch is not None and "hand 0x" in verdict.mismatch.input
+    assert "expected" in verdict.reason and "got" in verdict.reason
+
+
+def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_workload_agrees():
+    def only_right_on_deals(workload):
+        out = spec.reference_contains(workload.inputs)
+        if workload.name.startswith("known:"):
+            out = ~out
+        return lambda: out
+
+    impl = Implementation("cards.contains", "sly", "numpy", only_right_on_deals)
+    workload = spec.CONTAINS.make_workload(spec.CONTAINS.workloads[0], 64, 0)
+    verdict = oracle.verify(spec.CONTAINS, impl, workload, spec.CONTAINS.reference(workload.inputs))
+    assert verdict.status == oracle.FAIL and "known answer" in verdict.reason

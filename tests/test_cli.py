@@ -1,0 +1,162 @@
+"""The command line end to end: list, run, report, and bad input as one line with exit code 2."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from conftest import FAST, assert_one_line_error, cli_env, make_plugin_site, swarbench
+
+SMALL = ["--kernel", "cards.*", "--size", "256", *FAST]
+
+
+def _run_dir(env):
+    reports = os.path.join(env["SWARBENCH_REPORTS"])
+    (name,) = os.listdir(reports)
+    return os.path.join(reports, name)
+
+
+def test_run_checks_times_saves_and_reports(env):
+    proc = swarbench("run", *SMALL, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "BenchmarkContains/naive-" in proc.stdout and "ns/op" in proc.stdout
+    run_dir = _run_dir(env)
+    for name in ("results.csv", "report.html", "report.md", "benchmark.json", "machine.json", "records.jsonl"):
+        assert os.path.exists(os.path.join(run_dir, name)), name
+    frame = pd.read_csv(os.path.join(run_dir, "results.csv"))
+    passed = frame[frame.status == "PASS"]
+    assert set(frame.kernel) == {"cards.contains", "cards.remove"}
+    assert (passed.n == 256).all() and (passed.ns_per_op_median > 0).all()
+    base = passed[passed.implementation == "naive"]
+    assert (base.speedup == 1.0).all()
+    assert frame.machine_cpu.notna().all() and frame.git_commit.notna().all()
+    bench = json.load(open(os.path.join(run_dir, "benchmark.json")))
+    assert len(bench["benchmarks"]) == len(passed)  # pytest-benchmark's own file holds the same measurements
+    html = open(os.path.join(run_dir, "report.html")).read()
+    assert "<svg" in html and "cards.contains" in html and "http" not in html.replace("http://www.w3.org", "")
+
+
+@pytest.mark.parametrize("fmt, marker", [("text", "BenchmarkRemove/"), ("md", "| implementation |"),
+                                         ("csv", "ns_per_op_median"), ("html", "<!doctype html>")])
+def test_report_renders_a_saved_run_in_every_format(env, fmt, marker):
+    assert swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--size", "64", *FAST, env=env).returncode == 0
+    run_id = os.path.basename(_run_dir(env))
+    proc = swarbench("report", run_id, "--format", fmt, env=env)
+    assert proc.returncode == 0 and marker in proc.stdout, proc.stderr
+
+
+def test_list_says_what_cannot_run_here_and_why(env):
+    env.update(SWARBENCH_CPU_FLAGS="sse2 popcnt")  # pretend to be an older machine
+    out = swarbench("list", env=env).stdout
+    assert "c-swar-avx512" in out and "unavailable: needs avx512bw" in out
+    assert "unavailable: needs avx2" in out
+    env.update(SWARBENCH_NO_CC="1")
+    assert "unavailable: no C compiler" in swarbench("list", env=env).stdout
+
+
+def test_missing_features_skip_with_a_reason_and_never_crash(env):
+    env.update(SWARBENCH_CPU_FLAGS="sse2", SWARBENCH_NO_CC="1")
+    proc = swarbench("run", "--kernel", "cards.contains", "--size", "64", *FAST, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "--- SKIP: BenchmarkContains/c-swar-avx512-2 [cffi-avx512]: no C compiler" in proc.stdout
+    assert "BenchmarkContains/numba-swar" in proc.stdout
+
+
+WRONG_PLUGIN = """
+    import numpy as np
+    from harness import Implementation, hookimpl
+
+    def prepare(workload):
+        a, b = workload.inputs["a"], workload.inputs["b"]
+        return lambda: a >= b  # wrong: compares whole words
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "wrong", "numpy", prepare))
+"""
+
+
+def test_a_wrong_plugin_implementation_is_reported_fail_never_ranked_and_the_run_exits_1(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "wrongdoer", WRONG_PLUGIN))
+    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "wrong", "--impl", "naive", "--size", "128",
+                     *FAST, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "--- FAIL: BenchmarkContains/wrong-" in proc.stdout and "expected" in proc.stdout
+    assert "FAIL: cards.contains/wrong" in proc.stderr
+    frame = pd.read_csv(os.path.join(_run_dir(env), "results.csv"))
+    wrong = frame[frame.implementation == "wrong"].iloc[0]
+    assert wrong.status == "FAIL" and pd.isna(wrong.ns_per_op_median) and pd.isna(wrong.speedup)
+
+
+BROKEN_IMPORT = "raise ImportError('this plugin needs a package that is not here')\n"
+
+
+def test_a_plugin_that_fails_to_import_is_named_and_the_run_goes_on(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "shaky", BROKEN_IMPORT))
+    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "swar", "--size", "64", *FAST, env=env)
+    assert proc.returncode == 0
+    assert "plugin 'shaky' failed in import: ImportError: this plugin needs a package" in proc.stderr
+    assert "BenchmarkContains/swar-" in proc.stdout
+    quiet = swarbench("--disable-plugin", "shaky", "list", env=env)
+    assert "shaky" not in quiet.stderr and "disabled plugins: shaky" in quiet.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "--kernel", "nope.*"], ["no kernel matches 'nope.*'", "cards.contains"]),
+    (["run", "--kernel", "cards.contains", "--impl", "c-quantum"], ["no implementation", "'c-quantum'"]),
+    (["run", "--size", "0"], ["--size", "'0' is not a positive integer"]),
+    (["run", "--size", "lots"], ["'lots' is not a positive integer"]),
+    (["run", "--size", "1e15"], ["--size 1000000000000000 needs about", "GiB"]),
+    (["run", "--workload", "marathon"], ["no workload 'marathon'"]),
+    (["run", "--max-time", "-1"], ["must be above 0"]),
+    (["report", "no-such-run"], ["no run 'no-such-run'"]),
+    (["frobnicate"], ["invalid choice: 'frobnicate'"]),
+])
+def test_bad_arguments_are_one_line_and_exit_2(env, args, words):
+    assert_one_line_error(swarbench(*args, env=env), *words)
+
+
+def test_an_unwritable_reports_folder_is_one_line(env, tmp_path):
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("")
+    assert_one_line_error(swarbench("run", *SMALL, "--reports", str(blocker / "sub"), env=env),
+                          "cannot write to the reports folder")
+
+
+@pytest.mark.parametrize("content, words", [
+    ("\x00\x01garbage\xff", ["not a swarbench results file"]),
+    ("name,value\nx,1\n", ["not a swarbench results file", "missing column"]),
+    ("", ["not a swarbench results file"]),
+])
+def test_corrupt_or_foreign_results_files_are_refused(env, tmp_path, content, words):
+    path = tmp_path / "results.csv"
+    path.write_text(content, errors="surrogateescape")
+    assert_one_line_error(swarbench("report", str(path), env=env), *words)
+
+
+def test_ctrl_c_keeps_what_was_measured(env):
+    # Python naive loops on 200k pairs take long enough to interrupt after the first measurements land.
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--kernel", "cards.remove", "--impl", "*swar*",
+           "--impl", "naive", "--impl", "unrolled", "--size", "200000", "--min-rounds", "50", "--max-time", "30",
+           "--quiet"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    records = None
+    while time.time() < deadline:
+        reports = env["SWARBENCH_REPORTS"]
+        runs = os.listdir(reports) if os.path.isdir(reports) else []
+        if runs:
+            records = os.path.join(reports, runs[0], "records.jsonl")
+            if os.path.exists(records) and open(records).read().count("\n") >= 2:
+                break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    frame = pd.read_csv(os.path.join(os.path.dirname(records), "results.csv"))
+    assert len(frame) >= 2 and "interrupted" in out
