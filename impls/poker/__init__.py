@@ -1,1 +1,22 @@
-"""The poker suite: being written; registers nothing yet."""
+"""The poker suite (seed 004): SWAR Hold'em hand ranking, the talk's building blocks, equity by enumeration.
+
+Registered through the ``swarbench`` entry point like any plugin. To add an implementation, write a prepare
+function in the module of its family (python.py, vectorized.py, jit.py, native.py with C in c/) and append an
+``Implementation`` to that module's list.
+"""
+from harness import hookimpl
+
+from . import native, spec
+
+
+@hookimpl
+def swarbench_add_kernels(registry):
+    for kernel in spec.KERNELS:
+        registry.add_kernel(kernel)
+
+
+@hookimpl
+def swarbench_add_implementations(registry):
+    for module in (native,):
+        for impl in module.IMPLEMENTATIONS:
+            registry.add_implementation(impl)
