@@ -1,1 +1,23 @@
-"""The cephalopod suite: being written; registers nothing yet."""
+"""The cephalopod suite (seed 003): registered through the ``swarbench`` entry point like any plugin.
+
+To add an implementation, write a prepare function in the module of its family (python.py, jit.py, native.py
+with its C source in c/) and append an ``Implementation`` to that module's list.
+"""
+from harness import hookimpl
+
+from . import jit, python, spec
+
+MODULES = (python, jit)
+
+
+@hookimpl
+def swarbench_add_kernels(registry):
+    for kernel in spec.KERNELS:
+        registry.add_kernel(kernel)
+
+
+@hookimpl
+def swarbench_add_implementations(registry):
+    for module in MODULES:
+        for impl in module.IMPLEMENTATIONS:
+            registry.add_implementation(impl)

@@ -1,0 +1,127 @@
+"""The packed board and the lookup tables the fast families share, built from the rules in spec.py.
+
+Packed board (the write-up's layout): cell i in bits 3i..3i+2 (0 empty, 1..6 a die), the number of empty cells
+in bits 27..31. A move is a *delta* added to the packed board (modulo 2^32): it removes the captured dice, puts
+the new die, and adjusts the empty count. Tables are plain Python and NumPy data; each family copies them into
+its own form in ``prepare``.
+"""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+
+from .spec import COMPOSE, NEIGHBOURS, PERMS, POW10, captures
+
+ZERO_SHIFT = 27
+CELL_BITS = (1 << ZERO_SHIFT) - 1
+MAX_MOVES = (1, 4, 11)  # most moves into a corner, an edge, the centre (2, 3 or 4 neighbours)
+
+
+def pack(cells, zeros: bool = True) -> int:
+    s = 0
+    for i, v in enumerate(cells):
+        s |= int(v) << (3 * i)
+    if zeros:
+        s |= sum(1 for v in cells if not v) << ZERO_SHIFT
+    return s
+
+
+def unpack(state: int) -> tuple[int, ...]:
+    return tuple((state >> (3 * i)) & 7 for i in range(9))
+
+
+def move_deltas(cell: int, values: tuple[int, ...], zeros: bool = True) -> list[int]:
+    """The deltas of the moves into empty ``cell`` when its neighbours hold ``values``."""
+    nbrs = NEIGHBOURS[cell]
+    out = []
+    for subset, die in captures(values):
+        d = die << (3 * cell)
+        for j in subset:
+            d -= values[j] << (3 * nbrs[j])
+        if zeros:
+            d += (len(subset) - 1) << ZERO_SHIFT
+        out.append(d)
+    return out
+
+
+def neighbour_values(cell: int):
+    """Every assignment of 0..6 to the neighbours of ``cell`` (first neighbour in the lowest bits of a key)."""
+    return itertools.product(range(7), repeat=len(NEIGHBOURS[cell]))
+
+
+@lru_cache(maxsize=None)
+def python_moves(zeros: bool = False) -> tuple[tuple[int, int, dict], ...]:
+    """Per cell: (its bits, its neighbours' bits, {those bits of a board: move deltas}) for dict look-ups."""
+    out = []
+    for cell in range(9):
+        table = {}
+        for values in neighbour_values(cell):
+            key = sum(v << (3 * n) for v, n in zip(values, NEIGHBOURS[cell]))
+            table[key] = tuple(move_deltas(cell, values, zeros))
+        nmask = sum(7 << (3 * n) for n in NEIGHBOURS[cell])
+        out.append((7 << (3 * cell), nmask, table))
+    return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def array_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The move tables as flat arrays for compiled code.
+
+    For cell c with k neighbours, the key is the neighbours' 3-bit values side by side (first neighbour lowest,
+    3k bits). Row ``base[c] + key`` of ``moves`` (stride 12) holds the number of moves, then the deltas as uint32.
+    ``nbr`` (9, 4) lists the neighbours of each cell, -1 padded.
+    """
+    rows = []
+    base = np.zeros(9, np.int32)
+    for cell in range(9):
+        base[cell] = len(rows)
+        k = len(NEIGHBOURS[cell])
+        for key in range(1 << (3 * k)):
+            values = tuple((key >> (3 * j)) & 7 for j in range(k))
+            row = [0] * 12
+            if max(values) <= 6:
+                deltas = move_deltas(cell, values)
+                row[0] = len(deltas)
+                row[1:1 + len(deltas)] = [d & 0xFFFFFFFF for d in deltas]
+            rows.append(row)
+    nbr = np.full((9, 4), -1, np.int32)
+    for cell in range(9):
+        nbr[cell, :len(NEIGHBOURS[cell])] = NEIGHBOURS[cell]
+    return np.array(rows, np.uint32), base, nbr
+
+
+@lru_cache(maxsize=None)
+def hash_chunks() -> np.ndarray:
+    """(3, 512) int64: the base-10 hash of cells 3g..3g+2 given their 9 bits, so hash = sum of three look-ups."""
+    out = np.zeros((3, 512), np.int64)
+    for g in range(3):
+        for bits in range(512):
+            out[g, bits] = sum(((bits >> (3 * j)) & 7) * POW10[3 * g + j] for j in range(3))
+    return out
+
+
+@lru_cache(maxsize=None)
+def transform_chunks() -> np.ndarray:
+    """(3, 512, 8) uint32: where the 9 bits of cells 3g..3g+2 land under each symmetry (OR the three)."""
+    out = np.zeros((3, 512, 8), np.uint32)
+    for g in range(3):
+        for bits in range(512):
+            for k, perm in enumerate(PERMS):
+                v = 0
+                for j in range(3):
+                    old = 3 * g + j
+                    new = perm.index(old)  # new cell i takes old cell perm[i]
+                    v |= ((bits >> (3 * j)) & 7) << (3 * new)
+                out[g, bits, k] = v
+    return out
+
+
+def compose_array() -> np.ndarray:
+    return np.array(COMPOSE, np.int32)
+
+
+def state_hash(state: int) -> int:
+    h = hash_chunks()
+    return int(h[0, state & 511] + h[1, (state >> 9) & 511] + h[2, (state >> 18) & 511])
