@@ -1,1 +1,23 @@
-"""The mastermind suite: being written; registers nothing yet."""
+"""The Mastermind suite (seeds 000/001): scoring variations, batch SIMD scoring, Knuth's algorithm on all games.
+
+To add an implementation, write its prepare function in the module of its family (python.py, vectorized.py,
+jit.py, native.py with its C source in c/) and append an ``Implementation`` to that module's list.
+"""
+from harness import hookimpl
+
+from . import native, spec
+
+FAMILIES = (native,)
+
+
+@hookimpl
+def swarbench_add_kernels(registry):
+    for kernel in spec.KERNELS:
+        registry.add_kernel(kernel)
+
+
+@hookimpl
+def swarbench_add_implementations(registry):
+    for module in FAMILIES:
+        for impl in module.IMPLEMENTATIONS:
+            registry.add_implementation(impl)

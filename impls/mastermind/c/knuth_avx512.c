@@ -1,0 +1,7 @@
+/* Knuth's algorithm scoring byte-sliced rows of possible secrets, built for avx512, a candidate dropped as soon
+ * as its largest part shows it cannot beat the best so far. */
+#define ROW_BATCH 1
+#define PRUNE 1
+#define FILTER_SCORE(x, gi, si) score_counting((x)->codes[si], (x)->counts + 16 * (si), (x)->codes[gi], \
+                                               (x)->counts + 16 * (gi), pins)
+#include "knuth_core.h"

@@ -1,0 +1,147 @@
+/* Mastermind scoring functions, one per variation of the article (seeds 000/001), for a P-pin codeword packed
+ * one pin per nibble (first pin most significant) and its 16 8-bit color counts (count of color c in byte c).
+ * Every function returns the packed score (b << 4) | w. The source file that includes this header picks one. */
+#ifndef MM_SCORE_H
+#define MM_SCORE_H
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+
+#define MM_INLINE static inline __attribute__((always_inline))
+
+/* 1. Simple loops: split both codewords into pins, compare position by position, then count every color in
+ *    both codewords with nested loops and add the smaller counts. */
+MM_INLINE uint8_t score_simple(uint32_t s, uint32_t g, int pins, int colors) {
+    int sp[8], gp[8], b = 0, all = 0;
+    for (int k = 0; k < pins; k++) {
+        sp[k] = (s >> (4 * k)) & 15;
+        gp[k] = (g >> (4 * k)) & 15;
+        b += sp[k] == gp[k];
+    }
+    for (int c = 1; c <= colors; c++) {
+        int in_s = 0, in_g = 0;
+        for (int k = 0; k < pins; k++) {
+            in_s += sp[k] == c;
+            in_g += gp[k] == c;
+        }
+        all += in_s < in_g ? in_s : in_g;
+    }
+    return (uint8_t)((b << 4) | (all - b));
+}
+
+/* 2. Counting, scalar: color counts are precomputed per codeword; b by a pin loop, all hits by a loop of mins. */
+MM_INLINE uint8_t score_counting(uint32_t s, const uint8_t *sc, uint32_t g, const uint8_t *gc, int pins) {
+    int b = 0, all = 0;
+    for (int k = 0; k < pins; k++) b += ((s >> (4 * k)) & 15) == ((g >> (4 * k)) & 15);
+    for (int c = 1; c < 16; c++) all += sc[c] < gc[c] ? sc[c] : gc[c];
+    return (uint8_t)((b << 4) | (all - b));
+}
+
+/* b in constant time: one bit per zero nibble of s ^ g (unused nibbles forced non-zero), counted. */
+MM_INLINE int black_nibbles(uint32_t s, uint32_t g, int pins) {
+    uint32_t v = s ^ g;
+    v |= pins >= 8 ? 0u : (uint32_t)(0xFFFFFFFFu << (4 * pins));
+    uint32_t r = ~((((v & 0x77777777u) + 0x77777777u) | v) | 0x77777777u);
+    return __builtin_popcount(r);
+}
+
+/* 3. Counting, written for the auto-vectoriser: a fixed 16-wide branch-free min and sum the compiler turns
+ *    into byte-vector instructions, with b by the nibble test. */
+MM_INLINE uint8_t score_autovec(uint32_t s, const uint8_t *sc, uint32_t g, const uint8_t *gc, int pins) {
+    uint8_t m[16];
+    for (int c = 0; c < 16; c++) m[c] = sc[c] < gc[c] ? sc[c] : gc[c];
+    unsigned all = 0;
+    for (int c = 0; c < 16; c++) all += m[c];
+    int b = black_nibbles(s, g, pins);
+    return (uint8_t)((b << 4) | (all - b));
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+/* 4. Counting, hand-vectorised SSE2 (the article's final function): b by the nibble test and popcount, all hits
+ *    by pminub over the 16 byte counts and psadbw to add them up. */
+MM_INLINE uint8_t score_sse2(uint32_t s, const uint8_t *sc, uint32_t g, const uint8_t *gc, int pins) {
+    int b = black_nibbles(s, g, pins);
+    __m128i a = _mm_loadu_si128((const __m128i *)sc);
+    __m128i c = _mm_loadu_si128((const __m128i *)gc);
+    __m128i sum = _mm_sad_epu8(_mm_min_epu8(a, c), _mm_setzero_si128());
+    int all = _mm_extract_epi16(sum, 0) + _mm_extract_epi16(sum, 4);
+    return (uint8_t)((b << 4) | (all - b));
+}
+#endif
+
+/* Byte-sliced rows (ours): pin k of n secrets in sp[k * stride + i], count of color c in scn[c * stride + i].
+ * score = 15 b + all hits (= (b << 4) | (all - b)), summed byte-wise over 64 (AVX-512) or 32 (AVX2) secrets
+ * per instruction for one guess given by its pins gp[] and counts gc[]; colors the guess lacks add nothing. */
+MM_INLINE void row_sliced_c(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t lo, size_t hi,
+                            const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+    for (size_t i = lo; i < hi; i++) {
+        uint8_t acc = 0;
+        for (int k = 0; k < pins; k++) acc += sp[k * stride + i] == gp[k] ? 15 : 0;
+        for (int c = 1; c <= colors; c++) {
+            uint8_t x = scn[c * stride + i];
+            acc += x < gc[c] ? x : gc[c];
+        }
+        out[i] = acc;
+    }
+}
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+    __m512i vp[8], vc[16];
+    int used[16], nu = 0;
+    for (int k = 0; k < pins; k++) vp[k] = _mm512_set1_epi8((char)gp[k]);
+    for (int c = 1; c <= colors; c++)
+        if (gc[c]) { vc[nu] = _mm512_set1_epi8((char)gc[c]); used[nu++] = c; }
+    const __m512i fifteen = _mm512_set1_epi8(15);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i acc = _mm512_setzero_si512();
+        for (int k = 0; k < pins; k++) {
+            __mmask64 eq = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(sp + k * stride + i), vp[k]);
+            acc = _mm512_mask_add_epi8(acc, eq, acc, fifteen);
+        }
+        for (int u = 0; u < nu; u++)
+            acc = _mm512_add_epi8(acc, _mm512_min_epu8(_mm512_loadu_si512(scn + used[u] * stride + i), vc[u]));
+        _mm512_storeu_si512(out + i, acc);
+    }
+    row_sliced_c(sp, scn, stride, i, n, gp, gc, pins, colors, out);
+}
+#elif defined(__AVX2__)
+#include <immintrin.h>
+MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+    __m256i vp[8], vc[16];
+    int used[16], nu = 0;
+    for (int k = 0; k < pins; k++) vp[k] = _mm256_set1_epi8((char)gp[k]);
+    for (int c = 1; c <= colors; c++)
+        if (gc[c]) { vc[nu] = _mm256_set1_epi8((char)gc[c]); used[nu++] = c; }
+    const __m256i fifteen = _mm256_set1_epi8(15);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int k = 0; k < pins; k++) {
+            __m256i eq = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(sp + k * stride + i)), vp[k]);
+            acc = _mm256_add_epi8(acc, _mm256_and_si256(eq, fifteen));
+        }
+        for (int u = 0; u < nu; u++)
+            acc = _mm256_add_epi8(acc, _mm256_min_epu8(
+                _mm256_loadu_si256((const __m256i *)(scn + used[u] * stride + i)), vc[u]));
+        _mm256_storeu_si256((__m256i *)(out + i), acc);
+    }
+    row_sliced_c(sp, scn, stride, i, n, gp, gc, pins, colors, out);
+}
+#else
+MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+    row_sliced_c(sp, scn, stride, 0, n, gp, gc, pins, colors, out);
+}
+#endif
+
+/* The pins of a codeword as bytes, first pin first (the sliced layout's order). */
+MM_INLINE void pins_of(uint32_t code, int pins, uint8_t *gp) {
+    for (int k = 0; k < pins; k++) gp[k] = (code >> (4 * (pins - 1 - k))) & 15;
+}
+#endif

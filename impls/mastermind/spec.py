@@ -1,0 +1,409 @@
+"""Mastermind scoring and Knuth's algorithm (seeds 000/001, ../shared/specs/mastermind.md).
+
+Codeword: pin k in one nibble of a uint32, the first pin in the most significant used nibble ("1122" is 0x1122);
+colors are 1..C, never 0. Score byte: (black << 4) | white.
+
+``mastermind.score`` inputs: ``{"pins", "colors", "secrets": uint32[S], "guesses": uint32[G], "cross": bool}``.
+- cross=False: S == G == N and out[i] = score(secrets[i], guesses[i]) (uint8[N]);
+- cross=True: every guess against every secret, out[g * S + s] (uint8[G * S]), the shape all-pairs and
+  Knuth's search take.
+``mastermind.knuth`` inputs: ``{"pins", "colors", "first", "strategy", "method", "secrets": uint32[K]}``: each
+listed secret is played from ``first`` with the spec's exact tie-break; out[i] = guesses it took (uint8[K]).
+
+The references are deliberately plain: scores pin by pin and color by color in NumPy (no SWAR, no precomputed
+counts), and Knuth's search as the spec words it, over the game tree.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+
+from harness.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
+
+PIN_RANGE = (2, 8)
+COLOR_RANGE = (2, 15)
+STRATEGIES = ("knuth", "most_parts")
+METHODS = ("each", "shared")
+SEED_DOC = "seeds 000/001 and ../shared/specs/mastermind.md"
+
+
+# -- codewords -----------------------------------------------------------------------------------------------
+def check_game(pins: int, colors: int) -> None:
+    if not (isinstance(pins, (int, np.integer)) and PIN_RANGE[0] <= pins <= PIN_RANGE[1]):
+        raise InvalidInput(f"pins = {pins!r} is not in {PIN_RANGE[0]}..{PIN_RANGE[1]}")
+    if not (isinstance(colors, (int, np.integer)) and COLOR_RANGE[0] <= colors <= COLOR_RANGE[1]):
+        raise InvalidInput(f"colors = {colors!r} is not in {COLOR_RANGE[0]}..{COLOR_RANGE[1]}")
+
+
+def pack(word, pins: int, colors: int) -> int:
+    """"1122", [1, 1, 2, 2] or 1122 (decimal digits, colors below 10) to the packed codeword 0x1122."""
+    check_game(pins, colors)
+    if isinstance(word, (int, np.integer)):
+        word = str(int(word))
+    digits = [int(ch, 16) for ch in word] if isinstance(word, str) else [int(d) for d in word]
+    if len(digits) != pins:
+        raise InvalidInput(f"codeword {word!r} has {len(digits)} pins, the game has {pins}")
+    v = 0
+    for d in digits:
+        if not 1 <= d <= colors:
+            raise InvalidInput(f"codeword {word!r}: pin color {d} is not in 1..{colors}")
+        v = (v << 4) | d
+    return v
+
+
+def show(code: int, pins: int) -> str:
+    return "".join(f"{(int(code) >> (4 * (pins - 1 - k))) & 15:x}" for k in range(pins))
+
+
+def all_codewords(pins: int, colors: int) -> np.ndarray:
+    """Every codeword of the game in canonical (ascending) order."""
+    check_game(pins, colors)
+    if colors ** pins > 1 << 26:
+        raise InvalidInput(f"{pins}p{colors}c has {colors ** pins} codewords, too many to list")
+    out = np.zeros(1, np.uint32)
+    for _ in range(pins):
+        out = ((out[:, None] << np.uint32(4)) | np.arange(1, colors + 1, dtype=np.uint32)[None, :]).ravel()
+    return out
+
+
+def digits(codes: np.ndarray, pins: int) -> np.ndarray:
+    """uint32[N] to the (N, pins) pin colors, first pin first."""
+    shifts = np.uint32(4) * np.arange(pins - 1, -1, -1, dtype=np.uint32)
+    return ((np.asarray(codes, np.uint32)[:, None] >> shifts) & np.uint32(15)).astype(np.uint8)
+
+
+def color_counts(codes: np.ndarray, pins: int) -> np.ndarray:
+    """(N, 16) uint8: column c counts the pins of color c (column 0 is always 0). The article's colorCounts8."""
+    d = digits(codes, pins)
+    out = np.zeros((len(d), 16), np.uint8)
+    for k in range(pins):
+        np.add.at(out, (np.arange(len(d)), d[:, k]), 1)
+    return out
+
+
+def validate_codes(codes, pins: int, colors: int, what: str) -> None:
+    codes = np.asarray(codes)
+    if codes.dtype != np.uint32:
+        raise InvalidInput(f"{what}: expected a uint32 array, got {codes.dtype}")
+    if codes.size == 0:
+        return
+    high = codes >> np.uint32(4 * pins) if pins < 8 else np.zeros_like(codes)
+    d = digits(codes, pins)
+    bad = (high != 0) | (d == 0).any(axis=1) | (d > colors).any(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        v = int(codes[i])
+        if high[i]:
+            why = f"has pins beyond the game's {pins}"
+        elif (d[i] == 0).any():
+            why = f"has a zero pin at position {int(np.flatnonzero(d[i] == 0)[0]) + 1}"
+        else:
+            why = f"has color {int(d[i].max())} above {colors}"
+        raise InvalidInput(f"{what}[{i}] = 0x{v:x} is not a {pins}p{colors}c codeword: it {why}")
+
+
+def n_scores(pins: int) -> int:
+    """Distinct scores of a P-pin game: P(P+3)/2 ((P-1, 1) cannot happen)."""
+    return pins * (pins + 3) // 2
+
+
+# -- scoring reference --------------------------------------------------------------------------------------
+def _score_pairs_plain(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndarray:
+    ds, dg = digits(s, pins).astype(np.int16), digits(g, pins).astype(np.int16)
+    black = (ds == dg).sum(axis=1)
+    hits = np.zeros(len(s), np.int64)
+    for c in range(1, colors + 1):
+        hits += np.minimum((ds == c).sum(axis=1), (dg == c).sum(axis=1))
+    return ((black << 4) | (hits - black)).astype(np.uint8)
+
+
+def score_pairs(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndarray:
+    out = np.empty(len(s), np.uint8)
+    step = 1 << 18
+    for lo in range(0, len(s), step):
+        out[lo:lo + step] = _score_pairs_plain(s[lo:lo + step], g[lo:lo + step], pins, colors)
+    return out
+
+
+def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int) -> np.ndarray:
+    """(G, S) scores of every guess against every secret."""
+    S, G = len(secrets), len(guesses)
+    out = np.empty((G, S), np.uint8)
+    rows = max(1, (1 << 18) // max(S, 1))
+    for lo in range(0, G, rows):
+        g = guesses[lo:lo + rows]
+        out[lo:lo + len(g)] = score_pairs(np.tile(secrets, len(g)), np.repeat(g, S), pins, colors).reshape(len(g), S)
+    return out
+
+
+def reference_score(inputs) -> np.ndarray:
+    s, g, p, c = inputs["secrets"], inputs["guesses"], inputs["pins"], inputs["colors"]
+    if inputs["cross"]:
+        return score_cross(s, g, p, c).ravel()
+    return score_pairs(s, g, p, c)
+
+
+def score(secret, guess, pins: int = 4, colors: int = 6) -> tuple[int, int]:
+    """(black, white) of one guess, user-facing: codewords as "1122" strings, digit lists or packed ints."""
+    s = np.array([pack(secret, pins, colors)], np.uint32)
+    g = np.array([pack(guess, pins, colors)], np.uint32)
+    v = int(score_pairs(s, g, pins, colors)[0])
+    return v >> 4, v & 15
+
+
+def validate_score(inputs) -> None:
+    p, c = inputs["pins"], inputs["colors"]
+    check_game(p, c)
+    validate_codes(inputs["secrets"], p, c, "secret")
+    validate_codes(inputs["guesses"], p, c, "guess")
+    if not inputs["cross"] and len(inputs["secrets"]) != len(inputs["guesses"]):
+        raise InvalidInput(f"secrets and guesses differ in length: {len(inputs['secrets'])} vs "
+                           f"{len(inputs['guesses'])}")
+
+
+def _describe_score(inputs, i: int) -> str:
+    p = inputs["pins"]
+    if inputs["cross"]:
+        S = len(inputs["secrets"])
+        gi, si = divmod(i, S)
+    else:
+        gi = si = i
+    return f"{p}p{inputs['colors']}c secret {show(inputs['secrets'][si], p)} guess {show(inputs['guesses'][gi], p)}"
+
+
+# The spec's 4p10c examples: secret 6684 against eleven guesses (pin color 10 never appears in them).
+ARTICLE_EXAMPLES = [("5555", 0, 0), ("6666", 2, 0), ("4567", 0, 2), ("4589", 1, 1), ("6755", 1, 0), ("5798", 0, 1),
+                    ("6484", 3, 0), ("6485", 2, 1), ("6684", 4, 0), ("8468", 0, 3), ("8466", 0, 4)]
+
+
+def _score_known():
+    guesses = np.array([pack(g, 4, 10) for g, _, _ in ARTICLE_EXAMPLES], np.uint32)
+    secrets = np.full(len(guesses), pack("6684", 4, 10), np.uint32)
+    expected = np.array([(b << 4) | w for _, b, w in ARTICLE_EXAMPLES], np.uint8)
+    pairs = {"pins": 4, "colors": 10, "secrets": secrets, "guesses": guesses, "cross": False}
+    cross = {"pins": 4, "colors": 10, "secrets": secrets[:1], "guesses": guesses, "cross": True}
+    return [KnownAnswer("4p10c secret 6684, eleven guesses", pairs, expected, SEED_DOC, size=len(expected)),
+            KnownAnswer("4p10c secret 6684 as a cross", cross, expected, SEED_DOC, size=len(expected))]
+
+
+def all_pairs_inputs(pins: int, colors: int) -> dict:
+    codes = all_codewords(pins, colors)
+    return {"pins": pins, "colors": colors, "secrets": codes, "guesses": codes, "cross": True}
+
+
+def random_pairs_inputs(pins: int, colors: int, n: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    d = rng.integers(1, colors + 1, size=(2, n, pins), dtype=np.uint32)
+    # Half of the guesses copy pins of their secret, so blacks and whites of every size occur.
+    copy = rng.random((n, pins)) < rng.random((n, 1))
+    d[1] = np.where(copy, d[0], d[1])
+    shifts = np.uint32(4) * np.arange(pins - 1, -1, -1, dtype=np.uint32)
+    s, g = ((d << shifts).sum(axis=2, dtype=np.uint32))
+    return {"pins": pins, "colors": colors, "secrets": s, "guesses": g, "cross": False}
+
+
+def sampled_cross_inputs(pins: int, colors: int, n_guesses: int, seed: int) -> dict:
+    """n_guesses random guesses against every codeword of the game."""
+    codes = all_codewords(pins, colors)
+    rng = np.random.default_rng(seed)
+    g = np.sort(rng.choice(codes, size=min(n_guesses, len(codes)), replace=False))
+    return {"pins": pins, "colors": colors, "secrets": codes, "guesses": g.astype(np.uint32), "cross": True}
+
+
+def _all_pairs_kind(pins, colors, default):
+    n = colors ** (2 * pins)
+    return WorkloadKind(
+        name=f"all-pairs-{pins}p{colors}c",
+        build=lambda size, seed: (all_pairs_inputs(pins, colors), n),
+        description=f"every guess against every secret of {pins}p{colors}c ({n:,} scores)",
+        default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=12,
+        params={"pins": pins, "colors": colors})
+
+
+SCORE_WORKLOADS = (
+    _all_pairs_kind(4, 6, True),
+    WorkloadKind(
+        name="sampled-5p8c",
+        build=lambda size, seed: (sampled_cross_inputs(5, 8, max(1, size // 8 ** 5), seed),
+                                  max(1, min(size // 8 ** 5, 8 ** 5)) * 8 ** 5),
+        description="random guesses, each against all 32,768 codewords of 5p8c (size rounds to whole rows)",
+        default_size=64 * 8 ** 5, test_size=8 ** 5, default=False, bytes_per_op=12,
+        params={"pins": 5, "colors": 8}),
+    WorkloadKind(
+        name="random-6p9c",
+        build=lambda size, seed: (random_pairs_inputs(6, 9, size, seed), size),
+        description="random (secret, guess) pairs of 6p9c, half the pins copied so every score occurs",
+        default_size=1 << 20, test_size=4096, default=False, bytes_per_op=80,
+        params={"pins": 6, "colors": 9}),
+    WorkloadKind(
+        name="random-8p15c",
+        build=lambda size, seed: (random_pairs_inputs(8, 15, size, seed), size),
+        description="random (secret, guess) pairs of 8p15c (the widest codewords and color counts)",
+        default_size=1 << 20, test_size=4096, default=False, bytes_per_op=100,
+        params={"pins": 8, "colors": 15}),
+)
+
+SCORE = Kernel(
+    id="mastermind.score",
+    description="black and white hits of guesses against secrets, packed (b << 4) | w",
+    unit="score",
+    workloads=SCORE_WORKLOADS,
+    reference=reference_score,
+    known_answers=_score_known,
+    validate=validate_score,
+    describe_input=_describe_score,
+    baseline="naive",
+    source="seeds 000/001",
+)
+
+
+# -- Knuth's algorithm reference ----------------------------------------------------------------------------
+def choose_guess(codes: np.ndarray, possible: np.ndarray, played: Sequence[int], pins: int, colors: int,
+                 strategy: str) -> int:
+    """Index (into codes) of the next guess: the spec's rank, then in-possible, then the lowest codeword."""
+    table = score_cross(codes[possible], codes, pins, colors)  # (all codes, |possible|)
+    n = len(codes)
+    parts = np.bincount((np.arange(n)[:, None] * 256 + table).ravel(), minlength=n * 256).reshape(n, 256)
+    if strategy == "knuth":
+        rank = len(possible) - parts.max(axis=1)
+    else:
+        rank = (parts > 0).sum(axis=1)
+    in_possible = np.zeros(n, bool)
+    in_possible[possible] = True
+    key = rank.astype(np.int64) * 2 + in_possible
+    key[list(played)] = -1
+    return int(np.argmax(key))  # the first maximum: the lowest codeword
+
+
+def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray) -> dict[int, list[int]]:
+    """The guess sequence of every target secret, walking the tree of score histories once."""
+    codes = all_codewords(pins, colors)
+    win = pins << 4
+    target_idx = np.searchsorted(codes, targets)
+    want = np.zeros(len(codes), bool)
+    want[target_idx] = True
+    sequences: dict[int, list[int]] = {}
+    first_idx = int(np.searchsorted(codes, first))
+    stack = [(np.arange(len(codes)), [first_idx])]
+    while stack:
+        possible, played = stack.pop()
+        guess = played[-1]
+        scores = score_cross(codes[possible], codes[guess:guess + 1], pins, colors)[0]
+        for sc in np.unique(scores):
+            part = possible[scores == sc]
+            if not want[part].any():
+                continue
+            if sc == win:
+                sequences[int(part[0])] = [int(codes[i]) for i in played]
+            else:
+                nxt = part[0] if len(part) == 1 else choose_guess(codes, part, played, pins, colors, strategy)
+                stack.append((part, played + [int(nxt)]))
+    return {int(codes[i]): sequences[int(i)] for i in target_idx}
+
+
+def reference_knuth(inputs) -> np.ndarray:
+    seqs = play_tree(inputs["pins"], inputs["colors"], inputs["first"], inputs["strategy"], inputs["secrets"])
+    return np.array([len(seqs[int(s)]) for s in inputs["secrets"]], np.uint8)
+
+
+def knuth_sequence(secret, pins: int = 4, colors: int = 6, first="1122", strategy: str = "knuth") -> list[str]:
+    """User-facing: the guesses Knuth's algorithm plays against one secret."""
+    s = pack(secret, pins, colors)
+    seq = play_tree(pins, colors, pack(first, pins, colors), strategy, np.array([s], np.uint32))[s]
+    return [show(g, pins) for g in seq]
+
+
+def validate_knuth(inputs) -> None:
+    p, c = inputs["pins"], inputs["colors"]
+    check_game(p, c)
+    if inputs["strategy"] not in STRATEGIES:
+        raise InvalidInput(f"strategy {inputs['strategy']!r} is not one of {', '.join(STRATEGIES)}")
+    if inputs["method"] not in METHODS:
+        raise InvalidInput(f"method {inputs['method']!r} is not one of {', '.join(METHODS)}")
+    validate_codes(np.array([inputs["first"]], np.uint32), p, c, "first guess")
+    secrets = np.asarray(inputs["secrets"])
+    validate_codes(secrets, p, c, "secret")
+    if secrets.size:
+        srt = np.sort(secrets)
+        dup = srt[1:][srt[1:] == srt[:-1]]
+        if dup.size:
+            raise InvalidInput(f"secret {show(dup[0], p)} is listed twice: each secret is played once")
+
+
+def knuth_inputs(pins, colors, first, strategy="knuth", method="each", secrets=None) -> dict:
+    first = pack(first, pins, colors) if isinstance(first, str) else int(first)
+    secrets = all_codewords(pins, colors) if secrets is None else np.asarray(secrets, np.uint32)
+    return {"pins": pins, "colors": colors, "first": first, "strategy": strategy, "method": method,
+            "secrets": secrets}
+
+
+def _compare_knuth(expected, got, inputs):
+    """Known answers may be totals ({"total", "max"}) rather than every game's count."""
+    got_arr = np.asarray(got)
+    if isinstance(expected, dict):
+        total, worst = int(got_arr.astype(np.int64).sum()), int(got_arr.max())
+        if (total, worst) != (expected["total"], expected["max"]):
+            return Mismatch("totals", f"{inputs['pins']}p{inputs['colors']}c from "
+                            f"{show(inputs['first'], inputs['pins'])} ({inputs['strategy']})",
+                            f"total {expected['total']} max {expected['max']}", f"total {total} max {worst}")
+        return None
+    from harness.model import first_array_mismatch
+
+    return first_array_mismatch(expected, got, lambda i: f"secret {show(inputs['secrets'][i], inputs['pins'])}")
+
+
+def _knuth_known():
+    return [
+        KnownAnswer("Knuth 4p6c from 1122: 5801 guesses, at most 5", knuth_inputs(4, 6, "1122", method="shared"),
+                    {"total": 5801, "max": 5}, "spec; Knuth 1976", size=1296),
+        KnownAnswer("Knuth's sample game: secret 3632 in 5", knuth_inputs(4, 6, "1122", secrets=[0x3632]),
+                    np.array([5], np.uint8), "spec; Knuth 1976", size=1),
+        KnownAnswer("Most Parts 4p6c from 1123: 5668, at most 6",
+                    knuth_inputs(4, 6, "1123", strategy="most_parts", method="shared"),
+                    {"total": 5668, "max": 6}, "spec; Kooi 2005", size=1296),
+    ]
+
+
+def summarize_knuth(out) -> dict:
+    a = np.asarray(out).astype(np.int64)
+    return {"total": int(a.sum()), "max": int(a.max()) if a.size else 0, "games": int(a.size)}
+
+
+def _knuth_kind(name, pins, colors, first, method, default, strategy="knuth"):
+    n = colors ** pins
+    return WorkloadKind(
+        name=name,
+        build=lambda size, seed: (knuth_inputs(pins, colors, first, strategy, method), n),
+        description=f"{strategy} on all {n:,} secrets of {pins}p{colors}c from {first}, "
+                    + ("each game played on its own" if method == "each"
+                       else "all games at once (games sharing a score history share one search)"),
+        default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=4096,
+        params={"pins": pins, "colors": colors, "method": method, "strategy": strategy})
+
+
+KNUTH_WORKLOADS = (
+    _knuth_kind("each-4p6c", 4, 6, "1122", "each", False),  # the article's table; seconds per call
+    _knuth_kind("shared-4p6c", 4, 6, "1122", "shared", True),
+    _knuth_kind("most-parts-shared-4p6c", 4, 6, "1123", "shared", False, strategy="most_parts"),
+    _knuth_kind("shared-5p8c", 5, 8, "11223", "shared", False),
+    _knuth_kind("shared-3p4c", 3, 4, "112", "shared", False),
+)
+
+KNUTH = Kernel(
+    id="mastermind.knuth",
+    description="play every secret with Knuth's algorithm (exact tie-break); guesses per secret",
+    unit="game",
+    workloads=KNUTH_WORKLOADS,
+    reference=reference_knuth,
+    known_answers=_knuth_known,
+    validate=validate_knuth,
+    describe_input=lambda inputs, i: f"secret {show(inputs['secrets'][i], inputs['pins'])}",
+    compare=_compare_knuth,
+    baseline="c-simple-loops",
+    source="seeds 000/001",
+    summarize=summarize_knuth,
+)
+
+KERNELS = (SCORE, KNUTH)
