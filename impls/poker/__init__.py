@@ -6,7 +6,7 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 """
 from harness import hookimpl
 
-from . import native, spec
+from . import jit, native, python, spec, vectorized
 
 
 @hookimpl
@@ -17,6 +17,6 @@ def swarbench_add_kernels(registry):
 
 @hookimpl
 def swarbench_add_implementations(registry):
-    for module in (native,):
+    for module in (python, vectorized, jit, native):
         for impl in module.IMPLEMENTATIONS:
             registry.add_implementation(impl)

@@ -285,7 +285,7 @@ RANK7 = Kernel(
     unit="hand",
     workloads=(
         WorkloadKind("random", lambda n, seed: ({"hands": random_hands(n, seed)}, n),
-                     "uniformly random 7-card hands", default_size=1 << 18, test_size=2000, bytes_per_op=1200),
+                     "uniformly random 7-card hands", default_size=1 << 16, test_size=2000, bytes_per_op=1200),
         WorkloadKind("categories7", lambda n, seed: ({"exhaustive": True}, N_ALL7),
                      "all 133,784,560 seven-card hands: category counts and distinct codes against the data",
                      default_size=N_ALL7, default=False, fixed_size=True, bytes_per_op=0.01),
@@ -451,7 +451,7 @@ EQUITY = Kernel(
     description="hero's wins, ties, losses against one random opponent over every board and opponent hand",
     unit="comparison",
     workloads=(
-        _equity_kind("aa-slice", 256, True, "sA cA over a fixed slice of boards (every k-th), vs the reference"),
+        _equity_kind("aa-slice", 128, True, "sA cA over a fixed slice of boards (every k-th), vs the reference"),
         _equity_kind("aa-full", None, False,
                      "sA cA over all 2,118,760 boards x 990 opponents, vs the correct totals in the data"),
     ),
@@ -459,7 +459,7 @@ EQUITY = Kernel(
     known_answers=_equity_known,
     validate=validate_equity,
     compare=_compare_equity,
-    baseline="talk",
+    baseline="c-talk",
     source="seed 004",
     summarize=_summarize_equity,
 )

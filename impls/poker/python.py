@@ -1,0 +1,279 @@
+"""Pure Python families: a naive evaluator over lists of counts, and the talk's SWAR evaluator on Python ints.
+
+Both produce the canonical code of spec.py. The equity implementations use the SWAR evaluator: the talk's
+method (every opponent hand ranked) and the smart one (91 rank classes per board, flush hands one by one,
+boards without a flush draw remembered per rank multiset).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.model import Implementation, TooSlow
+
+from .spec import NIBBLE_LOW as NIB
+
+HIB = NIB << 3
+M55 = 0x5555555555555555
+M33 = 0x3333333333333333
+
+
+# -- naive: count ranks and suits in lists, then decide the category -----------------------------------------
+def _top(ranks, k):
+    """rank mask of the k highest ranks of a descending list"""
+    m = 0
+    for r in ranks[:k]:
+        m |= 1 << r
+    return m
+
+
+def _straight_top_naive(present):
+    for top in range(12, 3, -1):
+        if all(present[r] for r in range(top - 4, top + 1)):
+            return top
+    if present[12] and all(present[r] for r in range(4)):
+        return 3
+    return -1
+
+
+def rank_naive(hand: int) -> int:
+    counts = [0] * 13
+    suits = [[] for _ in range(4)]
+    for card in range(52):
+        if hand >> card & 1:
+            counts[card >> 2] += 1
+            suits[card & 3].append(card >> 2)
+    for held in suits:
+        if len(held) >= 5:
+            present = [r in held for r in range(13)]
+            top = _straight_top_naive(present)
+            if top >= 0:
+                return 8 << 28 | 1 << top
+            return 5 << 28 | _top(sorted(held, reverse=True), 5)
+    desc = [r for r in range(12, -1, -1) if counts[r]]
+    quads = [r for r in desc if counts[r] == 4]
+    trips = [r for r in desc if counts[r] == 3]
+    pairs = [r for r in desc if counts[r] == 2]
+    if quads:
+        q = quads[0]
+        return 7 << 28 | (1 << q) << 14 | _top([r for r in desc if r != q], 1)
+    if trips and (len(trips) > 1 or pairs):
+        pair = max(trips[1:] + pairs)
+        return 6 << 28 | (1 << trips[0]) << 14 | 1 << pair
+    top = _straight_top_naive([c > 0 for c in counts])
+    if top >= 0:
+        return 4 << 28 | 1 << top
+    if trips:
+        t = trips[0]
+        return 3 << 28 | (1 << t) << 14 | _top([r for r in desc if r != t], 2)
+    if len(pairs) >= 2:
+        major = _top(pairs, 2)
+        return 2 << 28 | major << 14 | _top([r for r in desc if not major >> r & 1], 1)
+    if pairs:
+        p = pairs[0]
+        return 1 << 28 | (1 << p) << 14 | _top([r for r in desc if r != p], 3)
+    return _top(desc, 5)
+
+
+# -- SWAR on Python ints -------------------------------------------------------------------------------------
+def gather(x: int) -> int:
+    """bits at nibble bottoms (4r) to bit r"""
+    x = (x | x >> 3) & 0x0303030303030303
+    x = (x | x >> 6) & 0x000F000F000F000F
+    x = (x | x >> 12) & 0x000000FF000000FF
+    return (x | x >> 24) & 0xFFFF
+
+
+def keep_top(m: int, k: int) -> int:
+    for _ in range(m.bit_count() - k):
+        m &= m - 1
+    return m
+
+
+def straight_top(m: int) -> int:
+    x = (m << 1) | (m >> 12)
+    s = x & x >> 1
+    s &= s >> 2
+    s &= x >> 4
+    return s.bit_length() + 2 if s else -1
+
+
+def rank_counts(h: int) -> int:
+    c = h - (h >> 1 & M55)
+    return (c & M33) + (c >> 2 & M33)
+
+
+def rank_by_counts(c: int) -> int:
+    """the code of a hand without a flush, from its per-nibble rank counts"""
+    v = c | HIB
+    ranks = gather(((v - NIB) & HIB) >> 3)
+    g2 = (v - 2 * NIB) & HIB
+    if g2:
+        g3 = (v - 3 * NIB) & HIB
+        if g3:
+            g4 = (v - 4 * NIB) & HIB
+            if g4:
+                q = g4.bit_length() - 1 >> 2
+                return 7 << 28 | (1 << q) << 14 | keep_top(ranks & ~(1 << q), 1)
+            t = g3.bit_length() - 1 >> 2
+            pairs = g2 & ~(8 << 4 * t)
+            if pairs:
+                return 6 << 28 | (1 << t) << 14 | 1 << (pairs.bit_length() - 1 >> 2)
+            st = straight_top(ranks)
+            if st >= 0:
+                return 4 << 28 | 1 << st
+            return 3 << 28 | (1 << t) << 14 | keep_top(ranks & ~(1 << t), 2)
+        st = straight_top(ranks)
+        if st >= 0:
+            return 4 << 28 | 1 << st
+        pm = gather(g2 >> 3)
+        if pm.bit_count() >= 2:
+            pm = keep_top(pm, 2)
+            return 2 << 28 | pm << 14 | keep_top(ranks & ~pm, 1)
+        return 1 << 28 | pm << 14 | keep_top(ranks & ~pm, 3)
+    st = straight_top(ranks)
+    if st >= 0:
+        return 4 << 28 | 1 << st
+    return keep_top(ranks, 5)
+
+
+def flush_code(fm: int) -> int:
+    st = straight_top(fm)
+    return 8 << 28 | 1 << st if st >= 0 else 5 << 28 | keep_top(fm, 5)
+
+
+def rank_swar(h: int) -> int:
+    for s in range(4):
+        stripe = h >> s & NIB
+        if (stripe * NIB) >> 48 & 15 >= 5:  # horizontal sum of the suit's 13 bits by one multiplication
+            return flush_code(gather(stripe))
+    return rank_by_counts(rank_counts(h))
+
+
+def _rank7(fn, limit):
+    def prepare(workload):
+        if workload.inputs.get("exhaustive"):
+            raise TooSlow(f"{workload.size:,} hands in pure Python (limit {limit:,})")
+        hands = [int(h) for h in workload.inputs["hands"]]
+        if len(hands) > limit:
+            raise TooSlow(f"{len(hands):,} hands in pure Python (limit {limit:,})")
+        return lambda: np.array([fn(h) for h in hands], np.uint32)
+
+    return prepare
+
+
+# -- equity ------------------------------------------------------------------------------------------------
+def _free(dead: int) -> list[int]:
+    return [1 << i for i in range(52) if not dead >> i & 1]
+
+
+def talk_board(hero: int, board: int) -> tuple[int, int, int]:
+    mine = rank_swar(hero | board)
+    free = _free(hero | board)
+    w = t = lose = 0
+    for a in range(1, len(free)):
+        ba = board | free[a]
+        for b in range(a):
+            theirs = rank_swar(ba | free[b])
+            if mine > theirs:
+                w += 1
+            elif mine == theirs:
+                t += 1
+            else:
+                lose += 1
+    return w, t, lose
+
+
+class Smart:
+    """The smart method on a list of boards; see c/poker_core.c for the argument."""
+
+    def __init__(self, hero: int):
+        self.hero = hero
+        self.memo: dict[int, tuple[int, int, int]] = {}
+
+    def board(self, board: int) -> tuple[int, int, int]:
+        fsuit = next((s for s in range(4) if (board >> s & NIB).bit_count() >= 3), -1)
+        if fsuit < 0:
+            key = rank_counts(board)
+            if key not in self.memo:
+                self.memo[key] = self.classes(board, -1)
+            return self.memo[key]
+        return self.classes(board, fsuit)
+
+    def classes(self, board: int, fsuit: int) -> tuple[int, int, int]:
+        dead = self.hero | board
+        mine = rank_swar(dead)
+        bc, dc = rank_counts(board), rank_counts(dead)
+        avail = [4 - (dc >> 4 * r & 15) for r in range(13)]
+        fs = [int(fsuit >= 0 and not dead >> (4 * r + fsuit) & 1) for r in range(13)]
+        bsuit = (board >> fsuit & NIB).bit_count() if fsuit >= 0 else 0
+        w = t = lose = 0
+        for r1 in range(13):
+            if not avail[r1]:
+                continue
+            for r2 in range(r1, 13):
+                if r1 == r2:
+                    n = avail[r1] * (avail[r1] - 1) // 2
+                    nflush = fs[r1] * (avail[r1] - 1) if bsuit == 4 else 0
+                else:
+                    n = avail[r1] * avail[r2]
+                    nflush = {3: fs[r1] * fs[r2],
+                              4: fs[r1] * avail[r2] + avail[r1] * fs[r2] - fs[r1] * fs[r2]}.get(bsuit, 0)
+                n -= n if bsuit == 5 else nflush
+                if n <= 0:
+                    continue
+                theirs = rank_by_counts(bc + (1 << 4 * r1) + (1 << 4 * r2))
+                if mine > theirs:
+                    w += n
+                elif mine == theirs:
+                    t += n
+                else:
+                    lose += n
+        if fsuit >= 0:
+            suit_bits = NIB << fsuit
+            free = _free(dead)
+            for a in range(1, len(free)):
+                for b in range(a):
+                    hole = free[a] | free[b]
+                    if bsuit + (hole & suit_bits).bit_count() < 5:
+                        continue
+                    theirs = rank_swar(board | hole)
+                    if mine > theirs:
+                        w += 1
+                    elif mine == theirs:
+                        t += 1
+                    else:
+                        lose += 1
+        return w, t, lose
+
+
+def _equity(method, limit):
+    def prepare(workload):
+        boards = [int(b) for b in workload.inputs["boards"]]
+        if len(boards) > limit:
+            raise TooSlow(f"{len(boards):,} boards in pure Python by this method (limit {limit:,})")
+        hero = int(workload.inputs["hero"])
+
+        def batch():
+            total = [0, 0, 0]
+            smart = Smart(hero)
+            for b in boards:
+                r = talk_board(hero, b) if method == "talk" else smart.board(b)
+                for k in range(3):
+                    total[k] += r[k]
+            return np.array(total, np.int64)
+
+        return batch
+
+    return prepare
+
+
+IMPLEMENTATIONS = [
+    Implementation("poker.rank7", "naive", "python-naive", _rank7(rank_naive, 1 << 20),
+                   description="lists of rank and suit counts, categories decided one by one"),
+    Implementation("poker.rank7", "python-swar", "python-swar", _rank7(rank_swar, 1 << 21),
+                   description="the talk's SWAR evaluator on Python ints"),
+    Implementation("poker.equity", "python-talk", "python-swar", _equity("talk", 300),
+                   description="the talk's method with the SWAR evaluator on Python ints"),
+    Implementation("poker.equity", "python-smart", "python-swar", _equity("smart", 5000),
+                   description="91 rank classes per board + flush hands one by one, memo per rank multiset"),
+]

@@ -1,0 +1,125 @@
+"""NumPy family: the SWAR evaluator over a whole batch at once, and equity over blocks of boards.
+
+Branches become masks: every candidate code is computed for every hand and ``np.select`` keeps the best rule
+that applies. Questions about a 13-bit rank mask (its top card, its top k cards, its best straight) are answered
+by 8,192-entry tables built once.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from harness.model import Implementation, TooSlow
+
+from .spec import NIBBLE_LOW, OPPONENTS, card_indices
+
+U = np.uint64
+NIB, HIB = U(NIBBLE_LOW), U(NIBBLE_LOW << 3)
+M55, M33 = U(0x5555555555555555), U(0x3333333333333333)
+
+
+def _tables():
+    masks = np.arange(1 << 13)
+    top = np.array([int(m).bit_length() - 1 for m in masks], np.int64)
+    keep = np.zeros((6, 1 << 13), np.int64)
+    for k in range(6):
+        for m in range(1 << 13):
+            v = m
+            while bin(v).count("1") > k:
+                v &= v - 1
+            keep[k, m] = v
+    straight = np.full(1 << 13, -1, np.int64)
+    for m in range(1 << 13):
+        x = (m << 1) | (m >> 12)
+        s = x & x >> 1 & x >> 2 & x >> 3 & x >> 4
+        straight[m] = s.bit_length() + 2 if s else -1
+    pop = np.array([bin(m).count("1") for m in range(1 << 13)], np.int64)
+    return top, keep, straight, pop
+
+
+TOP, KEEP, STRAIGHT, POP = _tables()
+
+
+def gather(x: np.ndarray) -> np.ndarray:
+    x = (x | x >> U(3)) & U(0x0303030303030303)
+    x = (x | x >> U(6)) & U(0x000F000F000F000F)
+    x = (x | x >> U(12)) & U(0x000000FF000000FF)
+    return ((x | x >> U(24)) & U(0xFFFF)).astype(np.int64)
+
+
+def rank_numpy(h: np.ndarray) -> np.ndarray:
+    h = np.asarray(h, np.uint64)
+    one = np.int64(1)
+    # flush: the suit stripe whose 13 bits sum (by one multiplication) to 5 or more
+    stripe = np.zeros_like(h)
+    for s in range(4):
+        st = (h >> U(s)) & NIB
+        stripe = np.where(((st * NIB) >> U(48)) & U(15) >= U(5), st, stripe)
+    fm = gather(stripe)
+    has_flush = fm > 0
+    fst = STRAIGHT[fm]
+    flush_code = np.where(fst >= 0, (8 << 28) | (one << np.maximum(fst, 0)), (5 << 28) | KEEP[5][fm])
+    # rank counts, greaterEqual<N> for N = 1..4, gathered to 13-bit masks
+    c = h - ((h >> U(1)) & M55)
+    c = (c & M33) + ((c >> U(2)) & M33)
+    v = c | HIB
+    ranks, m2, m3, m4 = (gather(((v - U(n) * NIB) & HIB) >> U(3)) for n in (1, 2, 3, 4))
+    q, t = np.maximum(TOP[m4], 0), np.maximum(TOP[m3], 0)
+    pairs_fh = m2 & ~(one << t)
+    st = STRAIGHT[ranks]
+    two = KEEP[2][m2]
+    choices = [
+        (has_flush, flush_code),
+        (m4 > 0, (7 << 28) | (one << q) << 14 | KEEP[1][ranks & ~(one << q)]),
+        ((m3 > 0) & (pairs_fh > 0), (6 << 28) | (one << t) << 14 | (one << np.maximum(TOP[pairs_fh], 0))),
+        (st >= 0, (4 << 28) | (one << np.maximum(st, 0))),
+        (m3 > 0, (3 << 28) | (one << t) << 14 | KEEP[2][ranks & ~(one << t)]),
+        (POP[m2] >= 2, (2 << 28) | two << 14 | KEEP[1][ranks & ~two]),
+        (m2 > 0, (1 << 28) | m2 << 14 | KEEP[3][ranks & ~m2]),
+    ]
+    code = np.select([w for w, _ in choices], [x for _, x in choices], KEEP[5][ranks])
+    return code.astype(np.uint32)
+
+
+def _rank7(workload):
+    if workload.inputs.get("exhaustive"):
+        raise TooSlow("133,784,560 hands through NumPy temporaries (about a minute)")
+    hands = np.ascontiguousarray(workload.inputs["hands"])
+    return lambda: rank_numpy(hands)
+
+
+PAIRS = np.array(list(itertools.combinations(range(45), 2)), np.int64)
+
+
+def equity_block(hero: int, boards: np.ndarray) -> np.ndarray:
+    """wins, ties, losses over a block of boards: the talk's method, one block of boards at a time"""
+    free = card_indices(~(boards | U(hero)) & U((1 << 52) - 1), 45)  # (B, 45) free cards of each board
+    bits = U(1) << free.astype(np.uint64)
+    opp = boards[:, None] | bits[:, PAIRS[:, 0]] | bits[:, PAIRS[:, 1]]  # (B, 990)
+    theirs = rank_numpy(opp.ravel()).reshape(opp.shape)
+    mine = rank_numpy(boards | U(hero))[:, None]
+    return np.array([(mine > theirs).sum(), (mine == theirs).sum(), (mine < theirs).sum()], np.int64)
+
+
+def _equity(workload):
+    boards = np.ascontiguousarray(workload.inputs["boards"])
+    if len(boards) > 20000:
+        raise TooSlow(f"{len(boards) * OPPONENTS:,} comparisons through NumPy temporaries")
+    hero = int(workload.inputs["hero"])
+
+    def batch():
+        total = np.zeros(3, np.int64)
+        for lo in range(0, len(boards), 256):
+            total += equity_block(hero, boards[lo:lo + 256])
+        return total
+
+    return batch
+
+
+IMPLEMENTATIONS = [
+    Implementation("poker.rank7", "numpy-swar", "numpy", _rank7,
+                   description="SWAR over the whole batch; 13-bit rank-mask questions by table"),
+    Implementation("poker.equity", "numpy-talk", "numpy", _equity,
+                   description="the talk's method over blocks of 256 boards x 990 opponents"),
+]
