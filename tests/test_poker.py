@@ -1,0 +1,219 @@
+"""The poker suite: card notation, the rank code against brute force and the data, equity, every implementation."""
+import csv
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import InvalidInput, Workload, oracle, registry
+from impls.poker import native, spec
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "poker_known.csv"
+REG = registry.load()
+RANK7 = REG.implementations_of("poker.rank7")
+EQUITY = REG.implementations_of("poker.equity")
+
+
+def data(group):
+    with open(DATA, newline="") as fh:
+        return {r["item"]: int(r["value"]) for r in csv.DictReader(fh) if r["group"] == group}
+
+
+def hand(text):
+    return spec.parse_cards(text)
+
+
+# -- cards in the talk's notation -----------------------------------------------------------------------
+def test_card_notation_both_orders():
+    assert spec.parse_card("s2") == 0 and spec.parse_card("cA") == 51  # the spec's two anchors
+    assert spec.parse_card("7h") == spec.parse_card("h7") == 4 * 5 + 1
+    assert spec.parse_card("10d") == spec.parse_card("dT") == spec.parse_card("Td")
+    assert spec.hero_hand("sA cA") == (1 << 48) | (1 << 51)
+    assert spec.describe(spec.hero_hand("7h, 2c")) == "c2 h7"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("sA sA", "repeats the card 'sA'"),
+    ("sA x9", "card 'x9' does not parse"),
+    ("sA 1c", "card '1c' does not parse"),
+    ("sA cA dA", "has 3 cards, not 2"),
+])
+def test_bad_hero_hands_are_named(text, words):
+    with pytest.raises(InvalidInput, match=words) as err:
+        spec.hero_hand(text)
+    assert "\n" not in str(err.value)
+
+
+def test_hero_card_on_the_board_is_named():
+    with pytest.raises(InvalidInput, match="hero card sA is on the board"):
+        spec.check_board(spec.hero_hand("sA cA"), hand("sA hK dQ cJ s2"))
+    inputs = spec.equity_inputs("sA cA", 3)
+    inputs["boards"] = np.array([hand("sA hK dQ cJ s2")], np.uint64)
+    with pytest.raises(InvalidInput, match="hero card sA"):
+        spec.validate_equity(inputs)
+
+
+def test_rank7_validation_names_the_bad_hand():
+    with pytest.raises(InvalidInput, match=r"hand\[1\] .* has 6 cards, not 7"):
+        spec.validate_hands(np.array([hand("s2 s3 s4 s5 s6 s7 s8"), hand("s2 s3 s4 s5 s6 s7")], np.uint64))
+    with pytest.raises(InvalidInput, match="bits above the 52 cards"):
+        spec.validate_hands(np.array([1 << 60 | 0x3F], np.uint64))
+
+
+# -- the rank code against an independent evaluator, brute force and the data -----------------------------
+def test_codes_order_five_card_hands_as_the_sorting_key_does():
+    rng = np.random.default_rng(11)
+    picks = [sorted(rng.choice(52, 5, replace=False).tolist()) for _ in range(3000)]
+    edge = ["sA h2 d3 c4 s5", "s2 h3 d4 c5 s6", "sA hK dQ cJ sT", "sA sK sQ sJ sT", "sA s2 s3 s4 s5",
+            "s9 h9 d9 s5 h5", "s9 h9 d5 s5 hA", "s9 h9 d5 s5 hK", "sA s9 s7 s4 s2", "sK sQ sJ sT s8"]
+    picks += [[spec.parse_card(c) for c in e.split()] for e in edge]
+    codes = spec.reference_rank(np.array([sum(1 << c for c in p) for p in picks], np.uint64), 5)
+    keys = [spec.five_key(p) for p in picks]
+    for i in range(len(picks) - 1):
+        j = i + 1
+        assert (codes[i] < codes[j]) == (keys[i] < keys[j]) and (codes[i] == codes[j]) == (keys[i] == keys[j])
+
+
+def test_best_of_seven_is_the_best_five_card_key():
+    rng = np.random.default_rng(5)
+    hands = [sorted(rng.choice(52, 7, replace=False).tolist()) for _ in range(400)]
+    codes = spec.reference_rank(np.array([sum(1 << c for c in h) for h in hands], np.uint64), 7)
+    best = [max(itertools.combinations(h, 5), key=lambda f: spec.five_key(list(f))) for h in hands]
+    again = spec.reference_rank(np.array([sum(1 << c for c in f) for f in best], np.uint64), 5)
+    assert (codes == again).all()
+
+
+def all_five_card_hands():
+    combos = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(52), 5)), np.int64)
+    return (np.uint64(1) << combos.reshape(-1, 5).astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+
+
+def test_all_five_card_hands_match_the_data():
+    # 2,598,960 hands through the C family (proven against the reference below), then 7,462 distinct codes
+    hands = all_five_card_hands()
+    assert len(hands) == math.comb(52, 5)
+    mod = native.module("scalar")
+    codes = np.empty(len(hands), np.uint32)
+    mod.lib.rank7_batch(mod.ffi.from_buffer("uint64_t[]", hands), mod.ffi.from_buffer("uint32_t[]", codes),
+                        len(hands))
+    sample = np.random.default_rng(3).choice(len(hands), 20000, replace=False)
+    assert (spec.reference_rank(hands[sample], 5) == codes[sample]).all()
+    counts, classes = data("5card_count"), data("5card_distinct_classes")
+    cats = spec.category_of(codes)
+    for c, name in enumerate(spec.CATEGORIES):
+        assert (cats == c).sum() == counts[name], name
+        assert len(np.unique(codes[cats == c])) == classes[name], name
+    assert len(np.unique(codes)) == classes["total"] == 7462
+    royal = spec.code_of(8, 0, 1 << 12)
+    assert (codes == royal).sum() == counts["royal_flush(subset of straight_flush)"]
+
+
+def test_exhaustive_seven_card_workload_checks_the_data():
+    kernel = REG.kernels["poker.rank7"]
+    kind = kernel.workload_kind("categories7")
+    workload = kernel.make_workload(kind)
+    expected = kernel.reference(workload.inputs)
+    counts = data("7card_count")
+    assert expected[:9].tolist() == [counts[c] for c in spec.CATEGORIES]
+    assert expected[9] == data("7card_distinct_classes")["total"] == 4824
+    assert sum(expected[:9]) == math.comb(52, 7) == workload.size
+    impl = next(i for i in RANK7 if i.name == "c-swar-mt")
+    verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
+    assert verdict.status == oracle.PASS, verdict.reason
+    wrong = expected.copy()
+    wrong[8] += 1
+    assert "straight_flush" in str(kernel.check(wrong, expected, workload.inputs))
+
+
+def test_sample_category_frequencies_agree_with_the_data():
+    codes = spec.reference_rank(spec.random_hands(30000, 9), 7)
+    freq = np.bincount(spec.category_of(codes), minlength=9) / len(codes)
+    counts = data("7card_count")
+    for c, name in enumerate(spec.CATEGORIES):
+        p = counts[name] / counts["total"]
+        assert abs(freq[c] - p) < 5 * math.sqrt(p * (1 - p) / len(codes)) + 1e-4, name
+
+
+# -- equity -------------------------------------------------------------------------------------------------
+def brute_equity(hero, boards):
+    """wins, ties, losses by the sorting key of every 5-card subset: shares nothing with the rank codes"""
+    def best(cards):
+        return max(spec.five_key(list(f)) for f in itertools.combinations(cards, 5))
+
+    out = [0, 0, 0]
+    for board in boards:
+        b = [i for i in range(52) if int(board) >> i & 1]
+        h = [i for i in range(52) if hero >> i & 1]
+        mine = best(b + h)
+        free = [i for i in range(52) if i not in b and i not in h]
+        for opp in itertools.combinations(free, 2):
+            theirs = best(b + list(opp))
+            out[0 if mine > theirs else 1 if mine == theirs else 2] += 1
+    return np.array(out, np.int64)
+
+
+def test_equity_reference_on_a_board_slice_matches_brute_force():
+    inputs = spec.equity_inputs("sA cA", 4)
+    inputs["boards"] = np.concatenate([inputs["boards"], [hand("sK sQ sJ sT h2"), hand("hA dA s3 c3 d9")]])
+    assert (spec.reference_equity(inputs) == brute_equity(inputs["hero"], inputs["boards"])).all()
+
+
+def test_equity_for_another_hero_hand():
+    inputs = spec.equity_inputs("7h 2c", 3)
+    assert (spec.reference_equity(inputs) == brute_equity(inputs["hero"], inputs["boards"])).all()
+
+
+def test_full_enumeration_reference_is_the_data_row():
+    row = data("headsup_exact")
+    kernel = REG.kernels["poker.equity"]
+    inputs = {"hero": spec.hero_hand("sA cA"), "boards": np.zeros(0, np.uint64), "full": True}
+    wtl = kernel.reference(inputs)
+    assert wtl.tolist() == [row[f"AA(sA cA) vs random hand [correct] {k}"] for k in ("wins", "ties", "losses")]
+    assert wtl.sum() == spec.N_BOARDS * spec.OPPONENTS == 2_097_572_400
+    assert len(spec.boards_of(spec.hero_hand("sA cA"))) == spec.N_BOARDS
+
+
+def test_the_talks_signed_comparison_fails_with_the_5670_games():
+    kernel = REG.kernels["poker.equity"]
+    impl = next(i for i in EQUITY if i.name == "c-talk-signed")
+    assert impl.expected_to_fail
+    answer, workload = kernel.known_workloads()[0]
+    verdict = oracle.verify(kernel, impl, workload, answer.expected, known_answers=False)
+    assert verdict.status == oracle.FAIL
+    assert "5,670 games moved from win to loss" in verdict.reason
+    printed = data("headsup_exact")
+    correct = "AA(sA cA) vs random hand [correct] wins"
+    talk = "AA(sA cA) vs random hand [as printed in Madrid talk; differs] wins"
+    assert printed[correct] - printed[talk] == 5670  # the same difference the talk printed
+
+
+# -- every implementation against the reference ---------------------------------------------------------------
+@pytest.mark.parametrize("impl", RANK7 + EQUITY, ids=lambda i: i.key)
+def test_every_implementation_passes_the_test_workload(impl):
+    kernel = REG.kernels[impl.kernel]
+    kind = kernel.workloads[0]
+    workload = kernel.make_workload(kind, kind.test_size, seed=1)
+    verdict = oracle.verify(kernel, impl, workload, kernel.reference(workload.inputs))
+    if impl.expected_to_fail:
+        assert verdict.status in (oracle.FAIL, oracle.SKIP), verdict.reason
+    else:
+        assert verdict.status in (oracle.PASS, oracle.SKIP), verdict.reason
+
+
+seven_cards = st.lists(st.sets(st.integers(0, 51), min_size=7, max_size=7), min_size=1, max_size=40)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seven_cards)
+def test_rank7_implementations_agree_with_the_reference_on_any_hands(sets):
+    hands = np.array([sum(1 << c for c in s) for s in sets], np.uint64)
+    kernel = REG.kernels["poker.rank7"]
+    expected = kernel.reference({"hands": hands})
+    workload = Workload("poker.rank7", "fuzz", len(hands), {"hands": hands})
+    for impl in RANK7:
+        verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
+        assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.key, verdict.reason)
