@@ -5,9 +5,9 @@ jit.py, native.py with its C source in c/) and append an ``Implementation`` to t
 """
 from harness import hookimpl
 
-from . import native, spec
+from . import jit, native, python, spec, vectorized
 
-FAMILIES = (native,)
+FAMILIES = (python, vectorized, jit, native)
 
 
 @hookimpl

@@ -88,6 +88,20 @@ MM_INLINE void row_sliced_c(const uint8_t *sp, const uint8_t *scn, size_t stride
 
 #if defined(__AVX512BW__)
 #include <immintrin.h>
+/* One block of up to 64 secrets starting at i (mask selects the lanes that exist). */
+MM_INLINE __m512i block512(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, __mmask64 m,
+                           const __m512i *vp, int pins, const __m512i *vc, const int *used, int nu) {
+    const __m512i fifteen = _mm512_set1_epi8(15);
+    __m512i acc = _mm512_setzero_si512();
+    for (int k = 0; k < pins; k++) {
+        __mmask64 eq = _mm512_mask_cmpeq_epi8_mask(m, _mm512_maskz_loadu_epi8(m, sp + k * stride + i), vp[k]);
+        acc = _mm512_mask_add_epi8(acc, eq, acc, fifteen);
+    }
+    for (int u = 0; u < nu; u++)
+        acc = _mm512_add_epi8(acc, _mm512_min_epu8(_mm512_maskz_loadu_epi8(m, scn + used[u] * stride + i), vc[u]));
+    return acc;
+}
+
 MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
                           const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
     __m512i vp[8], vc[16];
@@ -95,19 +109,47 @@ MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, 
     for (int k = 0; k < pins; k++) vp[k] = _mm512_set1_epi8((char)gp[k]);
     for (int c = 1; c <= colors; c++)
         if (gc[c]) { vc[nu] = _mm512_set1_epi8((char)gc[c]); used[nu++] = c; }
-    const __m512i fifteen = _mm512_set1_epi8(15);
     size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m512i acc = _mm512_setzero_si512();
-        for (int k = 0; k < pins; k++) {
-            __mmask64 eq = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(sp + k * stride + i), vp[k]);
-            acc = _mm512_mask_add_epi8(acc, eq, acc, fifteen);
-        }
-        for (int u = 0; u < nu; u++)
-            acc = _mm512_add_epi8(acc, _mm512_min_epu8(_mm512_loadu_si512(scn + used[u] * stride + i), vc[u]));
-        _mm512_storeu_si512(out + i, acc);
+    for (; i + 64 <= n; i += 64)
+        _mm512_storeu_si512(out + i, block512(sp, scn, stride, i, ~(__mmask64)0, vp, pins, vc, used, nu));
+    if (i < n) {
+        __mmask64 m = ~0ull >> (64 - (n - i));
+        _mm512_mask_storeu_epi8(out + i, m, block512(sp, scn, stride, i, m, vp, pins, vc, used, nu));
     }
-    row_sliced_c(sp, scn, stride, i, n, gp, gc, pins, colors, out);
+}
+
+/* Four guesses against the same secrets at once: every secret byte loaded once serves four rows. */
+#define MM_ROWS4 1
+MM_INLINE void rows4_sliced(const uint8_t *sp, const uint8_t *scn, size_t n, const uint8_t (*gp)[8],
+                            const uint8_t *const *gc, int pins, int colors, uint8_t *const *out) {
+    __m512i vp[4][8], vc[4][16];
+    for (int j = 0; j < 4; j++) {
+        for (int k = 0; k < pins; k++) vp[j][k] = _mm512_set1_epi8((char)gp[j][k]);
+        for (int c = 1; c <= colors; c++) vc[j][c] = _mm512_set1_epi8((char)gc[j][c]);
+    }
+    const __m512i fifteen = _mm512_set1_epi8(15);
+    for (size_t i = 0; i < n; i += 64) {
+        __mmask64 m = n - i >= 64 ? ~0ull : ~0ull >> (64 - (n - i));
+        __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        for (int k = 0; k < pins; k++) {
+            __m512i x = _mm512_maskz_loadu_epi8(m, sp + k * n + i);
+            acc0 = _mm512_mask_add_epi8(acc0, _mm512_cmpeq_epi8_mask(x, vp[0][k]), acc0, fifteen);
+            acc1 = _mm512_mask_add_epi8(acc1, _mm512_cmpeq_epi8_mask(x, vp[1][k]), acc1, fifteen);
+            acc2 = _mm512_mask_add_epi8(acc2, _mm512_cmpeq_epi8_mask(x, vp[2][k]), acc2, fifteen);
+            acc3 = _mm512_mask_add_epi8(acc3, _mm512_cmpeq_epi8_mask(x, vp[3][k]), acc3, fifteen);
+        }
+        for (int c = 1; c <= colors; c++) {
+            __m512i x = _mm512_maskz_loadu_epi8(m, scn + c * n + i);
+            acc0 = _mm512_add_epi8(acc0, _mm512_min_epu8(x, vc[0][c]));
+            acc1 = _mm512_add_epi8(acc1, _mm512_min_epu8(x, vc[1][c]));
+            acc2 = _mm512_add_epi8(acc2, _mm512_min_epu8(x, vc[2][c]));
+            acc3 = _mm512_add_epi8(acc3, _mm512_min_epu8(x, vc[3][c]));
+        }
+        _mm512_mask_storeu_epi8(out[0] + i, m, acc0);
+        _mm512_mask_storeu_epi8(out[1] + i, m, acc1);
+        _mm512_mask_storeu_epi8(out[2] + i, m, acc2);
+        _mm512_mask_storeu_epi8(out[3] + i, m, acc3);
+    }
 }
 #elif defined(__AVX2__)
 #include <immintrin.h>

@@ -6,7 +6,21 @@
 void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const uint32_t *g, const uint8_t *gc,
                         size_t ng, uint8_t *out, int pins, int colors) {
     uint8_t gp[8];
-    for (size_t j = 0; j < ng; j++) {
+    size_t j = 0;
+#ifdef MM_ROWS4
+    for (; j + 4 <= ng; j += 4) {
+        uint8_t gp4[4][8];
+        const uint8_t *gc4[4];
+        uint8_t *out4[4];
+        for (int q = 0; q < 4; q++) {
+            pins_of(g[j + q], pins, gp4[q]);
+            gc4[q] = gc + 16 * (j + q);
+            out4[q] = out + (j + q) * ns;
+        }
+        rows4_sliced(sp, scn, ns, (const uint8_t (*)[8])gp4, gc4, pins, colors, out4);
+    }
+#endif
+    for (; j < ng; j++) {
         pins_of(g[j], pins, gp);
         row_sliced(sp, scn, ns, ns, gp, gc + 16 * j, pins, colors, out + j * ns);
     }
