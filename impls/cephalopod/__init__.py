@@ -5,9 +5,9 @@ with its C source in c/) and append an ``Implementation`` to that module's list.
 """
 from harness import hookimpl
 
-from . import jit, python, spec
+from . import jit, native, python, spec
 
-MODULES = (python, jit)
+MODULES = (python, jit, native)
 
 
 @hookimpl

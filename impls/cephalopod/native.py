@@ -1,0 +1,115 @@
+"""C families through cffi, one per step of the write-up's progression (seed 003, its submission list).
+
+All share ``c/search.h`` (the breadth-first search over packed boards with a linear-probing hash table); which
+steps a build takes is chosen with -D flags. ``c/scalar.c`` holds the scalar symmetry helpers and is built with
+-fno-tree-vectorize; ``c/avx2.c`` holds the AVX2 ones. The lookup tables are built in Python from the rules
+(tables.py) and handed to C as pointers, so the C code never restates the rules' tables.
+
+Write-up steps:  1 hash table with linear probing (c-hash);  2 move lookup tables (c-lut);  3 symmetry (c-sym);
+6 full and last-depth boards summed without insertion (c-direct);  5 SIMD canonicalisation (c-avx2);
+4 prefetching (c-avx2-prefetch).
+"""
+from pathlib import Path
+
+import numpy as np
+
+from harness.cbuild import build
+from harness.model import Implementation
+
+from . import tables
+from .spec import COMPOSE, run_cases
+
+C_DIR = Path(__file__).parent / "c"
+CDEF = """
+typedef struct {
+    const uint32_t *moves; const int32_t *base; const int32_t *nbr; const uint32_t *hash3; const uint32_t *hash8;
+    const uint32_t *xform; const int32_t *inverse; const int32_t *gather;
+} ceph_tables;
+typedef ... ceph_work;
+ceph_work *ceph_new(void);
+void ceph_free(ceph_work *w);
+int64_t ceph_solve(ceph_work *w, const ceph_tables *T, uint32_t start, int depth, int64_t *boards);
+"""
+
+
+def _table_arrays() -> dict[str, np.ndarray]:
+    moves, base, nbr = tables.array_moves()
+    xform = tables.transform_chunks()
+    h3 = tables.hash_chunks()
+    hash8 = np.zeros((3, 512, 8), np.uint32)
+    for g in range(3):
+        for bits in range(512):
+            for k in range(8):  # the hash of three cells after symmetry k: they hash where they land
+                hash8[g, bits, k] = tables.state_hash(int(xform[g, bits, k]))
+    # gather[j][to] = k: orientation k of a board feeds orientation COMPOSE[k][j] of its successor's class
+    gather = np.zeros((8, 8), np.int32)
+    for j in range(8):
+        for k in range(8):
+            gather[j, COMPOSE[k][j]] = k
+    inverse = np.array([COMPOSE[k].index(0) for k in range(8)], np.int32)
+    return {"moves": moves, "base": base, "nbr": nbr, "hash3": h3.astype(np.uint32), "hash8": hash8,
+            "xform": xform, "inverse": inverse, "gather": gather}
+
+
+_ARRAYS = {}
+
+
+def _arrays():
+    if not _ARRAYS:
+        _ARRAYS.update({k: np.ascontiguousarray(v) for k, v in _table_arrays().items()})
+    return _ARRAYS
+
+
+def _prepare(source, isa, flags):
+    def prepare(workload):
+        name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
+                                                               for f in flags if f.endswith("=1")])
+        mod = build(name[:60], C_DIR / source, CDEF, isa, flags)
+        ffi, lib = mod.ffi, mod.lib
+        arrays = _arrays()
+        t = ffi.new("ceph_tables *")
+        for field, arr in arrays.items():
+            ctype = "int32_t *" if arr.dtype == np.int32 else "uint32_t *"
+            setattr(t, field, ffi.cast(ctype, ffi.from_buffer(arr)))
+        work = ffi.gc(lib.ceph_new(), lib.ceph_free)
+        boards = ffi.new("int64_t *")
+        cases = [(int(d), tables.pack(c)) for d, c in zip(workload.inputs["depth"], workload.inputs["cells"])]
+        solve = lib.ceph_solve
+
+        def one(depth, start):
+            answer = solve(work, t, start, depth, boards)
+            return answer, boards[0]
+
+        one(3, tables.pack((0,) * 9))  # first touch of the workspace, outside the timed call
+
+        def batch():
+            return run_cases(one, cases)
+
+        batch.keepalive = (arrays, t, work)
+        return batch
+
+    return prepare
+
+
+SCALAR = ("-fno-tree-vectorize",)
+# name, family, source, instruction sets, flags, what the step adds
+VARIANTS = [
+    ("c-hash", "cffi-scalar", "scalar.c", (), SCALAR,
+     "step 1: hash table with linear probing, moves found by trying neighbour subsets"),
+    ("c-lut", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1",),
+     "step 2: + move lookup tables (deltas added to the packed board)"),
+    ("c-sym", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1"),
+     "step 3: + symmetry, one canonical board and eight counts"),
+    ("c-direct", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1", "-DDIRECT_SUM=1"),
+     "step 6: + full and last-depth boards summed without insertion"),
+    ("c-avx2", "cffi-avx2", "avx2.c", ("avx2",), (),
+     "step 5: + AVX2 canonicalisation of all eight forms, vpermd count permutation, SIMD hash sums"),
+    ("c-avx2-prefetch", "cffi-avx2", "avx2.c", ("avx2",), ("-DPREFETCH=1",),
+     "step 4: + prefetch of the hash table slot of the next move"),
+]
+
+IMPLEMENTATIONS = [
+    Implementation("cephalopod.hashsum", name, family, _prepare(source, isa, flags), requires=("cc", *isa),
+                   description=f"C ({source}), {what}")
+    for name, family, source, isa, flags, what in VARIANTS
+]
