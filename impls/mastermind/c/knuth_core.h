@@ -53,40 +53,42 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int best = -1, best_key = -1;
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
-    uint8_t *sp = malloc((size_t)np * (8 + 16 + 1));
-    uint8_t *scn = sp + (size_t)np * 8, *row = scn + (size_t)np * 16;
+    /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
+    const int stride = (np + 63) & ~63, pad = stride - np;
+    uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
+    uint8_t *scn = sp + (size_t)stride * 8;
+    memset(sp, 0, (size_t)stride * 24);
     for (int i = 0; i < np; i++) {
         uint8_t gp[8];
         pins_of(x->codes[poss[i]], pins, gp);
-        for (int k = 0; k < pins; k++) sp[k * np + i] = gp[k];
-        for (int c = 0; c < 16; c++) scn[c * np + i] = x->counts[16 * poss[i] + c];
+        for (int k = 0; k < pins; k++) sp[k * stride + i] = gp[k];
+        for (int c = 1; c <= x->colors; c++) scn[c * stride + i] = x->counts[16 * poss[i] + c];
     }
+    mmv vv[48];
+    for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #endif
     for (int g = 0; g < x->n; g++) {
         if (x->played[g]) continue;
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #ifdef ROW_BATCH
-        uint8_t gp[8];
-        pins_of(x->codes[g], pins, gp);
+        mmv vp[8], vc[16];
+        int used[16], nu = 0;
         const uint8_t *gc = x->counts + 16 * g;
-#ifdef PRUNE
+        for (int k = 0; k < pins; k++) vp[k] = mmv_set1((x->codes[g] >> (4 * (pins - 1 - k))) & 15);
+        for (int c = 1; c <= x->colors; c++)
+            if (gc[c]) { vc[nu] = mmv_set1(gc[c]); used[nu++] = c; }
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
-        int limit = x->strategy == 0 && best_key >= 0 ? np - (best_key - x->inposs[g] + 1 + 1) / 2 : np;
-        int maxpart = 0, lost = 0;
-        for (int lo = 0; lo < np && !lost; lo += 128) {
-            int len = np - lo < 128 ? np - lo : 128;
-            row_sliced(sp + lo, scn + lo, np, len, gp, gc, pins, x->colors, row + lo);
-            for (int i = lo; i < lo + len; i++) {
-                int c = ++cnt[row[i]];
-                maxpart = c > maxpart ? c : maxpart;
-            }
-            lost = maxpart > limit;
+        int limit = x->strategy == 0 && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np, lost = 0;
+        for (int i = 0; i < stride && !lost; i += MMV_BYTES) {
+            mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
+#ifdef PRUNE
+            if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np)  /* every 256 secrets, before any padding */
+                for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
+#endif
         }
         if (lost) continue;
-#else
-        row_sliced(sp, scn, np, np, gp, gc, pins, x->colors, row);
-        for (int i = 0; i < np; i++) cnt[row[i]]++;
-#endif
+        cnt[0] -= pad;
 #else
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif

@@ -182,6 +182,45 @@ MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, 
 }
 #endif
 
+/* Whole-vector primitives for Knuth's search over byte-sliced secrets padded to a multiple of 64 (padding
+ * bytes are 0: no pin matches, no color count, so a padded lane scores 0 and is subtracted afterwards). */
+#if defined(__AVX512BW__)
+typedef __m512i mmv;
+#define MMV_BYTES 64
+MM_INLINE mmv mmv_set1(int x) { return _mm512_set1_epi8((char)x); }
+MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const mmv *vp, int pins,
+                        const mmv *vc, const int *used, int nu) {
+    const __m512i fifteen = _mm512_set1_epi8(15);
+    __m512i acc = _mm512_setzero_si512();
+    for (int k = 0; k < pins; k++)
+        acc = _mm512_mask_add_epi8(acc, _mm512_cmpeq_epi8_mask(_mm512_load_si512(sp + k * stride + i), vp[k]),
+                                   acc, fifteen);
+    for (int u = 0; u < nu; u++)
+        acc = _mm512_add_epi8(acc, _mm512_min_epu8(_mm512_load_si512(scn + used[u] * stride + i), vc[u]));
+    return acc;
+}
+MM_INLINE int mmv_count_eq(mmv a, mmv b) { return __builtin_popcountll(_mm512_cmpeq_epi8_mask(a, b)); }
+#elif defined(__AVX2__)
+typedef __m256i mmv;
+#define MMV_BYTES 32
+MM_INLINE mmv mmv_set1(int x) { return _mm256_set1_epi8((char)x); }
+MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const mmv *vp, int pins,
+                        const mmv *vc, const int *used, int nu) {
+    const __m256i fifteen = _mm256_set1_epi8(15);
+    __m256i acc = _mm256_setzero_si256();
+    for (int k = 0; k < pins; k++)
+        acc = _mm256_add_epi8(acc, _mm256_and_si256(fifteen, _mm256_cmpeq_epi8(
+            _mm256_load_si256((const __m256i *)(sp + k * stride + i)), vp[k])));
+    for (int u = 0; u < nu; u++)
+        acc = _mm256_add_epi8(acc, _mm256_min_epu8(_mm256_load_si256((const __m256i *)(scn + used[u] * stride + i)),
+                                                   vc[u]));
+    return acc;
+}
+MM_INLINE int mmv_count_eq(mmv a, mmv b) {
+    return __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)));
+}
+#endif
+
 /* The pins of a codeword as bytes, first pin first (the sliced layout's order). */
 MM_INLINE void pins_of(uint32_t code, int pins, uint8_t *gp) {
     for (int k = 0; k < pins; k++) gp[k] = (code >> (4 * (pins - 1 - k))) & 15;
