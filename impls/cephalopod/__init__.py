@@ -5,7 +5,7 @@ with its C source in c/) and append an ``Implementation`` to that module's list.
 """
 from harness import hookimpl
 
-from . import jit, native, python, spec
+from . import client, jit, native, python, report as reports, spec
 
 MODULES = (python, jit, native)
 
@@ -21,3 +21,14 @@ def swarbench_add_implementations(registry):
     for module in MODULES:
         for impl in module.IMPLEMENTATIONS:
             registry.add_implementation(impl)
+
+
+@hookimpl
+def swarbench_add_reports(registry):
+    for report in reports.REPORTS:
+        registry.add_report(report)
+
+
+@hookimpl
+def swarbench_add_commands(registry):
+    registry.add_command(client.COMMAND)
