@@ -1,0 +1,281 @@
+"""The Mastermind suite: the spec's examples, validation, an independent brute-force scorer and Knuth player,
+the shared data files, and every registered implementation checked against the reference."""
+import csv
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import InvalidInput, Workload, oracle, registry
+from impls.mastermind import report, spec
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+REG = registry.load()
+SCORERS = list(REG.implementations_of("mastermind.score"))
+PLAYERS = list(REG.implementations_of("mastermind.knuth"))
+
+
+# -- an independent scorer and player: pins as tuples, whites by striking matched pins out of a pool ----------
+def brute_score(secret: tuple, guess: tuple) -> int:
+    black = sum(a == b for a, b in zip(secret, guess))
+    pool = [a for a, b in zip(secret, guess) if a != b]
+    white = 0
+    for a, b in zip(secret, guess):
+        if a != b and b in pool:
+            pool.remove(b)
+            white += 1
+    return (black << 4) | white
+
+
+def words(pins, colors):
+    return list(itertools.product(range(1, colors + 1), repeat=pins))
+
+
+def packed(word) -> int:
+    v = 0
+    for d in word:
+        v = (v << 4) | d
+    return v
+
+
+def brute_knuth_game(secret, everything, first, strategy):
+    """One game, played exactly as the spec words it, with dictionaries of tuples (no NumPy, no packing)."""
+    possible, played, guess = list(everything), [first], first
+    while True:
+        sc = brute_score(secret, guess)
+        if sc == (len(secret) << 4):
+            return played
+        possible = [s for s in possible if brute_score(s, guess) == sc]
+        best = None
+        for g in everything:  # ascending order, so the first of equal keys is the lowest codeword
+            if g in played:
+                continue
+            parts = {}
+            for s in possible:
+                parts[brute_score(s, g)] = parts.get(brute_score(s, g), 0) + 1
+            rank = len(possible) - max(parts.values()) if strategy == "knuth" else len(parts)
+            key = (rank, g in possible)
+            if best is None or key > best[0]:
+                best = (key, g)
+        guess = best[1]
+        played.append(guess)
+
+
+# -- the spec -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("guess, black, white", spec.ARTICLE_EXAMPLES)
+def test_the_specs_4p10c_examples(guess, black, white):
+    assert spec.score("6684", guess, 4, 10) == (black, white)
+    assert brute_score((6, 6, 8, 4), tuple(int(c) for c in guess)) == (black << 4) | white
+
+
+def test_codewords_pack_first_pin_high_and_list_in_canonical_order():
+    assert spec.pack("1122", 4, 6) == 0x1122 and spec.show(0x1122, 4) == "1122"
+    codes = spec.all_codewords(4, 6)
+    assert len(codes) == 1296 and codes[0] == 0x1111 and codes[5] == 0x1116 and codes[6] == 0x1121
+    assert (np.diff(codes.astype(np.int64)) > 0).all()
+    assert [spec.show(c, 2) for c in spec.all_codewords(2, 3)] == ["11", "12", "13", "21", "22", "23", "31", "32", "33"]
+    assert spec.pack([15] * 8, 8, 15) == 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("pins, colors", [(2, 3), (3, 4), (3, 6), (4, 4), (2, 15)])
+def test_reference_equals_brute_force_on_all_pairs_of_small_games(pins, colors):
+    ws = words(pins, colors)
+    inputs = spec.all_pairs_inputs(pins, colors)
+    got = spec.reference_score(inputs).reshape(len(ws), len(ws))  # [guess, secret]
+    want = np.array([[brute_score(s, g) for s in ws] for g in ws], np.uint8)
+    assert (got == want).all()
+    assert len(np.unique(got)) == spec.n_scores(pins) if colors >= pins else True
+
+
+def test_every_score_of_a_game_occurs_and_p_minus_1_1_never_does():
+    for pins in range(2, 6):
+        got = set(np.unique(spec.reference_score(spec.all_pairs_inputs(pins, pins + 1))).tolist())
+        assert len(got) == spec.n_scores(pins) and ((pins - 1) << 4 | 1) not in got
+
+
+@pytest.mark.parametrize("call, words_in_message", [
+    (lambda: spec.check_game(9, 6), "pins = 9"),
+    (lambda: spec.check_game(4, 16), "colors = 16"),
+    (lambda: spec.check_game(1, 6), "pins = 1"),
+    (lambda: spec.pack("1172", 4, 6), "pin color 7"),
+    (lambda: spec.pack("112", 4, 6), "3 pins"),
+    (lambda: spec.score("1102", "1111"), "pin color 0"),
+])
+def test_bad_games_and_codewords_are_named(call, words_in_message):
+    with pytest.raises(InvalidInput, match=words_in_message):
+        call()
+
+
+@pytest.mark.parametrize("code, words_in_message", [
+    (0x1172, "color 7 above 6"), (0x1102, "zero pin at position 3"), (0x11122, "pins beyond the game's 4"),
+])
+def test_score_validation_names_the_bad_codeword(code, words_in_message):
+    inputs = dict(spec.random_pairs_inputs(4, 6, 5, 0))
+    inputs["guesses"] = inputs["guesses"].copy()
+    inputs["guesses"][3] = code
+    with pytest.raises(InvalidInput, match=rf"guess\[3\] = 0x{code:x} .*{words_in_message}"):
+        spec.validate_score(inputs)
+
+
+def test_knuth_validation_refuses_duplicates_and_unknown_options():
+    with pytest.raises(InvalidInput, match="secret 3632 is listed twice"):
+        spec.validate_knuth(spec.knuth_inputs(4, 6, "1122", secrets=[0x3632, 0x1111, 0x3632]))
+    with pytest.raises(InvalidInput, match="strategy 'entropy'"):
+        spec.validate_knuth(spec.knuth_inputs(4, 6, "1122", strategy="entropy"))
+    with pytest.raises(InvalidInput, match="first guess"):
+        spec.validate_knuth(spec.knuth_inputs(4, 6, 0x1129))
+
+
+def test_workload_generators_are_seeded_and_valid():
+    a, b = spec.random_pairs_inputs(6, 9, 2000, 3), spec.random_pairs_inputs(6, 9, 2000, 3)
+    assert (a["secrets"] == b["secrets"]).all() and (a["guesses"] == b["guesses"]).all()
+    spec.validate_score(a)
+    blacks = spec.reference_score(a) >> 4
+    assert set(np.unique(blacks)) == set(range(7))  # copied pins make every black count occur
+    s = spec.sampled_cross_inputs(5, 8, 3, 1)
+    assert len(s["guesses"]) == 3 and len(s["secrets"]) == 8 ** 5
+
+
+# -- the shared data files ----------------------------------------------------------------------------------
+def _rows(name):
+    with open(DATA / name) as fh:
+        return list(csv.DictReader(fh))
+
+
+SCORE_COLUMNS = [f"b{b}w{w}" for b in range(5) for w in range(5 - b) if (b, w) != (3, 1)]
+
+
+@pytest.mark.parametrize("row", _rows("mastermind_4p6c_first_guess_partitions.csv"), ids=lambda r: r["first_guess"])
+def test_first_guess_partitions_of_the_data(row):
+    g = spec.pack(row["first_guess"], 4, 6)
+    inputs = {"pins": 4, "colors": 6, "secrets": spec.all_codewords(4, 6), "guesses": np.array([g], np.uint32),
+              "cross": True}
+    scores = spec.reference_score(inputs)
+    counts = {c: int((scores == int(c[1]) << 4 | int(c[3])).sum()) for c in SCORE_COLUMNS}
+    assert counts == {c: int(row[c]) for c in SCORE_COLUMNS}
+    sizes = np.array([v for v in counts.values() if v])
+    assert sizes.max() == int(row["max_part"]) and len(sizes) == int(row["num_parts"])
+    assert round(float((sizes ** 2).sum()) / 1296, 1) == float(row["expected_size"])
+
+
+@pytest.mark.parametrize("first", ["1213", "3456", "1223", "6655"])
+def test_partitions_of_first_guesses_the_data_lacks_by_brute_force(first):
+    g = tuple(int(c) for c in first)
+    want = np.bincount([brute_score(s, g) for s in words(4, 6)], minlength=256)
+    inputs = {"pins": 4, "colors": 6, "secrets": spec.all_codewords(4, 6),
+              "guesses": np.array([spec.pack(first, 4, 6)], np.uint32), "cross": True}
+    assert (np.bincount(spec.reference_score(inputs), minlength=256) == want).all()
+
+
+def _fastest_player():
+    for name in ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-counting"):
+        impl = next(i for i in PLAYERS if i.name == name)
+        if not oracle.features.unavailable(impl.requires):
+            return impl
+    pytest.skip("no C player can run here")
+
+
+STRATEGY_ROWS = [r for r in _rows("mastermind_4p6c_strategies.csv") if "(first guess" in r["strategy"]]
+
+
+@pytest.mark.parametrize("row", STRATEGY_ROWS, ids=lambda r: r["strategy"])
+def test_strategy_totals_of_the_data(row):
+    strategy = "knuth" if row["strategy"].startswith("Knuth") else "most_parts"
+    first = row["strategy"].split("first guess ")[1].rstrip(")")
+    inputs = spec.knuth_inputs(4, 6, first, strategy=strategy, method="shared")
+    out = _fastest_player().prepare(Workload("mastermind.knuth", "t", 1296, inputs))()
+    assert spec.summarize_knuth(out) == {"total": int(row["total_guesses"]), "max": int(row["max_guesses"]),
+                                         "games": 1296}
+
+
+def test_knuths_sample_game_and_the_reference_totals():
+    assert spec.knuth_sequence("3632") == ["1122", "1344", "3526", "1462", "3632"]
+    out = spec.reference_knuth(spec.knuth_inputs(4, 6, "1122", method="shared"))
+    assert int(out.astype(int).sum()) == 5801 and out.max() == 5
+
+
+@pytest.mark.parametrize("pins, colors, first, strategy", [
+    (3, 4, "112", "knuth"), (3, 4, "123", "most_parts"), (2, 5, "12", "knuth"), (3, 3, "111", "knuth")])
+def test_knuth_equals_an_independent_plain_player_on_small_games(pins, colors, first, strategy):
+    everything = words(pins, colors)
+    f = tuple(int(c) for c in first)
+    want = [brute_knuth_game(s, everything, f, strategy) for s in everything]
+    inputs = spec.knuth_inputs(pins, colors, first, strategy=strategy)
+    seqs = spec.play_tree(pins, colors, inputs["first"], strategy, inputs["secrets"])
+    assert [seqs[packed(s)] for s in everything] == [[packed(g) for g in w] for w in want]
+    expected = np.array([len(w) for w in want], np.uint8)
+    assert (spec.reference_knuth(inputs) == expected).all()
+    for method in spec.METHODS:
+        inp = dict(inputs, method=method)
+        w = Workload("mastermind.knuth", "t", len(expected), inp)
+        for impl in PLAYERS:
+            v = oracle.verify(spec.KNUTH, impl, w, expected, known_answers=False)
+            assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name} {method}: {v.reason}"
+
+
+# -- every implementation against the reference --------------------------------------------------------------
+def _check_all(kernel, impls, inputs, known=False):
+    expected = kernel.reference(inputs)
+    w = Workload(kernel.id, "t", len(expected), inputs)
+    for impl in impls:
+        v = oracle.verify(kernel, impl, w, expected, known_answers=known)
+        if impl.expected_to_fail:
+            assert v.status == oracle.FAIL, impl.name
+        else:
+            assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name}: {v.status} {v.reason}"
+            if v.status == oracle.SKIP:
+                assert "too slow" not in v.reason or len(expected) > 100_000, impl.name
+
+
+@pytest.mark.parametrize("pins, colors", [(3, 4), (4, 6), (5, 3), (8, 2)])
+def test_every_scorer_on_all_pairs_of_a_small_game(pins, colors):
+    inputs = spec.all_pairs_inputs(pins, colors)
+    if len(inputs["secrets"]) > 300:
+        inputs["guesses"] = inputs["guesses"][::7].copy()  # keep pure Python quick: every 7th guess, all secrets
+    _check_all(spec.SCORE, SCORERS, inputs, known=(pins, colors) == (3, 4))
+
+
+@pytest.mark.parametrize("pins, colors", [(6, 9), (8, 15), (2, 2), (7, 5)])
+def test_every_scorer_on_random_pairs(pins, colors):
+    _check_all(spec.SCORE, SCORERS, spec.random_pairs_inputs(pins, colors, 3001, pins * colors))
+
+
+def test_every_implementation_on_each_kernels_test_workload():
+    for kernel in spec.KERNELS:
+        kind = kernel.workloads[0]
+        if kernel is spec.KNUTH:
+            kind = kernel.workload_kind("shared-3p4c")
+        else:
+            kind = kernel.workload_kind("random-6p9c")
+        w = kernel.make_workload(kind, kind.test_size)
+        ref = kernel.reference(w.inputs)
+        for impl in REG.implementations_of(kernel.id):
+            v = oracle.verify(kernel, impl, w, ref)
+            assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.key}: {v.status} {v.reason}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 8), st.integers(2, 15), st.integers(1, 200), st.booleans(), st.integers(0, 2 ** 31))
+def test_fuzz_every_scorer_against_the_reference(pins, colors, n, cross, seed):
+    inputs = spec.random_pairs_inputs(pins, colors, n, seed)
+    if cross:
+        inputs = dict(inputs, guesses=inputs["guesses"][: max(1, n // 20)].copy(), cross=True)
+    _check_all(spec.SCORE, [i for i in SCORERS if i.family != "python-naive" or n < 50], inputs)
+
+
+# -- the article's table ---------------------------------------------------------------------------------------
+def test_the_article_table_divides_by_simple_loops_and_shows_the_articles_figures():
+    names = [impl for _, _, impl in report.ARTICLE_TABLE]
+    frame = pd.DataFrame({
+        "run_id": "r1", "kernel": "mastermind.knuth", "workload": "each-4p6c", "implementation": names,
+        "status": ["PASS"] * (len(names) - 1) + ["SKIP"], "s_per_call_median": [4.0, 2.0, 1.0, 0.5, 0.25, 0.1]})
+    section = report.build(frame)
+    t = section.table.set_index("implementation")
+    assert t.loc["c-simple-loops", "speedup"] == 1.0 and t.loc["c-sse2", "speedup"] == 8.0
+    assert t.loc["c-sse2", "article_s"] == 0.9237 and round(t.loc["c-sse2", "article_speedup"], 3) == 4.866
+    assert t.loc[names[-1], "status"] == "SKIP" and np.isnan(t.loc[names[-1], "time_s"])
+    assert report.build(frame.assign(workload="shared-4p6c")) is None
