@@ -60,11 +60,19 @@ def _arrays():
     return _ARRAYS
 
 
+def _header_flag() -> str:
+    """harness.cbuild keys its cache on the .c file only; the shared header's digest joins the flags so an edit
+    to search.h rebuilds every module that includes it."""
+    import hashlib
+
+    return "-DSEARCH_H=0x" + hashlib.sha256((C_DIR / "search.h").read_bytes()).hexdigest()[:12]
+
+
 def _prepare(source, isa, flags):
     def prepare(workload):
         name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
                                                                for f in flags if f.endswith("=1")])
-        mod = build(name[:60], C_DIR / source, CDEF, isa, flags)
+        mod = build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
         ffi, lib = mod.ffi, mod.lib
         arrays = _arrays()
         t = ffi.new("ceph_tables *")

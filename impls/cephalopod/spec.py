@@ -176,10 +176,12 @@ def validate(inputs) -> None:
 
 
 def parse_board(text: str) -> tuple[int, ...]:
-    """Nine digits ('060222161') or three lines of three values, to the cells; InvalidInput names a bad value."""
+    """Nine digits ('060222161', '060 222 161') or nine values apart, to the cells; InvalidInput names a bad
+    value."""
     tokens = text.split()
-    if len(tokens) == 1 and len(tokens[0]) == 9:
-        tokens = list(tokens[0])
+    joined = "".join(tokens)
+    if len(tokens) in (1, 3) and len(joined) == 9 and joined.isdigit():
+        tokens = list(joined)
     if len(tokens) != 9:
         raise InvalidInput(f"a board has 9 values, got {len(tokens)}: {text.strip()!r}")
     return tuple(_cell(t) for t in tokens)

@@ -1,0 +1,256 @@
+"""The cephalopod suite: rules, the contest's data, every family against the reference, bad input, the client."""
+import argparse
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness import InvalidInput, Workload, cli, features, oracle, registry, results
+from harness.errors import UsageError
+from impls.cephalopod import client, python, report, spec, tables
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cephalopod_cases.csv"
+REG = registry.load()
+KERNEL = REG.kernels["cephalopod.hashsum"]
+IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
+FAST = [n for n in ("numba-bfs", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch")
+        if not features.unavailable(IMPLS[n].requires)]
+
+
+def _rows():
+    with open(DATA) as fh:
+        return [dict(r, depth=int(r["depth"]), expected=int(r["expected"]), path_count=int(r["path_count"]))
+                for r in csv.DictReader(fh)]
+
+
+ROWS = _rows()
+SMALL = [r for r in ROWS if r["path_count"] < 10 ** 6 or r["name"] in ("cg_test_06", "empty_board_d12")]
+
+
+def _inputs(rows):
+    return spec.make_inputs([(r["depth"], spec.parse_board(r["board"])) for r in rows])
+
+
+def _run(name, inputs):
+    batch = IMPLS[name].prepare(Workload(KERNEL.id, "test", len(inputs["depth"]), inputs))
+    return np.asarray(batch())
+
+
+# -- the rules and the data ----------------------------------------------------------------------------------
+def test_data_file_holds_what_the_spec_says():
+    names = [r["name"] for r in ROWS]
+    assert names[:12] == [f"cg_test_{i:02d}" for i in range(1, 13)]
+    assert [r["name"] for r in ROWS if r["name"].startswith("empty_board")] == [f"empty_board_d{d:02d}"
+                                                                                 for d in range(21)]
+    # the kernel's official workload is the contest's twelve tests, as the data file records them
+    for (name, depth, board, expected), row in zip(spec.OFFICIAL, ROWS):
+        assert (name, depth, board, expected) == (row["name"], row["depth"], row["board"], row["expected"])
+
+
+def test_reference_reproduces_the_small_and_medium_rows():
+    got = spec.reference(_inputs(SMALL))
+    assert got.tolist() == [r["expected"] for r in SMALL]
+
+
+def test_exact_path_counts_match_the_data():
+    # an answer the families do not compute: the number of paths, in arbitrary precision
+    for r in SMALL:
+        assert spec.path_count(r["depth"], spec.parse_board(r["board"])) == r["path_count"], r["name"]
+    assert spec.path_count(8, spec.EMPTY, limit=10 ** 5) is None  # 6,301,152 paths: cut off early
+
+
+def test_rules_on_paper():
+    # the centre between 1, 2, 3 (and an empty cell) captures {1,2}, {1,3}, {2,3} and {1,2,3}: four moves
+    board = spec.parse_board("010 203 000")
+    centre = [b for b in spec.successors(board) if b[4]]
+    assert sorted(b[4] for b in centre) == [3, 4, 5, 6]
+    assert sorted(b[1] + b[3] + b[5] for b in centre) == [0, 1, 2, 3]
+    # two 6s cannot be captured (12 > 6): every empty cell takes a plain 1
+    assert spec.successors(spec.parse_board("060 600 666")) == [spec.parse_board(b) for b in (
+        "160 600 666", "061 600 666", "060 610 666", "060 601 666")]
+    assert spec.successors(spec.parse_board("123456123")) == []  # full: the game is over
+    assert spec.solve_reference(5, spec.parse_board("123456123")) == 123456123
+
+
+def test_symmetry_tables_form_the_group_of_the_square():
+    for k, perm in enumerate(spec.PERMS):
+        assert sorted(perm) == list(range(9)) and perm[4] == 4
+        assert spec.COMPOSE[k][0] == k and spec.COMPOSE[0][k] == k
+        assert 0 in spec.COMPOSE[k]  # every symmetry has an inverse
+    board = spec.parse_board("123045600")
+    for a in range(8):
+        for b in range(8):
+            assert spec.transform(spec.transform(board, b), a) == spec.transform(board, spec.COMPOSE[a][b])
+    # moves commute with the symmetries (what lets a solver keep one board per class)
+    for k in range(8):
+        assert sorted(spec.successors(spec.transform(board, k))) == \
+            sorted(spec.transform(s, k) for s in spec.successors(board))
+
+
+def test_packed_tables_agree_with_the_rules():
+    cells_tables = tables.python_moves(zeros=True)
+    board = spec.parse_board("010 203 000")
+    s = tables.pack(board)
+    got = sorted(tables.unpack(s + d) for m, n, t in cells_tables if not s & m for d in t[s & n])
+    assert got == sorted(spec.successors(board))
+    assert tables.state_hash(tables.pack(board)) == spec.board_hash(board) == 10203000
+
+
+# -- every family --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", FAST)
+def test_fast_families_reproduce_every_row_of_the_data(name):
+    got = _run(name, _inputs(ROWS))
+    assert got.tolist() == [r["expected"] for r in ROWS]
+
+
+@pytest.mark.parametrize("name", ["bfs", "bfs-sym"])
+def test_python_searches_reproduce_the_small_and_medium_rows(name):
+    assert _run(name, _inputs(SMALL)).tolist() == [r["expected"] for r in SMALL]
+
+
+def test_path_by_path_reproduces_the_rows_it_can_finish():
+    rows = [r for r in ROWS if r["path_count"] <= python.PATH_LIMIT]
+    assert len(rows) >= 15
+    assert _run("paths", _inputs(rows)).tolist() == [r["expected"] for r in rows]
+
+
+def test_slow_families_refuse_deep_workloads():
+    workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
+    verdict = oracle.verify(KERNEL, IMPLS["paths"], workload, None, known_answers=False)
+    assert verdict.status == oracle.SKIP and "too slow for this workload" in verdict.reason
+
+
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+@pytest.mark.parametrize("kind", ["empty", "single"])
+def test_every_implementation_passes_the_oracle(impl, kind):
+    kind = KERNEL.workload_kind(kind)
+    workload = KERNEL.make_workload(kind, kind.test_size)
+    verdict = oracle.verify(KERNEL, IMPLS[impl], workload, oracle.reference_outputs(KERNEL, workload))
+    assert verdict.status == (oracle.SKIP if features.unavailable(IMPLS[impl].requires) else oracle.PASS), \
+        verdict.reason
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_fast_families_pass_the_official_workload_against_the_contest_answers(name):
+    workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
+    expected = np.array([v for *_, v in spec.OFFICIAL], np.int64)  # the contest's outputs, not the oracle's
+    verdict = oracle.verify(KERNEL, IMPLS[name], workload, expected)
+    assert verdict.status == oracle.PASS, verdict.reason
+    summary = KERNEL.summarize(verdict.batch())
+    assert len(summary["case_ms"]) == 12 and summary["boards"] > 0
+
+
+boards = st.lists(st.integers(0, 6), min_size=9, max_size=9).map(tuple)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(board=boards, depth=st.integers(0, 4))
+def test_path_by_path_bfs_and_symmetry_agree(board, depth):
+    # answers the data does not hold: three independent searches on random boards
+    expected = python.walk(depth, board) % spec.MOD
+    assert python.solve_bfs(depth, board)[0] == expected
+    assert python.solve_sym(depth, board)[0] == expected
+    assert spec.solve_reference(depth, board) == expected
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases=st.lists(st.tuples(st.integers(0, 9), boards), min_size=1, max_size=6))
+def test_compiled_families_match_the_reference_on_random_boards(cases):
+    inputs = spec.make_inputs(cases)
+    expected = spec.reference(inputs)
+    for name in FAST:
+        assert _run(name, inputs).tolist() == expected.tolist(), name
+
+
+def test_symmetric_searches_count_fewer_boards():
+    d, b = 12, spec.parse_board("000054105")
+    plain = python.solve_bfs(d, b)[1]
+    sym = python.solve_sym(d, b)[1]
+    assert plain / 8 <= sym < plain
+
+
+# -- bad input -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, words", [
+    ("20\n0 6 0\n2 7 2\n1 6 1\n", "board value 7 is not in 0..6"),
+    ("20\n0 6 0\n2 -1 2\n1 6 1\n", "board value -1 is not in 0..6"),
+    ("-2\n0 6 0\n2 2 2\n1 6 1\n", "depth -2 is negative"),
+    ("20\n0 6 0\n2 2 2\n", "missing board line"),
+    ("20\n0 6 0\n2 2\n1 6 1\n", "board line 2 has 2 values"),
+    ("x\n0 6 0\n2 2 2\n1 6 1\n", "depth 'x' is not a whole number"),
+    ("20\n0 6 0\n2 a 2\n1 6 1\n", "board value 'a'"),
+    ("", "empty input"),
+])
+def test_bad_contest_input_is_one_clear_line(text, words):
+    with pytest.raises(InvalidInput) as err:
+        spec.parse_contest_input(text)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_validation_names_the_bad_value():
+    inputs = spec.make_inputs([(3, spec.EMPTY), (2, (0,) * 8 + (9,))])
+    with pytest.raises(InvalidInput, match="case 1: cell 8 holds 9"):
+        spec.validate(inputs)
+    with pytest.raises(InvalidInput, match="depth -1"):
+        spec.validate(spec.make_inputs([(-1, spec.EMPTY)]))
+
+
+# -- the contest client --------------------------------------------------------------------------------------
+def _parser():
+    parser = argparse.ArgumentParser()
+    client.add_arguments(parser)
+    return parser
+
+
+@pytest.mark.parametrize("impl", [None, "bfs", "bfs-sym"])
+def test_solve_reads_the_contest_format(impl, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("20\n0 6 0\n2 2 2\n1 6 1\n"))
+    args = _parser().parse_args(["solve"] + (["--impl", impl] if impl else []))
+    assert client.run(args, REG) == 0
+    assert capsys.readouterr().out.strip() == "322444322"
+
+
+def test_solve_through_the_cli_exits_2_on_bad_input(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("8\n6 0 6\n0 0 0\n6 1 8\n"))
+    assert cli.main(["cephalopod", "solve"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "swarbench: error: board value 8 is not in 0..6"
+    monkeypatch.setattr("sys.stdin", io.StringIO("8\n6 0 6\n0 0 0\n6 1 5\n"))
+    assert cli.main(["cephalopod", "solve", "--impl", "bfs"]) == 0
+    assert capsys.readouterr().out.strip() == "76092874"
+
+
+def test_solve_refuses_an_unknown_or_too_slow_implementation(monkeypatch):
+    with pytest.raises(UsageError, match="no implementation 'nope'"):
+        client.pick(REG, "nope")
+    with pytest.raises(UsageError, match="too slow"):
+        client.solve("40\n0 0 0\n0 0 0\n0 0 0\n", IMPLS["paths"])
+
+
+# -- the write-up's report -----------------------------------------------------------------------------------
+def _record(impl, workload, n, s, summary, status="PASS"):
+    return {"kernel": KERNEL.id, "suite": "cephalopod", "implementation": impl, "family": IMPLS[impl].family,
+            "workload": workload, "n": n, "status": status, "reason": "", "baseline": "bfs", "unit": "case",
+            "samples_s": [s, s, s] if status == "PASS" else [], "summary": summary}
+
+
+def test_reports_shape_the_run_like_the_write_up():
+    official = [_record("bfs", "official", 12, 2.0, {"case_ms": [1.0] * 12, "boards": 1783570}),
+                _record("c-avx2", "official", 12, 0.03, {"case_ms": [0.5] * 12, "boards": 595219}),
+                _record("paths", "official", 12, 0, None, status="SKIP")]
+    empty = [_record("c-lut", "empty", 3, 0.01, {"case_ms": [0.1, 0.2, 0.4]})]
+    frame = results.frame_from_records(official + empty, "r1", {})
+    section = report.official_table(frame)
+    table = section.table.set_index("implementation")
+    assert table.loc["c-avx2", "total_ms"] == pytest.approx(30.0)
+    assert table.loc["c-avx2", "speedup_vs_bfs"] == pytest.approx(2.0 / 0.03)
+    assert table.loc["bfs", "boards_stored"] == 1783570 and table.loc["c-avx2", "t12"] == 0.5
+    assert table.loc["paths", "status"].startswith("SKIP")
+    depth = report.depth_table(frame)
+    assert depth.chart.x == "depth" and depth.table["ms"].tolist() == [0.1, 0.2, 0.4]
+    assert report.official_table(frame.iloc[0:0]) is None
+    json.dumps(KERNEL.summarize(spec.Answers([1, 2], [0.1, 0.2], [3, 4])))
