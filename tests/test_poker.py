@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import InvalidInput, Workload, oracle, registry
-from impls.poker import native, spec
+from impls.poker import blocks, native, python, spec
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "poker_known.csv"
 REG = registry.load()
@@ -207,7 +207,7 @@ def test_every_implementation_passes_the_test_workload(impl):
 seven_cards = st.lists(st.sets(st.integers(0, 51), min_size=7, max_size=7), min_size=1, max_size=40)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seven_cards)
 def test_rank7_implementations_agree_with_the_reference_on_any_hands(sets):
     hands = np.array([sum(1 << c for c in s) for s in sets], np.uint64)
@@ -217,3 +217,54 @@ def test_rank7_implementations_agree_with_the_reference_on_any_hands(sets):
     for impl in RANK7:
         verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
         assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.key, verdict.reason)
+
+
+# -- the talk's building blocks --------------------------------------------------------------------------------
+BLOCK_CASES = [(impl, kind.name) for k in blocks.KERNELS for kind in k.workloads
+               for impl in REG.implementations_of(k.id)]
+
+
+@pytest.mark.parametrize("impl, kind", BLOCK_CASES, ids=lambda v: v.key if hasattr(v, "key") else v)
+def test_every_block_implementation_matches_its_reference(impl, kind):
+    kernel = REG.kernels[impl.kernel]
+    k = kernel.workload_kind(kind)
+    workload = kernel.make_workload(k, k.test_size, seed=2)
+    verdict = oracle.verify(kernel, impl, workload, kernel.reference(workload.inputs))
+    assert verdict.status in (oracle.PASS, oracle.SKIP), verdict.reason
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 64 - 1), st.sampled_from(blocks.WIDTHS))
+def test_lane_popcounts_agree_with_python_bit_counts(word, width):
+    got = int(blocks.lane_popcount_reference(np.array([word], np.uint64), width)[0])
+    mask = (1 << width) - 1
+    for lane in range(64 // width):
+        assert (got >> (lane * width)) & mask == bin((word >> (lane * width)) & mask).count("1")
+    assert python.lanes_swar(word, width) == python.lanes_naive(word, width) == got
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 8 - 1), st.integers(0, 2 ** 52 - 1), st.integers(0, 2 ** 52 - 1))
+def test_atoi8_deposit_and_subsets_against_python(number, value, mask):
+    word = blocks.digits_word(f"{number:08d}")
+    assert python.atoi8_swar(word) == python.atoi8_naive(word) == number
+    assert int(blocks.atoi8_reference(np.array([word], np.uint64))[0]) == number
+    expected = int(blocks.deposit_reference(np.array([value], np.uint64), np.array([mask], np.uint64))[0])
+    assert python.deposit_naive(value, mask) == expected
+    bits = [b for b in range(52) if mask >> b & 1]
+    assert expected == sum(1 << b for i, b in enumerate(bits) if value >> i & 1)
+
+
+def test_gosper_enumerates_the_talks_990_opponent_hands():
+    subs = python.subsets_gosper(45, 2)
+    assert len(subs) == 990 == spec.OPPONENTS and subs == sorted(subs) == python.subsets_naive(45, 2)
+    assert all(bin(s).count("1") == 2 for s in subs)
+
+
+def test_block_bad_inputs_are_named():
+    with pytest.raises(InvalidInput, match="'1234a678' is not eight ASCII digits"):
+        blocks.digits_word("1234a678")
+    with pytest.raises(InvalidInput, match="holds a NUL byte"):
+        blocks.pack_strings([b"ab\0c"])
+    with pytest.raises(InvalidInput, match="lane above 7"):
+        blocks.GREATER_EQUAL.validate({"counts": np.array([0xF0], np.uint64)})

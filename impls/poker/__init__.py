@@ -6,17 +6,17 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 """
 from harness import hookimpl
 
-from . import jit, native, python, spec, vectorized
+from . import blocks, jit, native, python, spec, vectorized
 
 
 @hookimpl
 def swarbench_add_kernels(registry):
-    for kernel in spec.KERNELS:
+    for kernel in spec.KERNELS + blocks.KERNELS:
         registry.add_kernel(kernel)
 
 
 @hookimpl
 def swarbench_add_implementations(registry):
     for module in (python, vectorized, jit, native):
-        for impl in module.IMPLEMENTATIONS:
+        for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []):
             registry.add_implementation(impl)

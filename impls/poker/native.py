@@ -20,7 +20,7 @@ void rank7_batch_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads)
 int categories7(int64_t *out, int threads);
 void equity(uint64_t hero, const uint64_t *boards, size_t n, int mode, int threads, int64_t *out);
 """
-TALK, TALK_SIGNED, SMART, SMART_ISO = 0, 1, 2, 3
+TALK, TALK_SIGNED, SMART, SMART_ISO, TALK_HOISTED = 0, 1, 2, 3, 4
 
 
 def cores() -> int:
@@ -104,6 +104,11 @@ IMPLEMENTATIONS = [
                    "the talk's method, boards split over every core"),
     Implementation("poker.equity", "c-talk-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK, 0),
                    ("cc", "bmi2", "popcnt"), "the talk's method with the BMI2 evaluator, every core"),
+    Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),
+                   ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each starting from the "
+                   "board's rank counts, flushes looked for only where the board allows one; one thread"),
+    Implementation("poker.equity", "c-talk-hoisted-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 0),
+                   ("cc", "bmi2", "popcnt"), "the hoisted talk loop, boards split over every core"),
     Implementation("poker.equity", "c-talk-signed", "cffi-scalar", _equity("scalar", TALK_SIGNED, 0), ("cc",),
                    "the talk's program as printed, including its signed comparison", expected_to_fail=SIGNED_BUG),
     Implementation("poker.equity", "c-smart", "cffi-scalar", _equity("scalar", SMART, 1), ("cc",),
@@ -111,4 +116,109 @@ IMPLEMENTATIONS = [
                    "isomorphism on the full enumeration; one thread"),
     Implementation("poker.equity", "c-smart-mt", "cffi-bmi2", _equity("bmi2", SMART, 0), ("cc", "bmi2", "popcnt"),
                    "the smart method with the BMI2 evaluator, boards split over every core"),
+]
+
+
+# -- the talk's building blocks (blocks.py) ---------------------------------------------------------------------
+BLOCKS_CDEF = """
+void popcount_swar(const uint64_t *in, uint64_t *out, size_t n, int width);
+void popcount_builtin(const uint64_t *in, uint64_t *out, size_t n, int width);
+void popcount_naive(const uint64_t *in, uint64_t *out, size_t n, int width);
+void rank_counts_swar(const uint64_t *in, uint64_t *out, size_t n);
+void rank_counts_naive(const uint64_t *in, uint64_t *out, size_t n);
+void greater_equal_swar(const uint64_t *in, uint64_t *out, size_t n);
+void greater_equal_naive(const uint64_t *in, uint64_t *out, size_t n);
+void straights_shift5(const uint32_t *in, uint32_t *out, size_t n);
+void straights_chain(const uint32_t *in, uint32_t *out, size_t n);
+void straights_naive(const uint32_t *in, uint32_t *out, size_t n);
+size_t subsets_gosper(int n, int k, uint64_t *out);
+size_t subsets_naive(int n, int k, uint64_t *out);
+void deposit_loop(const uint64_t *values, const uint64_t *masks, uint64_t *out, size_t n);
+void atoi8_swar(const uint64_t *in, uint32_t *out, size_t n);
+void atoi8_naive(const uint64_t *in, uint32_t *out, size_t n);
+void strlen_swar(const uint8_t *buf, const int64_t *offsets, int64_t *out, size_t n);
+void strlen_naive(const uint8_t *buf, const int64_t *offsets, int64_t *out, size_t n);
+"""
+PDEP_CDEF = "void deposit_pdep(const uint64_t *values, const uint64_t *masks, uint64_t *out, size_t n);"
+AVX512_CDEF = "void popcount_avx512(const uint64_t *in, uint64_t *out, size_t n, int width);"
+
+
+def blocks_module(isa: str):
+    if isa == "avx512":
+        return build("poker_blocks_avx512", C_DIR / "blocks_avx512.c", AVX512_CDEF,
+                     ("avx512_vpopcntdq", "avx512_bitalg", "avx512bw"))
+    if isa == "bmi2":
+        return build("poker_blocks_bmi2", C_DIR / "blocks.c", BLOCKS_CDEF + PDEP_CDEF, ("bmi2", "popcnt"))
+    return build("poker_blocks", C_DIR / "blocks.c", BLOCKS_CDEF, (), ("-fno-tree-vectorize",))
+
+
+# how each block kernel's inputs and outputs map to its C signature: input keys, output dtype and shape
+_BLOCK_IO = {
+    "poker.popcount": (("words",), np.uint64, 1, True),
+    "poker.rank_counts": (("hands",), np.uint64, 1, False),
+    "poker.greater_equal": (("counts",), np.uint64, 4, False),
+    "poker.straights": (("masks",), np.uint32, 1, False),
+    "poker.deposit": (("values", "masks"), np.uint64, 1, False),
+    "poker.atoi8": (("words",), np.uint32, 1, False),
+    "poker.strlen": (("buffer", "offsets"), np.int64, 1, False),
+}
+_CTYPES = {np.dtype(np.uint64): "uint64_t *", np.dtype(np.uint32): "uint32_t *", np.dtype(np.int64): "int64_t *",
+           np.dtype(np.uint8): "uint8_t *"}
+
+
+def _block(kernel, isa, fn_name):
+    def prepare(workload):
+        mod = blocks_module(isa)
+        ffi, fn = mod.ffi, getattr(mod.lib, fn_name)
+        if kernel == "poker.next_subset":
+            n, k = workload.inputs["n"], workload.inputs["k"]
+            out = np.empty(workload.size, np.uint64)
+            po = ffi.cast("uint64_t *", ffi.from_buffer(out))
+            return lambda: out[:fn(n, k, po)]
+        keys, dtype, per, width = _BLOCK_IO[kernel]
+        arrays = [np.ascontiguousarray(workload.inputs[k]) for k in keys]
+        count = len(arrays[-1])
+        out = np.empty((count, per) if per > 1 else count, dtype)
+        args = [ffi.cast(_CTYPES[a.dtype], ffi.from_buffer(a)) for a in arrays]
+        args += [ffi.cast(_CTYPES[out.dtype], ffi.from_buffer(out)), count]
+        if width:
+            args.append(int(workload.inputs["width"]))
+
+        def batch():
+            fn(*args)
+            return out
+
+        batch.keepalive = (arrays, out)
+        return batch
+
+    return prepare
+
+
+def _c_pair(kernel, naive, swar, swar_name="c-swar"):
+    return [Implementation(kernel, "c-naive", "cffi-scalar", _block(kernel, "scalar", naive), ("cc",),
+                           "the naive loop in C"),
+            Implementation(kernel, swar_name, "cffi-scalar", _block(kernel, "scalar", swar), ("cc",),
+                           "the SWAR way in C")]
+
+
+BLOCKS = [
+    *_c_pair("poker.popcount", "popcount_naive", "popcount_swar"),
+    Implementation("poker.popcount", "c-builtin", "cffi-bmi2", _block("poker.popcount", "bmi2", "popcount_builtin"),
+                   ("cc", "popcnt"), "the builtin (one POPCNT instruction) per lane, as the talk's benchmark"),
+    Implementation("poker.popcount", "c-avx512", "cffi-avx512",
+                   _block("poker.popcount", "avx512", "popcount_avx512"),
+                   ("cc", "avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
+                   "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts"),
+    *_c_pair("poker.rank_counts", "rank_counts_naive", "rank_counts_swar"),
+    *_c_pair("poker.greater_equal", "greater_equal_naive", "greater_equal_swar"),
+    *_c_pair("poker.straights", "straights_naive", "straights_chain", "c-chain"),
+    Implementation("poker.straights", "c-shift5", "cffi-scalar", _block("poker.straights", "scalar",
+                   "straights_shift5"), ("cc",), "five shifts and ANDs"),
+    *_c_pair("poker.next_subset", "subsets_naive", "subsets_gosper", "c-gosper"),
+    Implementation("poker.deposit", "c-loop", "cffi-scalar", _block("poker.deposit", "scalar", "deposit_loop"),
+                   ("cc",), "the portable loop, one step per set bit of the mask"),
+    Implementation("poker.deposit", "c-pdep", "cffi-bmi2", _block("poker.deposit", "bmi2", "deposit_pdep"),
+                   ("cc", "bmi2"), "one BMI2 pdep instruction"),
+    *_c_pair("poker.atoi8", "atoi8_naive", "atoi8_swar"),
+    *_c_pair("poker.strlen", "strlen_naive", "strlen_swar"),
 ]

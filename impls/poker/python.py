@@ -277,3 +277,177 @@ IMPLEMENTATIONS = [
     Implementation("poker.equity", "python-smart", "python-swar", _equity("smart", 5000),
                    description="91 rank classes per board + flush hands one by one, memo per rank multiset"),
 ]
+
+
+# -- the talk's building blocks (blocks.py), naive and SWAR ------------------------------------------------------
+ONES = {w: sum(1 << s for s in range(0, 64, w)) for w in (2, 4, 8, 16, 32, 64)}
+LEVELS = [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F), (8, 0x00FF00FF00FF00FF),
+          (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)]
+
+
+def lanes_naive(x: int, width: int) -> int:
+    r = 0
+    for b in range(64):
+        if x >> b & 1:
+            r += 1 << (b // width * width)
+    return r
+
+
+def lanes_swar(x: int, width: int) -> int:
+    for shift, mask in LEVELS:
+        if shift == width:
+            break
+        x = (x & mask) + (x >> shift & mask)
+    return x
+
+
+def rank_counts_naive(h: int) -> int:
+    r = 0
+    for c in range(52):
+        if h >> c & 1:
+            r += 1 << (c & ~3)
+    return r
+
+
+def ge_naive(counts: int) -> list[int]:
+    return [sum(8 << 4 * lane for lane in range(16) if (counts >> 4 * lane & 15) >= k) for k in range(1, 5)]
+
+
+def ge_swar(counts: int) -> list[int]:
+    v = counts | 0x8888888888888888
+    return [(v - k * 0x1111111111111111) & 0x8888888888888888 for k in range(1, 5)]
+
+
+def straights_naive(m: int) -> int:
+    present = [m >> 12 & 1] + [m >> r & 1 for r in range(13)]
+    return sum(1 << j for j in range(10) if all(present[j:j + 5]))
+
+
+def straights_shift5(m: int) -> int:
+    x = (m << 1) | (m >> 12)
+    return x & x >> 1 & x >> 2 & x >> 3 & x >> 4
+
+
+def straights_chain(m: int) -> int:
+    x = (m << 1) | (m >> 12)
+    s = x & x >> 1
+    s &= s >> 2
+    return s & x >> 4
+
+
+def subsets_naive(n: int, k: int) -> list[int]:
+    p = list(range(k))
+    out = []
+    while True:
+        out.append(sum(1 << q for q in p))
+        i = 0
+        while i < k and p[i] + 1 == (p[i + 1] if i + 1 < k else n):
+            i += 1
+        if i == k:
+            return out
+        p[i] += 1
+        p[:i] = range(i)
+
+
+def subsets_gosper(n: int, k: int) -> list[int]:
+    x, stop, out = (1 << k) - 1, 1 << n, []
+    while x < stop:
+        out.append(x)
+        c = x & -x
+        r = x + c
+        x = (((r ^ x) >> 2) // c) | r
+    return out
+
+
+def deposit_naive(v: int, m: int) -> int:
+    r, bit = 0, 1
+    while m:
+        low = m & -m
+        if v & bit:
+            r |= low
+        m ^= low
+        bit <<= 1
+    return r
+
+
+def atoi8_naive(w: int) -> int:
+    v = 0
+    for b in range(8):
+        v = v * 10 + (w >> 8 * b & 0xFF) - 48
+    return v
+
+
+def atoi8_swar(w: int) -> int:
+    x = w - 0x3030303030303030
+    x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FF
+    x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFF
+    return (x * 10000 + (x >> 32)) & 0xFFFFFFFF
+
+
+def strlen_naive(buf: bytes, off: int) -> int:
+    k = off
+    while buf[k]:
+        k += 1
+    return k - off
+
+
+def strlen_swar(buf: bytes, off: int) -> int:
+    k = off
+    while True:
+        w = int.from_bytes(buf[k:k + 8], "little")
+        z = (w - 0x0101010101010101) & ~w & 0x8080808080808080
+        if z:
+            return k - off + ((z & -z).bit_length() - 1 >> 3)
+        k += 8
+
+
+def _map(key, fn, dtype, limit=1 << 16):
+    """a per-item pure Python implementation of a block kernel: fn(item, inputs) over inputs[key]"""
+    def prepare(workload):
+        items = [int(x) for x in workload.inputs[key]]
+        if len(items) > limit:
+            raise TooSlow(f"{len(items):,} items in pure Python (limit {limit:,})")
+        inputs = dict(workload.inputs)
+        if "buffer" in inputs:
+            inputs["buffer"] = inputs["buffer"].tobytes()
+        return lambda: np.array([fn(x, inputs) for x in items], dtype)
+
+    return prepare
+
+
+def _subsets(fn):
+    def prepare(workload):
+        n, k = workload.inputs["n"], workload.inputs["k"]
+        return lambda: np.array(fn(n, k), np.uint64)
+
+    return prepare
+
+
+def _deposit(workload):
+    pairs = list(zip(workload.inputs["values"].tolist(), workload.inputs["masks"].tolist()))
+    return lambda: np.array([deposit_naive(v, m) for v, m in pairs], np.uint64)
+
+
+def _block_pair(kernel, naive, swar, swar_name="python-swar"):
+    return [Implementation(kernel, "naive", "python-naive", naive, description="bit by bit, lane by lane"),
+            Implementation(kernel, swar_name, "python-swar", swar, description="the SWAR way on Python ints")]
+
+
+BLOCKS = [
+    *_block_pair("poker.popcount", _map("words", lambda x, i: lanes_naive(x, i["width"]), np.uint64),
+                 _map("words", lambda x, i: lanes_swar(x, i["width"]), np.uint64)),
+    *_block_pair("poker.rank_counts", _map("hands", lambda x, i: rank_counts_naive(x), np.uint64),
+                 _map("hands", lambda x, i: lanes_swar(x, 4), np.uint64)),
+    *_block_pair("poker.greater_equal", _map("counts", lambda x, i: ge_naive(x), np.uint64),
+                 _map("counts", lambda x, i: ge_swar(x), np.uint64)),
+    *_block_pair("poker.straights", _map("masks", lambda x, i: straights_naive(x), np.uint32),
+                 _map("masks", lambda x, i: straights_chain(x), np.uint32), "python-chain"),
+    Implementation("poker.straights", "python-shift5", "python-swar",
+                   _map("masks", lambda x, i: straights_shift5(x), np.uint32), description="five shifts and ANDs"),
+    *_block_pair("poker.next_subset", _subsets(subsets_naive), _subsets(subsets_gosper), "python-gosper"),
+    Implementation("poker.deposit", "naive", "python-naive", _deposit, description="one step per set bit of the mask"),
+    *_block_pair("poker.atoi8", _map("words", lambda x, i: atoi8_naive(x), np.uint32),
+                 _map("words", lambda x, i: atoi8_swar(x), np.uint32)),
+    *_block_pair("poker.strlen", _map("offsets", lambda x, i: strlen_naive(i["buffer"], x), np.int64),
+                 _map("offsets", lambda x, i: strlen_swar(i["buffer"], x), np.int64)),
+]

@@ -123,3 +123,57 @@ IMPLEMENTATIONS = [
     Implementation("poker.equity", "numpy-talk", "numpy", _equity,
                    description="the talk's method over blocks of 256 boards x 990 opponents"),
 ]
+
+
+# -- the talk's building blocks (blocks.py): the SWAR step over the whole array ---------------------------------
+_LEVELS = [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F), (8, 0x00FF00FF00FF00FF),
+           (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)]
+
+
+def lanes(x: np.ndarray, width: int) -> np.ndarray:
+    for shift, mask in _LEVELS:
+        if shift == width:
+            break
+        x = (x & U(mask)) + ((x >> U(shift)) & U(mask))
+    return x
+
+
+def greater_equal(counts: np.ndarray) -> np.ndarray:
+    v = counts | U(0x8888888888888888)
+    return np.stack([(v - U(k * 0x1111111111111111)) & U(0x8888888888888888) for k in range(1, 5)], axis=1)
+
+
+def straights_chain(masks: np.ndarray) -> np.ndarray:
+    x = (masks << np.uint32(1)) | (masks >> np.uint32(12))
+    s = x & (x >> np.uint32(1))
+    s &= s >> np.uint32(2)
+    return s & (x >> np.uint32(4))
+
+
+def atoi8(words: np.ndarray) -> np.ndarray:
+    x = words - U(0x3030303030303030)
+    x = (x * U(10) + (x >> U(8))) & U(0x00FF00FF00FF00FF)
+    x = (x * U(100) + (x >> U(16))) & U(0x0000FFFF0000FFFF)
+    return ((x * U(10000) + (x >> U(32))) & U(0xFFFFFFFF)).astype(np.uint32)
+
+
+def _block(key, fn):
+    def prepare(workload):
+        data = np.ascontiguousarray(workload.inputs[key])
+        width = workload.inputs.get("width", 4)
+        return lambda: fn(data, width)
+
+    return prepare
+
+
+BLOCKS = [
+    Implementation("poker.popcount", "numpy-swar", "numpy", _block("words", lanes), description="SWAR levels"),
+    Implementation("poker.rank_counts", "numpy-swar", "numpy", _block("hands", lanes),
+                   description="the first two SWAR popcount levels"),
+    Implementation("poker.greater_equal", "numpy-swar", "numpy", _block("counts", lambda c, w: greater_equal(c)),
+                   description="set the top bits, subtract N, keep the top bits"),
+    Implementation("poker.straights", "numpy-chain", "numpy", _block("masks", lambda m, w: straights_chain(m)),
+                   description="the addition chain"),
+    Implementation("poker.atoi8", "numpy-swar", "numpy", _block("words", lambda x, w: atoi8(x)),
+                   description="three multiply-add-mask steps"),
+]
