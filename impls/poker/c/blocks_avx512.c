@@ -1,23 +1,9 @@
 /* Lane popcounts with AVX-512: VPOPCNTQ/D (VPOPCNTDQ) for 64/32-bit lanes, VPOPCNTW/B (BITALG) for 16/8-bit
- * lanes, and for 4- and 2-bit lanes (no instruction has them) byte counts of masked halves, or the SWAR step. */
+ * lanes, and for 4- and 2-bit lanes (no instruction has them) byte counts of masked halves, or the SWAR step.
+ * The last words of a batch go through the same vector path under a mask. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stddef.h>
-
-static inline uint64_t swar_lanes(uint64_t x, int width) {
-    uint64_t m = 0x5555555555555555ULL;
-    x = x - ((x >> 1) & m);
-    if (width == 2) return x;
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    if (width == 4) return x;
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    if (width == 8) return x;
-    x = (x + (x >> 8)) & 0x00FF00FF00FF00FFULL;
-    if (width == 16) return x;
-    x = (x + (x >> 16)) & 0x0000FFFF0000FFFFULL;
-    if (width == 32) return x;
-    return (x + (x >> 32)) & 0xFFFFFFFFULL;
-}
 
 static inline __m512i lanes(__m512i v, int width) {
     const __m512i lo4 = _mm512_set1_epi8(0x0F);
@@ -39,5 +25,8 @@ static inline __m512i lanes(__m512i v, int width) {
 void popcount_avx512(const uint64_t *in, uint64_t *out, size_t n, int width) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) _mm512_storeu_si512(out + i, lanes(_mm512_loadu_si512(in + i), width));
-    for (; i < n; i++) out[i] = swar_lanes(in[i], width);
+    if (i < n) { /* the last words under a mask: no scalar tail */
+        __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_epi64(out + i, m, lanes(_mm512_maskz_loadu_epi64(m, in + i), width));
+    }
 }
