@@ -2,6 +2,7 @@
  * as its largest part shows it cannot beat the best so far. */
 #define ROW_BATCH 1
 #define PRUNE 1
-#define FILTER_SCORE(x, gi, si) score_counting((x)->codes[si], (x)->counts + 16 * (si), (x)->codes[gi], \
-                                               (x)->counts + 16 * (gi), pins)
+#define SMALL_NP 12
+#define FILTER_SCORE(x, gi, si) score_sse2((x)->codes[si], (x)->counts + 16 * (si), (x)->codes[gi], \
+                                           (x)->counts + 16 * (gi), pins)
 #include "knuth_core.h"

@@ -21,6 +21,9 @@ typedef struct {
 #ifndef FILTER_SCORE
 #define FILTER_SCORE PAIR_SCORE
 #endif
+#ifndef SMALL_NP
+#define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
+#endif
 
 static void ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                      int strategy) {
@@ -67,10 +70,26 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #endif
-    for (int g = 0; g < x->n; g++) {
+#ifdef PRUNE
+    /* The best key any guess can reach: every part as small as the scores allow, and the guess possible. Only
+     * a possible secret reaches it, so when one does, the lowest such one is the answer and the scan of all
+     * codewords is skipped (pass 0 tries the possible secrets, in ascending order, first). */
+    int rank_max = x->strategy == 0 ? np - (np + x->nvalid - 1) / x->nvalid : (np < x->nvalid ? np : x->nvalid);
+    for (int pass = 0; pass < 2; pass++) {
+        const int count = pass == 0 ? np : x->n;
+        best = -1, best_key = -1;
+#else
+    for (int pass = 1; pass < 2; pass++) {
+        const int count = x->n;
+#endif
+    for (int t = 0; t < count; t++) {
+        const int g = pass == 0 ? poss[t] : t;
         if (x->played[g]) continue;
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #ifdef ROW_BATCH
+        if (np <= SMALL_NP) {
+            for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
+        } else {
         mmv vp[8], vc[16];
         int used[16], nu = 0;
         const uint8_t *gc = x->counts + 16 * g;
@@ -89,11 +108,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         }
         if (lost) continue;
         cnt[0] -= pad;
+        }
 #else
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
         int key = 2 * rank_of(x, cnt, np) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
+    }
+#ifdef PRUNE
+    if (pass == 0 && best_key == 2 * rank_max + 1) break;
+#endif
     }
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0;
 #ifdef ROW_BATCH
