@@ -1,9 +1,10 @@
 """Numba family: breadth-first over packed 32-bit boards with an open-addressing hash table.
 
-Each layer is two parallel arrays (boards, path counts mod 2^30); the next layer is built through a power-of-two
-table of indexes into it (0 = empty slot, linear probing, the write-up's multiplicative hash), doubled whenever it
-gets half full. Moves come from the shared flat move table. numba is imported inside ``prepare``; the first
-compile happens there on a depth-1 case, outside the timed call.
+Each layer is a board array and a count array (one count per board for ``numba-bfs``; eight orientation counts
+per canonical board for ``numba-sym``), counts wrapping modulo 2^32 (exact modulo 2^30). The next layer is built
+through a power-of-two table of indexes (0 = empty slot, linear probing, the write-up's multiplicative hash),
+doubled whenever it gets half full. Tables come from tables.flat_tables(). numba is imported inside ``prepare``;
+the first compile happens there on a small case, outside the timed call.
 """
 import numpy as np
 
@@ -21,8 +22,8 @@ def _solver():
     import numba
 
     @numba.njit(cache=False, nogil=True)
-    def insert(table, states, counts, n, t, c):
-        """Add c paths to board t of the layer being built; returns the new number of boards."""
+    def insert(table, states, counts, n, t):
+        """The index of board t in the layer being built (added with zero counts if new), and the new size."""
         mask = table.shape[0] - 1
         h = np.uint32(t * np.uint32(0x587A1437))
         h ^= h >> np.uint32(16)
@@ -33,87 +34,132 @@ def _solver():
                 n += 1
                 table[slot] = n
                 states[n] = t
-                counts[n] = c
-                return n
+                counts[n, :] = 0
+                return n, n
             if states[idx] == t:
-                counts[idx] = (counts[idx] + c) & np.uint32(0x3FFFFFFF)
-                return n
+                return n, idx
             slot = (slot + 1) & mask
 
     @numba.njit(cache=False, nogil=True)
-    def state_hash(s, hashes):
-        return hashes[0, s & 511] + hashes[1, (s >> 9) & 511] + hashes[2, (s >> 18) & 511]
+    def canonical(s, xform, inverse):
+        best = np.uint32(0xFFFFFFFF)
+        k = 0
+        for q in range(8):
+            f = xform[0, s & 511, q] | xform[1, (s >> 9) & 511, q] | xform[2, (s >> 18) & 511, q]
+            if f < best:
+                best = f
+                k = q
+        return np.uint32(best | (s & np.uint32(0xF8000000))), inverse[k]
 
     @numba.njit(cache=False, nogil=True)
-    def solve(depth, start, moves, base, nbr, hashes):
+    def board_sum(s, c, hashes, hash8):
+        """paths times hash modulo 2^30: one count, or eight counts for the eight orientations"""
+        if c.shape[0] == 1:
+            h = hashes[0, s & 511] + hashes[1, (s >> 9) & 511] + hashes[2, (s >> 18) & 511]
+            return (np.int64(c[0]) * h) & 0x3FFFFFFF
+        total = np.int64(0)
+        for k in range(8):
+            h = hash8[0, s & 511, k] + hash8[1, (s >> 9) & 511, k] + hash8[2, (s >> 18) & 511, k]
+            total += (np.int64(c[k]) * h) & 0x3FFFFFFF
+        return total
+
+    @numba.njit(cache=False, nogil=True)
+    def solve(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inverse, gather):
+        """nc = 1: one count per board; nc = 8: canonical boards with eight orientation counts, and full or
+        last-layer boards summed as they are generated."""
+        sym = nc == 8
         cap = 1 << 12
         states = np.empty(cap + 1, np.uint32)
-        counts = np.empty(cap + 1, np.uint32)
+        counts = np.zeros((cap + 1, nc), np.uint32)
+        j0 = 0
+        if sym:
+            start, j0 = canonical(start, xform, inverse)
         states[1] = start
-        counts[1] = 1
+        counts[1, j0] = 1
         n = 1
         total = np.int64(0)
         boards = np.int64(0)
-        for _ in range(depth):
+        for d in range(depth):
+            last = d == depth - 1
             nstates = np.empty(cap + 1, np.uint32)
-            ncounts = np.empty(cap + 1, np.uint32)
+            ncounts = np.empty((cap + 1, nc), np.uint32)
             table = np.zeros(2 * cap, np.int32)
             m = 0
             for i in range(1, n + 1):
                 s = states[i]
                 c = counts[i]
                 if (s >> 27) == 0:  # full board: the game ends, its paths count now
-                    total = (total + np.int64(c) * state_hash(np.int64(s), hashes)) & 0x3FFFFFFF
+                    total += board_sum(np.int64(s), c, hashes, hash8)
                     continue
                 for cell in range(9):
                     if (s >> np.uint32(3 * cell)) & np.uint32(7):
                         continue
                     key = 0
-                    for j in range(4):
-                        nb = nbr[cell, j]
+                    for q in range(4):
+                        nb = nbr[cell, q]
                         if nb < 0:
                             break
-                        key |= np.int64((s >> np.uint32(3 * nb)) & np.uint32(7)) << (3 * j)
+                        key |= np.int64((s >> np.uint32(3 * nb)) & np.uint32(7)) << (3 * q)
                     row = base[cell] + key
                     for k in range(moves[row, 0]):
+                        t = np.uint32(s + moves[row, 1 + k])
+                        if sym and (last or (t >> 27) == 0):
+                            total += board_sum(np.int64(t), c, hashes, hash8)
+                            continue
+                        j = 0
+                        if sym:
+                            t, j = canonical(t, xform, inverse)
                         if m + 1 > cap:  # grow the layer and its table, re-inserting what is there
                             cap *= 2
                             grown_s = np.empty(cap + 1, np.uint32)
-                            grown_c = np.empty(cap + 1, np.uint32)
+                            grown_c = np.empty((cap + 1, nc), np.uint32)
                             table = np.zeros(2 * cap, np.int32)
                             mm = 0
                             for q in range(1, m + 1):
-                                mm = insert(table, grown_s, grown_c, mm, nstates[q], ncounts[q])
+                                mm, idx = insert(table, grown_s, grown_c, mm, nstates[q])
+                                grown_c[idx, :] = ncounts[q, :]
                             nstates, ncounts = grown_s, grown_c
-                        m = insert(table, nstates, ncounts, m, np.uint32(s + moves[row, 1 + k]), c)
+                        m, idx = insert(table, nstates, ncounts, m, t)
+                        if sym:
+                            for to in range(8):
+                                ncounts[idx, to] += c[gather[j, to]]
+                        else:
+                            ncounts[idx, 0] += c[0]
             states, counts, n = nstates, ncounts, m
             boards += n
         for i in range(1, n + 1):
-            total = (total + np.int64(counts[i]) * state_hash(np.int64(states[i]), hashes)) & 0x3FFFFFFF
-        return total, boards
+            total += board_sum(np.int64(states[i]), counts[i], hashes, hash8)
+        return total & 0x3FFFFFFF, boards
 
     _compiled["bfs"] = solve
     return solve
 
 
-def _prepare(workload):
-    solve = _solver()
-    moves, base, nbr = tables.array_moves()
-    moves = moves.astype(np.int64)
-    hashes = tables.hash_chunks()
-    base = base.astype(np.int64)
-    nbr = nbr.astype(np.int64)
-    starts = [np.uint32(tables.pack(c)) for c in workload.inputs["cells"]]
-    cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
-    solve(1, np.uint32(tables.pack((0,) * 9)), moves, base, nbr, hashes)  # compile outside the timed call
+def _family(nc):
+    def prepare(workload):
+        solve = _solver()
+        a = {k: v.astype(np.int64) if v.dtype == np.int32 else v for k, v in tables.flat_tables().items()}
+        moves = a["moves"].astype(np.int64)
+        hashes = a["hash3"].astype(np.int64)
+        hash8 = a["hash8"].astype(np.int64)
+        args = (moves, a["base"], a["nbr"].reshape(9, 4), hashes, hash8, a["xform"], a["inverse"],
+                a["gather"].reshape(8, 8))
+        starts = [np.uint32(tables.pack(c)) for c in workload.inputs["cells"]]
+        cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
+        solve(3, np.uint32(tables.pack((0,) * 9)), nc, *args)  # compile outside the timed call
 
-    def batch():
-        return run_cases(lambda d, s: solve(d, s, moves, base, nbr, hashes), cases)
+        def batch():
+            return run_cases(lambda d, s: solve(d, s, nc, *args), cases)
 
-    return batch
+        return batch
+
+    return prepare
 
 
 IMPLEMENTATIONS = [
-    Implementation("cephalopod.hashsum", "numba-bfs", "numba", _prepare, requires=("module:numba",),
+    Implementation("cephalopod.hashsum", "numba-bfs", "numba", _family(1), requires=("module:numba",),
                    description="breadth-first over packed uint32 boards, open addressing with linear probing"),
+    Implementation("cephalopod.hashsum", "numba-sym", "numba", _family(8), requires=("module:numba",),
+                   description="the same over canonical boards with eight orientation counts; full and "
+                               "last-layer boards summed without insertion"),
 ]

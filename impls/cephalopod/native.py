@@ -17,7 +17,7 @@ from harness.cbuild import build
 from harness.model import Implementation
 
 from . import tables
-from .spec import COMPOSE, run_cases
+from .spec import run_cases
 
 C_DIR = Path(__file__).parent / "c"
 CDEF = """
@@ -30,34 +30,6 @@ ceph_work *ceph_new(void);
 void ceph_free(ceph_work *w);
 int64_t ceph_solve(ceph_work *w, const ceph_tables *T, uint32_t start, int depth, int64_t *boards);
 """
-
-
-def _table_arrays() -> dict[str, np.ndarray]:
-    moves, base, nbr = tables.array_moves()
-    xform = tables.transform_chunks()
-    h3 = tables.hash_chunks()
-    hash8 = np.zeros((3, 512, 8), np.uint32)
-    for g in range(3):
-        for bits in range(512):
-            for k in range(8):  # the hash of three cells after symmetry k: they hash where they land
-                hash8[g, bits, k] = tables.state_hash(int(xform[g, bits, k]))
-    # gather[j][to] = k: orientation k of a board feeds orientation COMPOSE[k][j] of its successor's class
-    gather = np.zeros((8, 8), np.int32)
-    for j in range(8):
-        for k in range(8):
-            gather[j, COMPOSE[k][j]] = k
-    inverse = np.array([COMPOSE[k].index(0) for k in range(8)], np.int32)
-    return {"moves": moves, "base": base, "nbr": nbr, "hash3": h3.astype(np.uint32), "hash8": hash8,
-            "xform": xform, "inverse": inverse, "gather": gather}
-
-
-_ARRAYS = {}
-
-
-def _arrays():
-    if not _ARRAYS:
-        _ARRAYS.update({k: np.ascontiguousarray(v) for k, v in _table_arrays().items()})
-    return _ARRAYS
 
 
 def _header_flag() -> str:
@@ -74,7 +46,7 @@ def _prepare(source, isa, flags):
                                                                for f in flags if f.endswith("=1")])
         mod = build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
         ffi, lib = mod.ffi, mod.lib
-        arrays = _arrays()
+        arrays = tables.flat_tables()
         t = ffi.new("ceph_tables *")
         for field, arr in arrays.items():
             ctype = "int32_t *" if arr.dtype == np.int32 else "uint32_t *"

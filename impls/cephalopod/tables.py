@@ -125,3 +125,28 @@ def compose_array() -> np.ndarray:
 def state_hash(state: int) -> int:
     h = hash_chunks()
     return int(h[0, state & 511] + h[1, (state >> 9) & 511] + h[2, (state >> 18) & 511])
+
+
+def _table_arrays() -> dict[str, np.ndarray]:
+    """Every table compiled code needs, by the name of its ceph_tables field (c/search.h)."""
+    moves, base, nbr = array_moves()
+    xform = transform_chunks()
+    h3 = hash_chunks()
+    hash8 = np.zeros((3, 512, 8), np.uint32)
+    for g in range(3):
+        for bits in range(512):
+            for k in range(8):  # the hash of three cells after symmetry k: they hash where they land
+                hash8[g, bits, k] = state_hash(int(xform[g, bits, k]))
+    # gather[j][to] = k: orientation k of a board feeds orientation COMPOSE[k][j] of its successor's class
+    gather = np.zeros((8, 8), np.int32)
+    for j in range(8):
+        for k in range(8):
+            gather[j, COMPOSE[k][j]] = k
+    inverse = np.array([COMPOSE[k].index(0) for k in range(8)], np.int32)
+    return {"moves": moves, "base": base, "nbr": nbr, "hash3": h3.astype(np.uint32), "hash8": hash8,
+            "xform": xform, "inverse": inverse, "gather": gather}
+
+
+@lru_cache(maxsize=None)
+def flat_tables() -> dict[str, np.ndarray]:
+    return {k: np.ascontiguousarray(v) for k, v in _table_arrays().items()}
