@@ -6,7 +6,7 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 """
 from harness import hookimpl
 
-from . import blocks, jit, native, python, spec, vectorized
+from . import blocks, jit, native, python, report, spec, vectorized
 
 
 @hookimpl
@@ -20,3 +20,9 @@ def swarbench_add_implementations(registry):
     for module in (python, vectorized, jit, native):
         for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []):
             registry.add_implementation(impl)
+
+
+@hookimpl
+def swarbench_add_reports(registry):
+    for r in report.REPORTS:
+        registry.add_report(r)

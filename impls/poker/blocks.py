@@ -12,6 +12,8 @@
 - ``poker.atoi8``: eight ASCII digits (a little-endian uint64, as read from memory) to their value.
 - ``poker.strlen``: lengths of NUL-terminated strings packed in one buffer, 8-byte aligned.
 
+Only the 4-bit lane popcount (the talk's headline) runs by default; the others run when named with --workload
+(lanes2 .. lanes64, random7, 5of30, free45, random), which keeps a plain `swarbench run` short.
 References are deliberately plain: loops over bits, lanes or bytes in NumPy, never the SWAR trick under test.
 """
 from __future__ import annotations
@@ -46,7 +48,7 @@ def _popcount_kind(width: int) -> WorkloadKind:
     return WorkloadKind(
         f"lanes{width}", lambda n, seed: ({"words": _words(n, seed), "width": width}, n),
         f"random 64-bit words, {64 // width} lanes of {width} bits", default_size=1021, test_size=257,
-        default=width in (4, 8), bytes_per_op=200, params={"width": width})
+        default=width == 4, bytes_per_op=200, params={"width": width})
 
 
 def _popcount_known():
@@ -87,7 +89,7 @@ RANK_COUNTS = Kernel(
     id="poker.rank_counts", description="card set to 13 rank counts, one per nibble", unit="hand",
     workloads=(WorkloadKind("random7", lambda n, seed: ({"hands": random_hands(n, seed)}, n),
                             "uniformly random 7-card hands", default_size=1 << 14, test_size=300,
-                            bytes_per_op=600),),
+                            bytes_per_op=600, default=False),),
     reference=lambda inp: rank_counts_reference(inp["hands"]), validate=_validate_cards,
     known_answers=lambda: [KnownAnswer("four aces and a pair of deuces", {"hands": np.array(
         [(0xF << 48) | 0x3 | (1 << 20)], np.uint64)}, np.array([(4 << 48) | (1 << 20) | 2], np.uint64), "spec")],
@@ -119,7 +121,7 @@ GREATER_EQUAL = Kernel(
     id="poker.greater_equal", description="greaterEqual<N>, N = 1..4, on 13 nibble counts", unit="word",
     workloads=(WorkloadKind("random7", lambda n, seed: (_counts_inputs(n, seed), n),
                             "rank counts of uniformly random 7-card hands", default_size=1 << 14, test_size=300,
-                            bytes_per_op=800),),
+                            bytes_per_op=800, default=False),),
     reference=lambda inp: greater_equal_reference(inp["counts"]), validate=_validate_counts,
     describe_input=lambda inp, i: f"counts 0x{int(inp['counts'][i]):013x}", baseline="naive", source=SRC)
 
@@ -144,7 +146,7 @@ STRAIGHTS = Kernel(
     id="poker.straights", description="13-bit rank mask to the starts of its straights (ace also low)",
     unit="mask", workloads=(WorkloadKind("random7", lambda n, seed: (_rank_masks(n, seed), n),
                                          "rank masks of uniformly random 7-card hands", default_size=1 << 14,
-                                         test_size=300, bytes_per_op=400),),
+                                         test_size=300, bytes_per_op=400, default=False),),
     reference=lambda inp: straights_reference(inp["masks"]),
     known_answers=lambda: [KnownAnswer("wheel, broadway, 2-to-7, none", {"masks": np.array(
         [0x100F, 0x1F00, 0x3F, 0x1555], np.uint32)}, np.array([1, 1 << 9, 0b110, 0], np.uint32), "spec")],
@@ -168,7 +170,7 @@ NEXT_SUBSET = Kernel(
     id="poker.next_subset", description="every k-subset of n bits in increasing order", unit="subset",
     workloads=(WorkloadKind("5of30", lambda size, seed: (_subset_inputs(30, 5), math.comb(30, 5)),
                             "all 142,506 five-subsets of 30 bits", default_size=math.comb(30, 5),
-                            fixed_size=True, bytes_per_op=200, test_size=0),
+                            fixed_size=True, bytes_per_op=200, default=False),
                WorkloadKind("2of45", lambda size, seed: (_subset_inputs(45, 2), 990),
                             "the 990 opponent hands of the talk (2 of 45)", default_size=990, fixed_size=True,
                             default=False, bytes_per_op=200)),
@@ -200,7 +202,7 @@ DEPOSIT = Kernel(
     id="poker.deposit", description="pdep: the low bits of a value into the set bits of a mask", unit="word",
     workloads=(WorkloadKind("free45", lambda n, seed: (_deposit_inputs(n, seed), n),
                             "45-bit values into the 45 free cards of a 7-card deal", default_size=1 << 14,
-                            test_size=300, bytes_per_op=400),),
+                            test_size=300, bytes_per_op=400, default=False),),
     reference=lambda inp: deposit_reference(inp["values"], inp["masks"]),
     known_answers=lambda: [KnownAnswer("0b101 into 0b11010", {"values": np.array([5], np.uint64),
                                        "masks": np.array([0b11010], np.uint64)}, np.array([0b10010], np.uint64),
@@ -237,7 +239,7 @@ def _validate_atoi(inp):
 ATOI8 = Kernel(
     id="poker.atoi8", description="eight ASCII digits to their value", unit="number",
     workloads=(WorkloadKind("random", lambda n, seed: (_atoi_inputs(n, seed), n), "uniform 8-digit numbers",
-                            default_size=1 << 14, test_size=300, bytes_per_op=300),),
+                            default_size=1 << 14, test_size=300, bytes_per_op=300, default=False),),
     reference=lambda inp: atoi8_reference(inp["words"]), validate=_validate_atoi,
     known_answers=lambda: [KnownAnswer("12345678, 00000000, 99999999", {"words": np.array(
         [digits_word(t) for t in ("12345678", "00000000", "99999999")], np.uint64)},
@@ -277,7 +279,7 @@ def _strings(n, seed):
 STRLEN = Kernel(
     id="poker.strlen", description="lengths of NUL-terminated strings (8-byte aligned)", unit="string",
     workloads=(WorkloadKind("random", lambda n, seed: (_strings(n, seed), n), "random strings of 0..63 bytes",
-                            default_size=1 << 12, test_size=300, bytes_per_op=400),),
+                            default_size=1 << 12, test_size=300, bytes_per_op=400, default=False),),
     reference=strlen_reference,
     known_answers=lambda: [KnownAnswer("'', 'a', 'seven77', 'eight888'", pack_strings(
         [b"", b"a", b"seven77", b"eight888"]), np.array([0, 1, 7, 8], np.int64), "hand-checked", size=4)],

@@ -92,18 +92,12 @@ SIGNED_BUG = ("reproduces the talk's comparison: codes as signed int32 compared 
 IMPLEMENTATIONS = [
     Implementation("poker.rank7", "c-swar", "cffi-scalar", _rank7("scalar", 1), ("cc",),
                    "SWAR rank counts, greaterEqual<N>, straights by the addition chain; one thread"),
-    Implementation("poker.rank7", "c-swar-mt", "cffi-scalar", _rank7("scalar", 0), ("cc",),
-                   "the scalar SWAR evaluator with the batch split over every core"),
     Implementation("poker.rank7", "c-bmi2", "cffi-bmi2", _rank7("bmi2", 1), ("cc", "bmi2", "popcnt"),
                    "pext gathers rank masks, popcnt counts suits; one thread"),
     Implementation("poker.rank7", "c-bmi2-mt", "cffi-bmi2", _rank7("bmi2", 0), ("cc", "bmi2", "popcnt"),
                    "the BMI2 evaluator with the batch split over every core"),
     Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
                    "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread"),
-    Implementation("poker.equity", "c-talk-mt", "cffi-scalar", _equity("scalar", TALK, 0), ("cc",),
-                   "the talk's method, boards split over every core"),
-    Implementation("poker.equity", "c-talk-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK, 0),
-                   ("cc", "bmi2", "popcnt"), "the talk's method with the BMI2 evaluator, every core"),
     Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),
                    ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each starting from the "
                    "board's rank counts, flushes looked for only where the board allows one; one thread"),

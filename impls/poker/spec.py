@@ -285,7 +285,7 @@ RANK7 = Kernel(
     unit="hand",
     workloads=(
         WorkloadKind("random", lambda n, seed: ({"hands": random_hands(n, seed)}, n),
-                     "uniformly random 7-card hands", default_size=1 << 16, test_size=2000, bytes_per_op=1200),
+                     "uniformly random 7-card hands", default_size=1 << 15, test_size=2000, bytes_per_op=1200),
         WorkloadKind("categories7", lambda n, seed: ({"exhaustive": True}, N_ALL7),
                      "all 133,784,560 seven-card hands: category counts and distinct codes against the data",
                      default_size=N_ALL7, default=False, fixed_size=True, bytes_per_op=0.01),

@@ -303,7 +303,8 @@ static void *talk_job(void *arg) {
  * hero's cards, and only the smallest board of each orbit is ranked. */
 typedef struct {
     int32_t *memo_index; /* 13^5 rank multisets -> slot + 1 */
-    int64_t (*memo)[3];
+    uint32_t (*codes)[91]; /* per slot: the code of each opponent rank class without a flush */
+    int64_t (*memo)[4];    /* per slot: wins, ties, losses on a board without a flush draw, and a done flag */
     int nmemo;
 } smart_t;
 
@@ -313,9 +314,27 @@ static inline uint64_t permute_suits(uint64_t h, const int *perm) {
     return out;
 }
 
-static void smart_classes(uint64_t hero, uint64_t board, uint32_t mine, int fsuit, int64_t *wtl) {
+/* the slot of a board's rank multiset, its 91 class codes computed the first time it is seen */
+static int smart_slot(smart_t *st, uint64_t board) {
+    int key = 0;
+    for (uint64_t b = board; b; b &= b - 1) key = key * 13 + (__builtin_ctzll(b) >> 2);
+    int32_t slot = st->memo_index[key];
+    if (!slot) {
+        slot = ++st->nmemo;
+        st->memo_index[key] = slot;
+        uint64_t bc = rank_counts(board);
+        int k = 0;
+        for (int r1 = 0; r1 < 13; r1++)
+            for (int r2 = r1; r2 < 13; r2++)
+                st->codes[slot - 1][k++] = rank_by_counts(bc + (1ULL << (4 * r1)) + (1ULL << (4 * r2)));
+        st->memo[slot - 1][3] = 0;
+    }
+    return slot - 1;
+}
+
+static void smart_classes(const uint32_t *codes, uint64_t hero, uint64_t board, uint32_t mine, int fsuit,
+                          int64_t *wtl) {
     uint64_t dead = hero | board;
-    uint64_t bc = rank_counts(board);
     uint64_t dc = rank_counts(dead);
     int avail[13], fs[13];
     for (int r = 0; r < 13; r++) {
@@ -324,9 +343,9 @@ static void smart_classes(uint64_t hero, uint64_t board, uint32_t mine, int fsui
     }
     int bsuit = fsuit >= 0 ? (int)nibble_bits((board >> fsuit) & NIB) : 0;
     int64_t w = 0, t = 0, l = 0;
+    int k = 0;
     for (int r1 = 0; r1 < 13; r1++) {
-        if (!avail[r1]) continue;
-        for (int r2 = r1; r2 < 13; r2++) {
+        for (int r2 = r1; r2 < 13; r2++, k++) {
             int64_t n, nflush = 0;
             if (r1 == r2) {
                 n = avail[r1] * (avail[r1] - 1) / 2;
@@ -339,22 +358,34 @@ static void smart_classes(uint64_t hero, uint64_t board, uint32_t mine, int fsui
             if (bsuit == 5) nflush = n;
             n -= nflush;
             if (n <= 0) continue;
-            uint32_t theirs = rank_by_counts(bc + (1ULL << (4 * r1)) + (1ULL << (4 * r2)));
+            uint32_t theirs = codes[k];
             if (mine > theirs) w += n; else if (mine == theirs) t += n; else l += n;
         }
     }
-    if (fsuit >= 0) { /* the hands that can make a flush, one by one */
-        int free_cards[52], nf = 0;
-        for (int i = 0; i < 52; i++)
-            if (!((dead >> i) & 1)) free_cards[nf++] = i;
-        for (int a = 1; a < nf; a++) {
-            int sa = (free_cards[a] & 3) == fsuit;
-            for (int b = 0; b < a; b++) {
-                int suited = sa + ((free_cards[b] & 3) == fsuit);
-                if (bsuit + suited < 5) continue;
-                uint32_t theirs = rank7(board | 1ULL << free_cards[a] | 1ULL << free_cards[b]);
+    if (fsuit >= 0) {
+        /* The hands that make a flush, one by one: it is their best hand (a flush excludes quads and full
+           houses in 7 cards), so their code is the flush code of the suit's ranks. */
+        uint32_t bfm = gather((board >> fsuit) & NIB);
+        int suited[13], ns = 0, other[52], no = 0;
+        for (int i = 0; i < 52; i++) {
+            if ((dead >> i) & 1) continue;
+            if ((i & 3) == fsuit) suited[ns++] = i >> 2; else other[no++] = i;
+        }
+        for (int a = 0; a < ns; a++) {
+            for (int b = 0; b < a; b++) { /* both hole cards of the suit */
+                uint32_t theirs = flush_code(bfm | 1u << suited[a] | 1u << suited[b]);
                 if (mine > theirs) w++; else if (mine == theirs) t++; else l++;
             }
+            if (bsuit >= 4) { /* one of the suit, one of another suit */
+                uint32_t theirs = flush_code(bfm | 1u << suited[a]);
+                int64_t n = no;
+                if (mine > theirs) w += n; else if (mine == theirs) t += n; else l += n;
+            }
+        }
+        if (bsuit == 5) { /* no card of the suit: the board's flush, or better from the hole cards' ranks */
+            uint32_t theirs = flush_code(bfm);
+            int64_t n = (int64_t)no * (no - 1) / 2;
+            if (mine > theirs) w += n; else if (mine == theirs) t += n; else l += n;
         }
     }
     wtl[0] += w; wtl[1] += t; wtl[2] += l;
@@ -364,22 +395,19 @@ static void smart_board(smart_t *st, uint64_t hero, uint64_t board, int64_t weig
     int fsuit = -1;
     for (int s = 0; s < 4; s++)
         if (nibble_bits((board >> s) & NIB) >= 3) fsuit = s;
+    int slot = smart_slot(st, board);
     int64_t wtl[3] = {0, 0, 0};
     if (fsuit < 0) {
         /* no flush for anyone: the result depends on the board's ranks only */
-        int key = 0;
-        for (uint64_t b = board; b; b &= b - 1) key = key * 13 + (__builtin_ctzll(b) >> 2);
-        int32_t slot = st->memo_index[key];
-        if (!slot) {
-            slot = ++st->nmemo;
-            st->memo_index[key] = slot;
-            int64_t *m = st->memo[slot - 1];
+        int64_t *m = st->memo[slot];
+        if (!m[3]) {
             m[0] = m[1] = m[2] = 0;
-            smart_classes(hero, board, rank7(hero | board), -1, m);
+            smart_classes(st->codes[slot], hero, board, rank7(hero | board), -1, m);
+            m[3] = 1;
         }
-        memcpy(wtl, st->memo[slot - 1], sizeof wtl);
+        memcpy(wtl, m, sizeof wtl);
     } else {
-        smart_classes(hero, board, rank7(hero | board), fsuit, wtl);
+        smart_classes(st->codes[slot], hero, board, rank7(hero | board), fsuit, wtl);
     }
     for (int k = 0; k < 3; k++) acc[k] += weight * wtl[k];
 }
@@ -393,7 +421,8 @@ static void *smart_job(void *arg) {
     job_t *j = arg;
     smart_t st;
     st.memo_index = calloc(371293, sizeof(int32_t));
-    st.memo = malloc(sizeof(int64_t[3]) * 6200);
+    st.memo = malloc(sizeof(int64_t[4]) * 6200);
+    st.codes = malloc(sizeof(uint32_t[91]) * 6200);
     st.nmemo = 0;
     int group[24][4], ng = 0;
     if (j->mode) /* suit isomorphism: the permutations that map the hero's cards onto themselves */
@@ -417,6 +446,7 @@ static void *smart_job(void *arg) {
     }
     free(st.memo_index);
     free(st.memo);
+    free(st.codes);
     return NULL;
 }
 
