@@ -37,7 +37,7 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
         "speedup": base / seconds[impl] if seconds.get(impl) else math.nan,
         "article_s": article if article is not None else math.nan,
         "article_speedup": article_base / article if article else math.nan,
-    } for variation, article, impl in ARTICLE_TABLE])
+    } for variation, article, impl in ARTICLE_TABLE]).round({"time_s": 4, "speedup": 2, "article_speedup": 2})
     return ReportSection(
         title="Knuth 4p6c, each game on its own, by scoring variation (the article's table, seed 001)",
         table=table,

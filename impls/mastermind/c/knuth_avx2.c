@@ -1,5 +1,6 @@
 /* Knuth's algorithm scoring byte-sliced rows of possible secrets, built for avx2, a candidate dropped as soon
- * as its largest part shows it cannot beat the best so far. */
+ * as its largest part shows it cannot beat the best so far, only the lowest codeword of each class of
+ * interchangeable colors tried, and the possible secrets tried first (see knuth_core.h). */
 #define ROW_BATCH 1
 #define PRUNE 1
 #define SMALL_NP 12

@@ -4,8 +4,9 @@
  *
  * The including file picks the scoring: either PAIR_SCORE(x, guess_index, secret_index) (the article's scalar
  * variations, every score computed, as the article did) or ROW_BATCH (byte-sliced rows of possible secrets
- * scored 64 or 32 at a time, with PRUNE stopping a Knuth candidate as soon as its largest part shows it
- * cannot win). Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score
+ * scored 64 or 32 at a time). PRUNE adds exact shortcuts: a Knuth candidate stops as soon as its largest part
+ * shows it cannot win, only the lowest codeword of each class of interchangeable colors is tried, and the
+ * possible secrets go first so the search ends when one of them reaches the best key any guess could. Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score
  * histories once, so games sharing a history share one search. */
 #include "mm_score.h"
 #include <stdlib.h>
@@ -50,6 +51,27 @@ MM_INLINE int rank_of(const mm_ctx *x, const int *cnt, int np) {
     return best;
 }
 
+MM_INLINE unsigned color_mask(uint32_t code, int pins) {
+    unsigned m = 0;
+    for (int k = 0; k < pins; k++) m |= 1u << ((code >> (4 * k)) & 15);
+    return m;
+}
+
+/* Is code the lowest of the codewords that relabel its colors within the set z and within the set f? That is,
+ * do the colors of each set first appear, reading from the first pin, in increasing order from the set's
+ * lowest color? */
+MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
+    unsigned seen = 0;
+    for (int k = pins - 1; k >= 0; k--) {
+        unsigned bit = 1u << ((code >> (4 * k)) & 15), set = bit & z ? z : bit & f ? f : 0;
+        if (!set || (seen & bit)) continue;
+        unsigned unseen = set & ~seen;
+        if (bit != (unseen & -unseen)) return 0;
+        seen |= bit;
+    }
+    return 1;
+}
+
 /* The next guess for the possible secrets poss[0..np). */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -75,6 +97,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
      * a possible secret reaches it, so when one does, the lowest such one is the answer and the scan of all
      * codewords is skipped (pass 0 tries the possible secrets, in ascending order, first). */
     int rank_max = x->strategy == 0 ? np - (np + x->nvalid - 1) / x->nvalid : (np < x->nvalid ? np : x->nvalid);
+    /* Interchangeable colors: those no possible secret holds (z), and those never played that some possible
+     * secret holds (f). Relabelling colors within z or within f leaves a guess's parts and its membership in
+     * the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
+    unsigned played_colors = 0, present = 0, all = ((1u << (x->colors + 1)) - 1) & ~1u;
+    for (int g = 0; g < x->n; g++)
+        if (x->played[g]) played_colors |= color_mask(x->codes[g], pins);
+    for (int i = 0; i < np; i++) present |= color_mask(x->codes[poss[i]], pins);
+    const unsigned z = all & ~present, f = all & present & ~played_colors;
     for (int pass = 0; pass < 2; pass++) {
         const int count = pass == 0 ? np : x->n;
         best = -1, best_key = -1;
@@ -85,6 +115,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
         const int g = pass == 0 ? poss[t] : t;
         if (x->played[g]) continue;
+#ifdef PRUNE
+        if (!lowest_of_class(x->codes[g], pins, z, f)) continue;
+#endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #ifdef ROW_BATCH
         if (np <= SMALL_NP) {
