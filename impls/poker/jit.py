@@ -94,7 +94,7 @@ def kernels():
             out[i] = rank7(hands[i])
         return out
 
-    @numba.njit(inline="always")
+    @numba.njit
     def talk_board(hero, board):
         dead = hero | board
         mine = rank7(dead)
@@ -121,22 +121,26 @@ def kernels():
         return w, t, lose
 
     @numba.njit(nogil=True, parallel=True)
-    def equity_talk(hero, boards):
+    def over_boards(board_fn, hero, boards):
         n = boards.shape[0]
         res = np.zeros((n, 3), np.int64)
         for i in numba.prange(n):
-            w, t, lose = talk_board(hero, boards[i])
+            w, t, lose = board_fn(hero, boards[i])
             res[i, 0] = w
             res[i, 1] = t
             res[i, 2] = lose
         return res.sum(axis=0)
+
+    @numba.njit(nogil=True)
+    def equity_talk(hero, boards):
+        return over_boards(talk_board, hero, boards)
 
     @numba.njit(inline="always")
     def rank_counts(h):
         c = h - ((h >> S1) & M55)
         return (c & M33) + ((c >> S2) & M33)
 
-    @numba.njit(inline="always")
+    @numba.njit
     def hoisted_board(hero, board):
         """the talk's 990 classifications, each from the board's rank counts plus two nibbles; a flush is
         looked for only when the board holds three cards of a suit and the hand adds enough of them"""
@@ -150,27 +154,30 @@ def kernels():
             if k >= 3:
                 fsuit = s
                 bsuit = k
-        free = np.empty(45, np.int64)
+        nib = np.empty(45, np.uint64)  # each free card's rank nibble bit, its card bit, and its suit count
+        card = np.empty(45, np.uint64)
+        suited = np.empty(45, np.int64)
         nf = 0
         for i in range(52):
-            if not (dead >> U(i)) & U(1):
-                free[nf] = i
+            bit = U(1) << U(i)
+            if not (dead & bit):
+                nib[nf] = U(1) << U(i & ~3)
+                card[nf] = bit
+                suited[nf] = 1 if (i & 3) == fsuit else 0
                 nf += 1
         w = 0
         t = 0
         lose = 0
         for a in range(1, nf):
-            ca = free[a]
-            ba = bc + (U(1) << U(ca & ~3))
-            sa = bsuit + (1 if (ca & 3) == fsuit else 0)
+            ba = bc + nib[a]
+            sa = bsuit + suited[a]
             for b in range(a):
-                cb = free[b]
-                if fsuit >= 0 and sa + (1 if (cb & 3) == fsuit else 0) >= 5:
-                    fm = gather(((board | (U(1) << U(ca)) | (U(1) << U(cb))) >> U(fsuit)) & NIB)
+                if sa + suited[b] >= 5:
+                    fm = gather(((board | card[a] | card[b]) >> U(fsuit)) & NIB)
                     st = straight_t[fm]
                     theirs = (8 << 28) | (1 << st) if st >= 0 else (5 << 28) | keep_t[5, fm]
                 else:
-                    theirs = rank_by_counts(ba + (U(1) << U(cb & ~3)))
+                    theirs = rank_by_counts(ba + nib[b])
                 if mine > theirs:
                     w += 1
                 elif mine == theirs:
@@ -179,16 +186,9 @@ def kernels():
                     lose += 1
         return w, t, lose
 
-    @numba.njit(nogil=True, parallel=True)
+    @numba.njit(nogil=True)
     def equity_hoisted(hero, boards):
-        n = boards.shape[0]
-        res = np.zeros((n, 3), np.int64)
-        for i in numba.prange(n):
-            w, t, lose = hoisted_board(hero, boards[i])
-            res[i, 0] = w
-            res[i, 1] = t
-            res[i, 2] = lose
-        return res.sum(axis=0)
+        return over_boards(hoisted_board, hero, boards)
 
     _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_talk=equity_talk,
                      equity_hoisted=equity_hoisted)
