@@ -281,3 +281,15 @@ def test_the_article_table_divides_by_simple_loops_and_shows_the_articles_figure
     assert t.loc["c-sse2", "article_s"] == 0.9237 and t.loc["c-sse2", "article_speedup"] == 4.87
     assert t.loc[names[-1], "status"] == "SKIP" and np.isnan(t.loc[names[-1], "time_s"])
     assert report.build(frame.assign(workload="shared-4p6c")) is None
+
+
+# -- the play command -------------------------------------------------------------------------------------------
+def test_the_play_command_prints_the_totals_and_names_bad_input():
+    from conftest import swarbench
+
+    done = swarbench("mastermind", "play", "--pins", "3", "--colors", "4", "--first", "112")
+    want = spec.reference_knuth(spec.knuth_inputs(3, 4, "112")).astype(int)
+    assert done.returncode == 0, done.stderr
+    assert f"64 games, {want.sum()} guesses" in done.stdout and f"at most {want.max()}" in done.stdout
+    bad = swarbench("mastermind", "play", "--pins", "4", "--colors", "6", "--first", "1127")
+    assert bad.returncode == 2 and "pin color 7" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -5,7 +5,7 @@ jit.py, native.py with its C source in c/) and append an ``Implementation`` to t
 """
 from harness import hookimpl
 
-from . import jit, native, python, report, spec, vectorized
+from . import command, jit, native, python, report, spec, vectorized
 
 FAMILIES = (python, vectorized, jit, native)
 
@@ -27,3 +27,8 @@ def swarbench_add_implementations(registry):
 def swarbench_add_reports(registry):
     for suite_report in report.REPORTS:
         registry.add_report(suite_report)
+
+
+@hookimpl
+def swarbench_add_commands(registry):
+    registry.add_command(command.COMMAND)

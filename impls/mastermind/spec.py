@@ -387,7 +387,6 @@ KNUTH_WORKLOADS = (
     _knuth_kind("each-4p6c", 4, 6, "1122", "each", False),  # the article's table; seconds per call
     _knuth_kind("shared-4p6c", 4, 6, "1122", "shared", True),
     _knuth_kind("most-parts-shared-4p6c", 4, 6, "1123", "shared", False, strategy="most_parts"),
-    _knuth_kind("shared-5p8c", 5, 8, "11223", "shared", False),
     _knuth_kind("shared-3p4c", 3, 4, "112", "shared", False),
 )
 

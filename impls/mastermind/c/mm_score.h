@@ -48,10 +48,8 @@ MM_INLINE int black_nibbles(uint32_t s, uint32_t g, int pins) {
 /* 3. Counting, written for the auto-vectoriser: a fixed 16-wide branch-free min and sum the compiler turns
  *    into byte-vector instructions, with b by the nibble test. */
 MM_INLINE uint8_t score_autovec(uint32_t s, const uint8_t *sc, uint32_t g, const uint8_t *gc, int pins) {
-    uint8_t m[16];
-    for (int c = 0; c < 16; c++) m[c] = sc[c] < gc[c] ? sc[c] : gc[c];
-    unsigned all = 0;
-    for (int c = 0; c < 16; c++) all += m[c];
+    uint8_t all = 0; /* at most 8: a byte-wide sum lets the compiler keep the 16 counts in one vector */
+    for (int c = 0; c < 16; c++) all += sc[c] < gc[c] ? sc[c] : gc[c];
     int b = black_nibbles(s, g, pins);
     return (uint8_t)((b << 4) | (all - b));
 }

@@ -1,0 +1,67 @@
+"""``swarbench mastermind play``: every game of any pPcC game played by one Knuth implementation, timed.
+
+For games whose reference would take hours (5p8c: 32,768 games), so no benchmark workload can verify them:
+the implementation is the same code the oracle verifies on 4p6c and on small games, and the command prints
+the total, the worst game and the time of one call.
+"""
+import time
+
+import numpy as np
+
+from harness.errors import UsageError
+from harness.model import Command, Workload
+
+from . import spec
+
+DEFAULT_IMPL = ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-counting")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("action", choices=["play"], help="play: every secret of the game, one timed call")
+    parser.add_argument("--pins", type=int, default=4)
+    parser.add_argument("--colors", type=int, default=6)
+    parser.add_argument("--first", default=None, help="first guess, e.g. 1122 (default: 1122 / 11223 ...)")
+    parser.add_argument("--strategy", default="knuth", help=f"one of {', '.join(spec.STRATEGIES)}")
+    parser.add_argument("--method", default="shared", help="each (every game on its own) or shared")
+    parser.add_argument("--impl", default=None, help="a mastermind.knuth implementation (default: the fastest here)")
+
+
+def _pick(registry, name):
+    from harness import features
+
+    impls = {i.name: i for i in registry.implementations_of("mastermind.knuth")}
+    if name is not None:
+        if name not in impls:
+            raise UsageError(f"no mastermind.knuth implementation {name!r} (there are: {', '.join(impls)})")
+        return impls[name]
+    for candidate in DEFAULT_IMPL:
+        if candidate in impls and not features.unavailable(impls[candidate].requires):
+            return impls[candidate]
+    raise UsageError("no C implementation of mastermind.knuth can run on this machine")
+
+
+def default_first(pins: int) -> str:
+    """1122 for 4 pins, 11223 for 5, 112233 for 6: pairs of colors, the customary opening."""
+    return "".join(str(1 + k // 2) for k in range(pins))
+
+
+def run(args, registry) -> int:
+    spec.check_game(args.pins, args.colors)
+    first = args.first or default_first(args.pins)
+    inputs = spec.knuth_inputs(args.pins, args.colors, spec.pack(first, args.pins, args.colors),
+                               strategy=args.strategy, method=args.method)
+    spec.validate_knuth(inputs)
+    impl = _pick(registry, args.impl)
+    batch = impl.prepare(Workload("mastermind.knuth", "play", len(inputs["secrets"]), inputs))
+    start = time.perf_counter()
+    out = np.asarray(batch())
+    seconds = time.perf_counter() - start
+    s = spec.summarize_knuth(out)
+    print(f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}, {impl.name}): "
+          f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}; "
+          f"{seconds:.3f} s")
+    return 0
+
+
+COMMAND = Command("mastermind", "play every game of a Mastermind game with Knuth's algorithm: "
+                  "`swarbench mastermind play --pins 5 --colors 8`", add_arguments, run)
