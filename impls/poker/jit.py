@@ -94,32 +94,6 @@ def kernels():
             out[i] = rank7(hands[i])
         return out
 
-    @numba.njit
-    def talk_board(hero, board):
-        dead = hero | board
-        mine = rank7(dead)
-        free = np.empty(45, np.uint64)
-        nf = 0
-        for i in range(52):
-            bit = U(1) << U(i)
-            if not (dead & bit):
-                free[nf] = bit
-                nf += 1
-        w = 0
-        t = 0
-        lose = 0
-        for a in range(1, nf):
-            ba = board | free[a]
-            for b in range(a):
-                theirs = rank7(ba | free[b])
-                if mine > theirs:
-                    w += 1
-                elif mine == theirs:
-                    t += 1
-                else:
-                    lose += 1
-        return w, t, lose
-
     @numba.njit(nogil=True, parallel=True)
     def over_boards(board_fn, hero, boards):
         n = boards.shape[0]
@@ -131,10 +105,6 @@ def kernels():
             res[i, 2] = lose
         return res.sum(axis=0)
 
-    @numba.njit(nogil=True)
-    def equity_talk(hero, boards):
-        return over_boards(talk_board, hero, boards)
-
     @numba.njit(inline="always")
     def rank_counts(h):
         c = h - ((h >> S1) & M55)
@@ -142,7 +112,7 @@ def kernels():
 
     @numba.njit
     def hoisted_board(hero, board):
-        """the talk's 990 classifications, each from the board's rank counts plus two nibbles; a flush is
+        """the talk's method, 990 classifications, each from the board's rank counts plus two nibbles; a flush is
         looked for only when the board holds three cards of a suit and the hand adds enough of them"""
         dead = hero | board
         mine = rank7(dead)
@@ -190,8 +160,7 @@ def kernels():
     def equity_hoisted(hero, boards):
         return over_boards(hoisted_board, hero, boards)
 
-    _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_talk=equity_talk,
-                     equity_hoisted=equity_hoisted)
+    _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_hoisted=equity_hoisted)
     return _compiled
 
 
@@ -237,8 +206,6 @@ IMPLEMENTATIONS = [
                    "the SWAR evaluator compiled by numba; one thread"),
     Implementation("poker.rank7", "numba-swar-prange", "numba", _rank7(True), ("module:numba",),
                    "the SWAR evaluator with prange over the batch"),
-    Implementation("poker.equity", "numba-talk-prange", "numba", _equity("equity_talk"), ("module:numba",),
-                   "the talk's method, prange over the boards"),
     Implementation("poker.equity", "numba-talk-hoisted-prange", "numba", _equity("equity_hoisted"),
                    ("module:numba",), "the talk's 990 classifications per board, each from the board's rank "
                    "counts, flushes only where possible; prange over the boards"),
