@@ -5,9 +5,9 @@ jit.py, native.py with its C source in c/) and append an ``Implementation`` to t
 """
 from harness import hookimpl
 
-from . import command, jit, native, python, report, spec, vectorized
+from . import command, jit, jit_knuth, native, python, report, spec, vectorized
 
-FAMILIES = (python, vectorized, jit, native)
+FAMILIES = (python, vectorized, jit, jit_knuth, native)
 
 
 @hookimpl

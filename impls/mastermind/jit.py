@@ -118,7 +118,8 @@ def _kernels():
         return out
 
     _compiled.update(naive_cross=naive_cross, naive_pairs=naive_pairs, swar_cross=swar_cross,
-                     swar_pairs=swar_pairs, sliced_cross=sliced_cross, sliced_pairs=sliced_pairs)
+                     swar_pairs=swar_pairs, sliced_cross=sliced_cross, sliced_pairs=sliced_pairs,
+                     sliced_row=sliced_row)
     return _compiled
 
 

@@ -105,7 +105,7 @@ def _prepare_score(source, isa, flags, layout):
 SCORE_VARIANTS = [
     ("c-simple-loops", "cffi-scalar", "score_simple.c", (), SCALAR, "packed"),
     ("c-counting", "cffi-scalar", "score_counting.c", (), SCALAR, "packed"),
-    ("c-counting-autovec", "cffi-scalar", "score_autovec.c", ("sse2",), (), "packed"),
+    ("c-counting-autovec", "cffi-autovec", "score_autovec.c", ("sse2",), (), "packed"),
     ("c-sse2", "cffi-sse2", "score_sse2.c", ("sse2", "popcnt"), (), "packed"),
     ("c-sliced-avx2", "cffi-avx2", "score_avx2.c", ("avx2",), (), "sliced"),
     ("c-sliced-avx512", "cffi-avx512", "score_avx512.c", ("avx512bw",), (), "sliced"),
@@ -153,7 +153,7 @@ def _prepare_knuth(source, isa, flags):
 KNUTH_VARIANTS = [
     ("c-simple-loops", "cffi-scalar", "knuth_simple.c", (), SCALAR, "the article's simple loops"),
     ("c-counting", "cffi-scalar", "knuth_counting.c", (), SCALAR, "the article's counting, scalar"),
-    ("c-counting-autovec", "cffi-scalar", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised"),
+    ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised"),
     ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2"),
     ("c-sliced-avx2-full", "cffi-avx2", "knuth_avx2_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score"),
     ("c-sliced-avx512-full", "cffi-avx512", "knuth_avx512_full.c", ("avx512bw", "popcnt"), (),
