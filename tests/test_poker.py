@@ -177,6 +177,13 @@ def test_full_enumeration_reference_is_the_data_row():
     assert len(spec.boards_of(spec.hero_hand("sA cA"))) == spec.N_BOARDS
 
 
+def test_pure_python_full_enumeration_gets_the_data_totals():
+    # grouped by flush draw and rank multiset; shares no code with the C smart method's board-by-board walk
+    row = data("headsup_exact")
+    got = python.equity_full(spec.hero_hand("sA cA"))
+    assert list(got) == [row[f"AA(sA cA) vs random hand [correct] {k}"] for k in ("wins", "ties", "losses")]
+
+
 def test_the_talks_signed_comparison_fails_with_the_5670_games():
     kernel = REG.kernels["poker.equity"]
     impl = next(i for i in EQUITY if i.name == "c-talk-signed")

@@ -6,6 +6,8 @@ boards without a flush draw remembered per rank multiset).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from harness.model import Implementation, TooSlow
@@ -246,8 +248,133 @@ class Smart:
         return w, t, lose
 
 
+PAIRS = [(r1, r2) for r1 in range(13) for r2 in range(r1, 13)]
+
+
+def _suit_orbits(hero: int) -> list[tuple[int, int]]:
+    """(representative suit, orbit size) under the suit permutations that map the hero's cards onto themselves"""
+    import itertools
+
+    group = [p for p in itertools.permutations(range(4))
+             if sum(((hero >> s) & NIB) << p[s] for s in range(4)) == hero]
+    orbits = {}
+    for s in range(4):
+        orbits.setdefault(min(p[s] for p in group), set()).add(s)
+    return [(rep, len(members)) for rep, members in sorted(orbits.items())]
+
+
+def equity_full(hero: int) -> tuple[int, int, int]:
+    """Every board and opponent hand at once, without visiting the 2,118,760 boards one by one.
+
+    A board either holds three or more cards of one suit (a flush draw: its suit s, the k ranks F it holds in s,
+    and the ranks of its 5 - k cards of other suits), or not, and then only its rank multiset matters. Flush-draw
+    boards are grouped by (s, F, off-suit ranks), weighted by how many boards share them (and by the size of s's
+    orbit under the hero's suit symmetries); every other board is counted per rank multiset as all boards of that
+    multiset minus its flush-draw boards. Inside a group, opponents are the 91 rank classes (weighted by the hands
+    left in each) plus the hands that make a flush, counted against the hero by bisection.
+    """
+    import bisect
+    import itertools
+
+    hero_cards = [c for c in range(52) if hero >> c & 1]
+    hero_rc = [sum(1 for c in hero_cards if c >> 2 == r) for r in range(13)]
+    hero_word = rank_counts(hero)
+    codes_of: dict[int, list[int]] = {}
+
+    def class_codes(bc: int) -> list[int]:
+        if bc not in codes_of:
+            codes_of[bc] = [rank_by_counts(bc + (1 << 4 * r1) + (1 << 4 * r2)) for r1, r2 in PAIRS]
+        return codes_of[bc]
+
+    def classes(bc, mine, fs, bsuit):
+        avail = [4 - (bc >> 4 * r & 15) - hero_rc[r] for r in range(13)]
+        w = t = lose = 0
+        for (r1, r2), theirs in zip(PAIRS, class_codes(bc)):
+            a1 = avail[r1]
+            if r1 == r2:
+                n = a1 * (a1 - 1) // 2
+                if bsuit == 4:
+                    n -= fs[r1] * (a1 - 1)
+            else:
+                a2 = avail[r2]
+                n = a1 * a2
+                if bsuit == 3:
+                    n -= fs[r1] * fs[r2]
+                elif bsuit == 4:
+                    n -= fs[r1] * a2 + a1 * fs[r2] - fs[r1] * fs[r2]
+            if n <= 0 or bsuit == 5:
+                continue
+            if mine > theirs:
+                w += n
+            elif mine == theirs:
+                t += n
+            else:
+                lose += n
+        return w, t, lose
+
+    total = [0, 0, 0]
+    draw_boards: dict[int, int] = {}
+    for s, weight in _suit_orbits(hero):
+        hero_s = sum(1 << (c >> 2) for c in hero_cards if c & 3 == s)
+        open_s = [r for r in range(13) if not hero_s >> r & 1]
+        off = [3 - sum(1 for c in hero_cards if c >> 2 == r and c & 3 != s) for r in range(13)]
+        for k in (3, 4, 5):
+            for flush_ranks in itertools.combinations(open_s, k):
+                fmask = sum(1 << r for r in flush_ranks)
+                fword = sum(1 << 4 * r for r in flush_ranks)
+                fs = [int(not (fmask | hero_s) >> r & 1) for r in range(13)]
+                suited = [r for r in range(13) if fs[r]]
+                others = 45 - len(suited)
+                flush_hands = [(flush_code(fmask | 1 << a | 1 << b), 1) for a, b in itertools.combinations(suited, 2)]
+                if k >= 4:
+                    flush_hands += [(flush_code(fmask | 1 << a), others) for a in suited]
+                if k == 5:
+                    flush_hands.append((flush_code(fmask), others * (others - 1) // 2))
+                flush_hands.sort()
+                fcodes = [c for c, _ in flush_hands]
+                below = list(itertools.accumulate((n for _, n in flush_hands), initial=0))
+                rest = itertools.combinations_with_replacement(range(13), 5 - k)
+                for ranks in rest:
+                    mult = 1
+                    for r in set(ranks):
+                        mult *= math.comb(off[r], ranks.count(r))
+                    if not mult:
+                        continue
+                    bc = fword + sum(1 << 4 * r for r in ranks)
+                    draw_boards[bc] = draw_boards.get(bc, 0) + mult * weight
+                    if k + hero_s.bit_count() >= 5:
+                        mine = flush_code(fmask | hero_s)
+                    else:
+                        mine = rank_by_counts(bc + hero_word)
+                    w, t, lose = classes(bc, mine, fs, k)
+                    lo, hi = bisect.bisect_left(fcodes, mine), bisect.bisect_right(fcodes, mine)
+                    w += below[lo]
+                    t += below[hi] - below[lo]
+                    lose += below[-1] - below[hi]
+                    m = mult * weight
+                    total[0] += w * m
+                    total[1] += t * m
+                    total[2] += lose * m
+    no_flush = [0] * 13
+    for ranks in itertools.combinations_with_replacement(range(13), 5):
+        boards = 1
+        for r in set(ranks):
+            boards *= math.comb(4 - hero_rc[r], ranks.count(r))
+        bc = sum(1 << 4 * r for r in ranks)
+        boards -= draw_boards.get(bc, 0)
+        if boards > 0:
+            w, t, lose = classes(bc, rank_by_counts(bc + hero_word), no_flush, 0)
+            total[0] += w * boards
+            total[1] += t * boards
+            total[2] += lose * boards
+    return total[0], total[1], total[2]
+
+
 def _equity(method, limit):
     def prepare(workload):
+        if method == "smart" and workload.inputs.get("full"):
+            hero = int(workload.inputs["hero"])
+            return lambda: np.array(equity_full(hero), np.int64)
         boards = [int(b) for b in workload.inputs["boards"]]
         if len(boards) > limit:
             raise TooSlow(f"{len(boards):,} boards in pure Python by this method (limit {limit:,})")
@@ -275,7 +402,8 @@ IMPLEMENTATIONS = [
     Implementation("poker.equity", "python-talk", "python-swar", _equity("talk", 300),
                    description="the talk's method with the SWAR evaluator on Python ints"),
     Implementation("poker.equity", "python-smart", "python-swar", _equity("smart", 5000),
-                   description="91 rank classes per board + flush hands one by one, memo per rank multiset"),
+                   description="91 rank classes per board + flush hands one by one, memo per rank multiset; the "
+                               "full enumeration grouped by flush draw and rank multiset, never board by board"),
 ]
 
 
