@@ -185,12 +185,56 @@ def talk_board(hero: int, board: int) -> tuple[int, int, int]:
     return w, t, lose
 
 
+PAIRS = [(r1, r2) for r1 in range(13) for r2 in range(r1, 13)]
+
+
+def class_codes(bc: int, cache: dict) -> list[int]:
+    """the code of each of the 91 hole-card rank classes on a board with rank counts bc, without a flush
+    (remembered in ``cache``, which lives as long as one batch call)"""
+    codes = cache.get(bc)
+    if codes is None:
+        codes = cache[bc] = [rank_by_counts(bc + (1 << 4 * r1) + (1 << 4 * r2)) for r1, r2 in PAIRS]
+    return codes
+
+
+def class_counts(codes, avail, fs, bsuit, mine):
+    """wins, ties, losses against the opponent hands that cannot make a flush, one rank class at a time:
+    avail[r] cards of rank r are left, fs[r] says whether the flush suit's card of rank r is among them, and
+    bsuit is how many board cards that suit holds (hands completing a flush are counted elsewhere)"""
+    w = t = lose = 0
+    if bsuit == 5:
+        return w, t, lose
+    for (r1, r2), theirs in zip(PAIRS, codes):
+        a1 = avail[r1]
+        if r1 == r2:
+            n = a1 * (a1 - 1) // 2
+            if bsuit == 4:
+                n -= fs[r1] * (a1 - 1)
+        else:
+            a2 = avail[r2]
+            n = a1 * a2
+            if bsuit == 3:
+                n -= fs[r1] * fs[r2]
+            elif bsuit == 4:
+                n -= fs[r1] * a2 + a1 * fs[r2] - fs[r1] * fs[r2]
+        if n <= 0:
+            continue
+        if mine > theirs:
+            w += n
+        elif mine == theirs:
+            t += n
+        else:
+            lose += n
+    return w, t, lose
+
+
 class Smart:
     """The smart method on a list of boards; see c/poker_core.c for the argument."""
 
     def __init__(self, hero: int):
         self.hero = hero
         self.memo: dict[int, tuple[int, int, int]] = {}
+        self.codes: dict[int, list[int]] = {}
 
     def board(self, board: int) -> tuple[int, int, int]:
         fsuit = next((s for s in range(4) if (board >> s & NIB).bit_count() >= 3), -1)
@@ -208,28 +252,7 @@ class Smart:
         avail = [4 - (dc >> 4 * r & 15) for r in range(13)]
         fs = [int(fsuit >= 0 and not dead >> (4 * r + fsuit) & 1) for r in range(13)]
         bsuit = (board >> fsuit & NIB).bit_count() if fsuit >= 0 else 0
-        w = t = lose = 0
-        for r1 in range(13):
-            if not avail[r1]:
-                continue
-            for r2 in range(r1, 13):
-                if r1 == r2:
-                    n = avail[r1] * (avail[r1] - 1) // 2
-                    nflush = fs[r1] * (avail[r1] - 1) if bsuit == 4 else 0
-                else:
-                    n = avail[r1] * avail[r2]
-                    nflush = {3: fs[r1] * fs[r2],
-                              4: fs[r1] * avail[r2] + avail[r1] * fs[r2] - fs[r1] * fs[r2]}.get(bsuit, 0)
-                n -= n if bsuit == 5 else nflush
-                if n <= 0:
-                    continue
-                theirs = rank_by_counts(bc + (1 << 4 * r1) + (1 << 4 * r2))
-                if mine > theirs:
-                    w += n
-                elif mine == theirs:
-                    t += n
-                else:
-                    lose += n
+        w, t, lose = class_counts(class_codes(bc, self.codes), avail, fs, bsuit, mine)
         if fsuit >= 0:
             suit_bits = NIB << fsuit
             free = _free(dead)
@@ -246,9 +269,6 @@ class Smart:
                     else:
                         lose += 1
         return w, t, lose
-
-
-PAIRS = [(r1, r2) for r1 in range(13) for r2 in range(r1, 13)]
 
 
 def _suit_orbits(hero: int) -> list[tuple[int, int]]:
@@ -279,38 +299,11 @@ def equity_full(hero: int) -> tuple[int, int, int]:
     hero_cards = [c for c in range(52) if hero >> c & 1]
     hero_rc = [sum(1 for c in hero_cards if c >> 2 == r) for r in range(13)]
     hero_word = rank_counts(hero)
-    codes_of: dict[int, list[int]] = {}
-
-    def class_codes(bc: int) -> list[int]:
-        if bc not in codes_of:
-            codes_of[bc] = [rank_by_counts(bc + (1 << 4 * r1) + (1 << 4 * r2)) for r1, r2 in PAIRS]
-        return codes_of[bc]
+    cache: dict[int, list[int]] = {}
 
     def classes(bc, mine, fs, bsuit):
         avail = [4 - (bc >> 4 * r & 15) - hero_rc[r] for r in range(13)]
-        w = t = lose = 0
-        for (r1, r2), theirs in zip(PAIRS, class_codes(bc)):
-            a1 = avail[r1]
-            if r1 == r2:
-                n = a1 * (a1 - 1) // 2
-                if bsuit == 4:
-                    n -= fs[r1] * (a1 - 1)
-            else:
-                a2 = avail[r2]
-                n = a1 * a2
-                if bsuit == 3:
-                    n -= fs[r1] * fs[r2]
-                elif bsuit == 4:
-                    n -= fs[r1] * a2 + a1 * fs[r2] - fs[r1] * fs[r2]
-            if n <= 0 or bsuit == 5:
-                continue
-            if mine > theirs:
-                w += n
-            elif mine == theirs:
-                t += n
-            else:
-                lose += n
-        return w, t, lose
+        return class_counts(class_codes(bc, cache), avail, fs, bsuit, mine)
 
     total = [0, 0, 0]
     draw_boards: dict[int, int] = {}
