@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import assert_one_line_error, cli_env, swarbench
 from harness import InvalidInput, Workload, oracle, registry
 from impls.poker import blocks, native, python, spec
 
@@ -275,3 +276,20 @@ def test_block_bad_inputs_are_named():
         blocks.pack_strings([b"ab\0c"])
     with pytest.raises(InvalidInput, match="lane above 7"):
         blocks.GREATER_EQUAL.validate({"counts": np.array([0xF0], np.uint64)})
+
+
+# -- the command ------------------------------------------------------------------------------------------------
+def test_command_prints_equity_the_talks_way(tmp_path):
+    proc = swarbench("poker", "equity", "7h", "2c", "--boards", "5", "--impl", "python-smart",
+                     env=cli_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    counts = [int(line.split(":")[0]) for line in lines[:3]]
+    inputs = spec.equity_inputs("7h 2c", 5)
+    assert counts == spec.reference_equity(inputs).tolist() and int(lines[3]) == 5 * 990
+
+
+@pytest.mark.parametrize("hero, words", [(["sA", "sA"], "repeats the card 'sA'"),
+                                         (["sA", "xQ"], "'xQ' does not parse")])
+def test_command_names_a_bad_hero_hand_in_one_line(tmp_path, hero, words):
+    assert_one_line_error(swarbench("poker", "equity", *hero, "--boards", "5", env=cli_env(tmp_path)), words)

@@ -6,7 +6,7 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 """
 from harness import hookimpl
 
-from . import blocks, jit, native, python, report, spec, vectorized
+from . import blocks, command, jit, native, python, report, spec, vectorized
 
 
 @hookimpl
@@ -26,3 +26,8 @@ def swarbench_add_implementations(registry):
 def swarbench_add_reports(registry):
     for r in report.REPORTS:
         registry.add_report(r)
+
+
+@hookimpl
+def swarbench_add_commands(registry):
+    registry.add_command(command.COMMAND)
