@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.cbuild import build
-from harness.model import Implementation
+from harness.model import Implementation, TooSlow
 
 C_DIR = Path(__file__).parent / "c"
 CDEF = """
@@ -34,6 +34,28 @@ def module(isa: str):
     core = hashlib.sha256((C_DIR / "poker_core.c").read_bytes()).hexdigest()[:12]
     source, flags = ("bmi2.c", ("bmi2", "popcnt")) if isa == "bmi2" else ("swar.c", ())
     return build(f"poker_{isa}", C_DIR / source, CDEF, flags, (f"-DPOKER_CORE_SHA={core}", "-fno-tree-vectorize"))
+
+
+AVX512_RANK_CDEF = "void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n);"
+AVX512_RANK_NEEDS = ("cc", "avx512f", "avx512cd", "avx512_vpopcntdq")
+
+
+def _rank7_avx512(workload):
+    if workload.inputs.get("exhaustive"):
+        raise TooSlow("the exhaustive enumeration is written for the scalar evaluators (c-swar, c-bmi2)")
+    mod = build("poker_rank7_avx512", C_DIR / "rank7_avx512.c", AVX512_RANK_CDEF, ("avx512f", "avx512_vpopcntdq"),
+                ("-mavx512cd",))
+    hands = np.ascontiguousarray(workload.inputs["hands"])
+    out = np.empty(len(hands), np.uint32)
+    ph = mod.ffi.cast("uint64_t *", mod.ffi.from_buffer(hands))
+    po = mod.ffi.cast("uint32_t *", mod.ffi.from_buffer(out))
+
+    def batch():
+        mod.lib.rank7_avx512(ph, po, len(hands))
+        return out
+
+    batch.keepalive = (hands, out)
+    return batch
 
 
 def _rank7(isa, threads):
@@ -96,6 +118,8 @@ IMPLEMENTATIONS = [
                    "pext gathers rank masks, popcnt counts suits; one thread"),
     Implementation("poker.rank7", "c-bmi2-mt", "cffi-bmi2", _rank7("bmi2", 0), ("cc", "bmi2", "popcnt"),
                    "the BMI2 evaluator with the batch split over every core"),
+    Implementation("poker.rank7", "c-avx512", "cffi-avx512", _rank7_avx512, AVX512_RANK_NEEDS,
+                   "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ"),
     Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
                    "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread"),
     Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),

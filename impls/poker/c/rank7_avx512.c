@@ -1,0 +1,102 @@
+/* The SWAR evaluator of poker_core.c on eight hands at once: one hand per 64-bit lane of a zmm register.
+ *
+ * Branches become lane masks. Every candidate code is computed for every lane, lowest category first, and a
+ * later (better) category overwrites the code where its mask holds, so each lane ends with its best category.
+ * Rank masks are gathered by the same shift-or steps; popcounts are VPOPCNTQ (AVX512_VPOPCNTDQ), the top card
+ * of a mask is 63 - VPLZCNTQ (AVX512CD). Keeping the top k cards of a mask of at most 7 cards takes at most two
+ * "clear the lowest bit where the count is above k" steps, for every k this evaluator uses.
+ */
+#include <immintrin.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define V __m512i
+#define SET(x) _mm512_set1_epi64((long long)(x))
+#define NIBS 0x1111111111111ULL
+
+static inline V gather(V x) {
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_srli_epi64(x, 3)), SET(0x0303030303030303ULL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_srli_epi64(x, 6)), SET(0x000F000F000F000FULL));
+    x = _mm512_and_si512(_mm512_or_si512(x, _mm512_srli_epi64(x, 12)), SET(0x000000FF000000FFULL));
+    return _mm512_and_si512(_mm512_or_si512(x, _mm512_srli_epi64(x, 24)), SET(0xFFFF));
+}
+
+static inline V top_bit(V x) { return _mm512_sub_epi64(SET(63), _mm512_lzcnt_epi64(x)); }
+
+static inline V bit(V index) { return _mm512_sllv_epi64(SET(1), index); }
+
+static inline V keep_top(V m, long long k) {
+    for (int step = 0; step < 2; step++) {
+        __mmask8 over = _mm512_cmpgt_epu64_mask(_mm512_popcnt_epi64(m), SET(k));
+        m = _mm512_mask_and_epi64(m, over, m, _mm512_sub_epi64(m, SET(1)));
+    }
+    return m;
+}
+
+/* the straight's top rank in lanes that hold one (mask), from 13-bit rank masks */
+static inline V straight_top(V m, __mmask8 *has) {
+    V x = _mm512_or_si512(_mm512_slli_epi64(m, 1), _mm512_srli_epi64(m, 12));
+    V s = _mm512_and_si512(x, _mm512_srli_epi64(x, 1));
+    s = _mm512_and_si512(s, _mm512_srli_epi64(s, 2));
+    s = _mm512_and_si512(s, _mm512_srli_epi64(x, 4));
+    *has = _mm512_test_epi64_mask(s, s);
+    return _mm512_add_epi64(top_bit(s), SET(3));
+}
+
+static inline V code(long long category, V major, V minor) {
+    return _mm512_or_si512(_mm512_or_si512(SET(category << 28), _mm512_slli_epi64(major, 14)), minor);
+}
+
+static inline V rank8(V h) {
+    const V nib = SET(NIBS), hib = SET(NIBS << 3), zero = _mm512_setzero_si512();
+    /* flush: the suit stripe with five or more cards (at most one in seven cards) */
+    V stripe = zero;
+    for (int s = 0; s < 4; s++) {
+        V st = _mm512_and_si512(_mm512_srli_epi64(h, s), nib);
+        __mmask8 five = _mm512_cmpge_epu64_mask(_mm512_popcnt_epi64(st), SET(5));
+        stripe = _mm512_mask_mov_epi64(stripe, five, st);
+    }
+    __mmask8 flush = _mm512_test_epi64_mask(stripe, stripe);
+    V fm = gather(stripe);
+    /* rank counts and greaterEqual<N> */
+    V c = _mm512_sub_epi64(h, _mm512_and_si512(_mm512_srli_epi64(h, 1), SET(0x5555555555555555ULL)));
+    c = _mm512_add_epi64(_mm512_and_si512(c, SET(0x3333333333333333ULL)),
+                         _mm512_and_si512(_mm512_srli_epi64(c, 2), SET(0x3333333333333333ULL)));
+    V v = _mm512_or_si512(c, hib);
+    V ranks = gather(_mm512_srli_epi64(_mm512_and_si512(_mm512_sub_epi64(v, nib), hib), 3));
+    V m2 = gather(_mm512_srli_epi64(_mm512_and_si512(_mm512_sub_epi64(v, SET(2 * NIBS)), hib), 3));
+    V m3 = gather(_mm512_srli_epi64(_mm512_and_si512(_mm512_sub_epi64(v, SET(3 * NIBS)), hib), 3));
+    V m4 = gather(_mm512_srli_epi64(_mm512_and_si512(_mm512_sub_epi64(v, SET(4 * NIBS)), hib), 3));
+    V q = bit(top_bit(m4)), t = bit(top_bit(m3));
+    V fh_pair = _mm512_andnot_si512(t, m2);
+    V two = keep_top(m2, 2);
+    __mmask8 has_pair = _mm512_test_epi64_mask(m2, m2), has_trips = _mm512_test_epi64_mask(m3, m3);
+    __mmask8 has_quads = _mm512_test_epi64_mask(m4, m4);
+    __mmask8 two_pair = _mm512_cmpge_epu64_mask(_mm512_popcnt_epi64(m2), SET(2));
+    __mmask8 full = has_trips & _mm512_test_epi64_mask(fh_pair, fh_pair);
+    __mmask8 straight, straight_flush;
+    V st_top = straight_top(ranks, &straight);
+    V sf_top = straight_top(fm, &straight_flush);
+    straight_flush &= flush;
+
+    V out = keep_top(ranks, 5);
+    out = _mm512_mask_mov_epi64(out, has_pair, code(1, m2, keep_top(_mm512_andnot_si512(m2, ranks), 3)));
+    out = _mm512_mask_mov_epi64(out, two_pair, code(2, two, keep_top(_mm512_andnot_si512(two, ranks), 1)));
+    out = _mm512_mask_mov_epi64(out, has_trips, code(3, t, keep_top(_mm512_andnot_si512(t, ranks), 2)));
+    out = _mm512_mask_mov_epi64(out, straight, code(4, zero, bit(st_top)));
+    out = _mm512_mask_mov_epi64(out, flush, code(5, zero, keep_top(fm, 5)));
+    out = _mm512_mask_mov_epi64(out, full, code(6, t, bit(top_bit(fh_pair))));
+    out = _mm512_mask_mov_epi64(out, has_quads, code(7, q, keep_top(_mm512_andnot_si512(q, ranks), 1)));
+    out = _mm512_mask_mov_epi64(out, straight_flush, code(8, zero, bit(sf_top)));
+    return out;
+}
+
+void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_si256((__m256i *)(out + i), _mm512_cvtepi64_epi32(rank8(_mm512_loadu_si512(hands + i))));
+    if (i < n) {
+        __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
+        _mm512_mask_cvtepi64_storeu_epi32(out + i, m, rank8(_mm512_maskz_loadu_epi64(m, hands + i)));
+    }
+}
