@@ -100,3 +100,57 @@ void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n) {
         _mm512_mask_cvtepi64_storeu_epi32(out + i, m, rank8(_mm512_maskz_loadu_epi64(m, hands + i)));
     }
 }
+
+/* ---- equity, the talk's method eight opponents at a time: the hero ranked once per board, then every one of
+   the 990 opponent hands, built from consecutive free cards (card a with cards b..b+7) and ranked by rank8 ---- */
+#include <pthread.h>
+#include <string.h>
+
+static void talk_boards(uint64_t hero, const uint64_t *boards, size_t n, int64_t *wtl) {
+    int64_t w = 0, t = 0, l = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t board = boards[i], dead = hero | board;
+        uint64_t free_bits[45];
+        int nf = 0;
+        for (int c = 0; c < 52; c++)
+            if (!((dead >> c) & 1)) free_bits[nf++] = 1ULL << c;
+        V mine = _mm512_set1_epi64((long long)_mm512_cvtsi512_si32(rank8(SET(dead))) & 0xFFFFFFFFLL);
+        for (int a = 1; a < nf; a++) {
+            V base = SET(board | free_bits[a]);
+            for (int b = 0; b < a; b += 8) {
+                __mmask8 m = a - b >= 8 ? 0xFF : (__mmask8)((1u << (a - b)) - 1);
+                V hands = _mm512_or_si512(base, _mm512_maskz_loadu_epi64(m, free_bits + b));
+                V theirs = rank8(hands);
+                w += __builtin_popcount(_mm512_mask_cmpgt_epu64_mask(m, mine, theirs));
+                t += __builtin_popcount(_mm512_mask_cmpeq_epu64_mask(m, mine, theirs));
+                l += __builtin_popcount(_mm512_mask_cmplt_epu64_mask(m, mine, theirs));
+            }
+        }
+    }
+    wtl[0] = w; wtl[1] = t; wtl[2] = l;
+}
+
+typedef struct { uint64_t hero; const uint64_t *boards; size_t n; int64_t wtl[3]; } talk_job_t;
+
+static void *talk_job(void *arg) {
+    talk_job_t *j = arg;
+    talk_boards(j->hero, j->boards, j->n, j->wtl);
+    return NULL;
+}
+
+void equity_talk_avx512(uint64_t hero, const uint64_t *boards, size_t n, int threads, int64_t *out) {
+    talk_job_t jobs[64];
+    pthread_t tid[64];
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    for (int k = 0; k < threads; k++) {
+        size_t lo = n * k / threads, hi = n * (k + 1) / threads;
+        jobs[k] = (talk_job_t){hero, boards + lo, hi - lo, {0, 0, 0}};
+    }
+    for (int k = 1; k < threads; k++) pthread_create(&tid[k], NULL, talk_job, &jobs[k]);
+    talk_job(&jobs[0]);
+    for (int k = 1; k < threads; k++) pthread_join(tid[k], NULL);
+    out[0] = out[1] = out[2] = 0;
+    for (int k = 0; k < threads; k++)
+        for (int x = 0; x < 3; x++) out[x] += jobs[k].wtl[x];
+}
