@@ -293,3 +293,20 @@ def test_the_play_command_prints_the_totals_and_names_bad_input():
     assert f"64 games, {want.sum()} guesses" in done.stdout and f"at most {want.max()}" in done.stdout
     bad = swarbench("mastermind", "play", "--pins", "4", "--colors", "6", "--first", "1127")
     assert bad.returncode == 2 and "pin color 7" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4), st.integers(2, 6), st.sampled_from(spec.STRATEGIES), st.sampled_from(spec.METHODS),
+       st.data())
+def test_fuzz_every_player_against_the_reference_on_small_games(pins, colors, strategy, method, data):
+    if colors ** pins > 300:
+        colors = 3
+    codes = spec.all_codewords(pins, colors)
+    first = int(data.draw(st.sampled_from(codes.tolist())))
+    secrets = data.draw(st.lists(st.sampled_from(codes.tolist()), min_size=1, max_size=40, unique=True))
+    inputs = spec.knuth_inputs(pins, colors, first, strategy, method, np.array(secrets, np.uint32))
+    expected = spec.reference_knuth(inputs)
+    w = Workload("mastermind.knuth", "fuzz", len(secrets), inputs)
+    for impl in PLAYERS:
+        v = oracle.verify(spec.KNUTH, impl, w, expected, known_answers=False)
+        assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name}: {v.reason}"
