@@ -222,15 +222,22 @@ def _all_pairs_kind(pins, colors, default):
         params={"pins": pins, "colors": colors})
 
 
+def _sampled_kind(pins, colors, rows):
+    n = colors ** pins
+    return WorkloadKind(
+        name=f"sampled-{pins}p{colors}c",
+        build=lambda size, seed: (sampled_cross_inputs(pins, colors, max(1, size // n), seed),
+                                  max(1, min(size // n, n)) * n),
+        description=f"random guesses, each against all {n:,} codewords of {pins}p{colors}c "
+                    "(size rounds to whole rows)",
+        default_size=rows * n, test_size=n, default=False, bytes_per_op=12,
+        params={"pins": pins, "colors": colors})
+
+
 SCORE_WORKLOADS = (
     _all_pairs_kind(4, 6, True),
-    WorkloadKind(
-        name="sampled-5p8c",
-        build=lambda size, seed: (sampled_cross_inputs(5, 8, max(1, size // 8 ** 5), seed),
-                                  max(1, min(size // 8 ** 5, 8 ** 5)) * 8 ** 5),
-        description="random guesses, each against all 32,768 codewords of 5p8c (size rounds to whole rows)",
-        default_size=64 * 8 ** 5, test_size=8 ** 5, default=False, bytes_per_op=12,
-        params={"pins": 5, "colors": 8}),
+    _sampled_kind(5, 8, 64),
+    _sampled_kind(6, 9, 16),
     WorkloadKind(
         name="random-6p9c",
         build=lambda size, seed: (random_pairs_inputs(6, 9, size, seed), size),
