@@ -160,7 +160,47 @@ def kernels():
     def equity_hoisted(hero, boards):
         return over_boards(hoisted_board, hero, boards)
 
-    _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_hoisted=equity_hoisted)
+    @numba.njit(nogil=True, parallel=True)
+    def categories7(threads, top):
+        """all 7-card hands of the cards below ``top`` (52: the deck): counts per category, and a bitmap of codes
+        per thread (no two threads write one)"""
+        counts = np.zeros((threads, 9), np.int64)
+        seen = np.zeros((threads, (9 << 26) >> 3), np.uint8)
+        for th in numba.prange(threads):
+            for a in range(6 + th, top, threads):
+                ha = U(1) << U(a)
+                for b in range(5, a):
+                    hb = ha | (U(1) << U(b))
+                    for c in range(4, b):
+                        hc = hb | (U(1) << U(c))
+                        for d in range(3, c):
+                            hd = hc | (U(1) << U(d))
+                            for e in range(2, d):
+                                he = hd | (U(1) << U(e))
+                                for f in range(1, e):
+                                    hf = he | (U(1) << U(f))
+                                    for g in range(f):
+                                        code = rank7(hf | (U(1) << U(g)))
+                                        cat = code >> 28
+                                        counts[th, cat] += 1
+                                        idx = (cat << 26) | ((code >> 1) & (0x1FFF << 13)) | (code & 0x1FFF)
+                                        seen[th, idx >> 3] |= np.uint8(1 << (idx & 7))
+        out = np.zeros(10, np.int64)
+        for k in range(9):
+            out[k] = counts[:, k].sum()
+        distinct = 0
+        for i in range(seen.shape[1]):
+            byte = 0
+            for th in range(threads):
+                byte |= seen[th, i]
+            while byte:
+                byte &= byte - 1
+                distinct += 1
+        out[9] = distinct
+        return out
+
+    _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_hoisted=equity_hoisted,
+                     categories7=categories7)
     return _compiled
 
 
@@ -173,6 +213,8 @@ def compiled(name: str):
     if name not in _warm:
         if name.startswith("equity"):
             fn(np.uint64(3 << 48), np.array([0x1F], np.uint64))
+        elif name == "categories7":
+            fn(1, 7)  # the seven lowest cards: one hand
         else:
             fn(np.array([0x7F], np.uint64), np.empty(1, np.int64))
         _warm.add(name)
@@ -182,7 +224,12 @@ def compiled(name: str):
 def _rank7(parallel):
     def prepare(workload):
         if workload.inputs.get("exhaustive"):
-            raise TooSlow("the exhaustive workload is enumerated by the C family only")
+            if not parallel:
+                raise TooSlow("133,784,560 hands on one thread: the prange variant enumerates them")
+            import numba
+
+            fn, threads = compiled("categories7"), numba.get_num_threads()
+            return lambda: fn(threads, 52)
         fn = compiled("rank_batch_par" if parallel else "rank_batch")
         hands = np.ascontiguousarray(workload.inputs["hands"])
         out = np.empty(len(hands), np.int64)
