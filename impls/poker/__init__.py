@@ -1,5 +1,10 @@
 """The poker suite (seed 004): SWAR Hold'em hand ranking, the talk's building blocks, equity by enumeration.
 
+Kernels: poker.rank7 (7-card sets to canonical rank codes; workloads random, categories7), poker.equity (hero
+sA cA against one random hand; workloads aa-slice, aa-full), and the building blocks of blocks.py. Every
+implementation produces the same canonical code (spec.py), so the oracle compares codes for equality; the talk's
+signed comparison is kept as c-talk-signed, expected to fail. `swarbench poker equity 7h 2c` takes any hero hand.
+
 Registered through the ``swarbench`` entry point like any plugin. To add an implementation, write a prepare
 function in the module of its family (python.py, vectorized.py, jit.py, native.py with C in c/) and append an
 ``Implementation`` to that module's list.
