@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.cbuild import build
-from harness.model import Implementation, TooSlow
+from harness.model import Implementation
 
 C_DIR = Path(__file__).parent / "c"
 CDEF = """
@@ -39,6 +39,8 @@ def module(isa: str):
 AVX512_RANK_CDEF = """
 void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n);
 void equity_talk_avx512(uint64_t hero, const uint64_t *boards, size_t n, int threads, int64_t *out);
+int categories7_avx512(int64_t *out, int threads);
+void rank7_avx512_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads);
 """
 AVX512_RANK_NEEDS = ("cc", "avx512f", "avx512cd", "avx512_vpopcntdq")
 
@@ -48,21 +50,36 @@ def avx512_module():
                  ("avx512f", "avx512_vpopcntdq"), ("-mavx512cd",))
 
 
-def _rank7_avx512(workload):
-    if workload.inputs.get("exhaustive"):
-        raise TooSlow("the exhaustive enumeration is written for the scalar evaluators (c-swar, c-bmi2)")
-    mod = avx512_module()
-    hands = np.ascontiguousarray(workload.inputs["hands"])
-    out = np.empty(len(hands), np.uint32)
-    ph = mod.ffi.cast("uint64_t *", mod.ffi.from_buffer(hands))
-    po = mod.ffi.cast("uint32_t *", mod.ffi.from_buffer(out))
+def _rank7_avx512(threads):
+    def prepare(workload):
+        mod = avx512_module()
+        n_threads = cores() if threads == 0 else threads
+        if workload.inputs.get("exhaustive"):
+            out = np.zeros(10, np.int64)
+            po = mod.ffi.cast("int64_t *", mod.ffi.from_buffer(out))
 
-    def batch():
-        mod.lib.rank7_avx512(ph, po, len(hands))
-        return out
+            def exhaustive():
+                if mod.lib.categories7_avx512(po, n_threads):
+                    raise MemoryError("categories7: no memory for the 72 MiB code bitmap")
+                return out.copy()
 
-    batch.keepalive = (hands, out)
-    return batch
+            return exhaustive
+        hands = np.ascontiguousarray(workload.inputs["hands"])
+        out = np.empty(len(hands), np.uint32)
+        ph = mod.ffi.cast("uint64_t *", mod.ffi.from_buffer(hands))
+        po = mod.ffi.cast("uint32_t *", mod.ffi.from_buffer(out))
+
+        def batch():
+            if n_threads == 1:
+                mod.lib.rank7_avx512(ph, po, len(hands))
+            else:
+                mod.lib.rank7_avx512_mt(ph, po, len(hands), n_threads)
+            return out
+
+        batch.keepalive = (hands, out)
+        return batch
+
+    return prepare
 
 
 def _equity_avx512(threads):
@@ -145,8 +162,10 @@ IMPLEMENTATIONS = [
                    "pext gathers rank masks, popcnt counts suits; one thread"),
     Implementation("poker.rank7", "c-bmi2-mt", "cffi-bmi2", _rank7("bmi2", 0), ("cc", "bmi2", "popcnt"),
                    "the BMI2 evaluator with the batch split over every core"),
-    Implementation("poker.rank7", "c-avx512", "cffi-avx512", _rank7_avx512, AVX512_RANK_NEEDS,
+    Implementation("poker.rank7", "c-avx512", "cffi-avx512", _rank7_avx512(1), AVX512_RANK_NEEDS,
                    "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ"),
+    Implementation("poker.rank7", "c-avx512-mt", "cffi-avx512", _rank7_avx512(0), AVX512_RANK_NEEDS,
+                   "the AVX-512 evaluator, the batch (or the exhaustive enumeration) split over every core"),
     Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
                    "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread"),
     Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),

@@ -7,8 +7,11 @@
  * "clear the lowest bit where the count is above k" steps, for every k this evaluator uses.
  */
 #include <immintrin.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define V __m512i
 #define SET(x) _mm512_set1_epi64((long long)(x))
@@ -103,9 +106,6 @@ void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n) {
 
 /* ---- equity, the talk's method eight opponents at a time: the hero ranked once per board, then every one of
    the 990 opponent hands, built from consecutive free cards (card a with cards b..b+7) and ranked by rank8 ---- */
-#include <pthread.h>
-#include <string.h>
-
 static void talk_boards(uint64_t hero, const uint64_t *boards, size_t n, int64_t *wtl) {
     int64_t w = 0, t = 0, l = 0;
     for (size_t i = 0; i < n; i++) {
@@ -153,4 +153,84 @@ void equity_talk_avx512(uint64_t hero, const uint64_t *boards, size_t n, int thr
     out[0] = out[1] = out[2] = 0;
     for (int k = 0; k < threads; k++)
         for (int x = 0; x < 3; x++) out[x] += jobs[k].wtl[x];
+}
+
+/* ---- all 133,784,560 seven-card hands, the seventh card eight at a time ------------------------------------- */
+typedef struct { int id, threads; int64_t counts[9]; uint8_t *seen; } cat_job_t;
+
+static void *categories_job(void *arg) {
+    cat_job_t *j = arg;
+    const V lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    uint32_t codes[8];
+    for (int a = 6 + j->id; a < 52; a += j->threads)
+        for (int b = 5; b < a; b++)
+            for (int c = 4; c < b; c++)
+                for (int d = 3; d < c; d++)
+                    for (int e = 2; e < d; e++)
+                        for (int f = 1; f < e; f++) {
+                            uint64_t hf = 1ULL << a | 1ULL << b | 1ULL << c | 1ULL << d | 1ULL << e | 1ULL << f;
+                            for (int g = 0; g < f; g += 8) {
+                                int k = f - g < 8 ? f - g : 8;
+                                __mmask8 m = (__mmask8)((1u << k) - 1);
+                                V cards = _mm512_sllv_epi64(SET(1), _mm512_add_epi64(lanes, SET(g)));
+                                V hands = _mm512_or_si512(SET(hf), cards);
+                                _mm512_mask_cvtepi64_storeu_epi32(codes, m, rank8(hands));
+                                for (int x = 0; x < k; x++) {
+                                    uint32_t code = codes[x], cat = code >> 28;
+                                    j->counts[cat]++;
+                                    uint64_t idx = ((uint64_t)cat << 26) | ((code >> 1) & (0x1FFFu << 13)) |
+                                                   (code & 0x1FFF);
+                                    uint8_t bit = (uint8_t)(1u << (idx & 7));
+                                    if (!(j->seen[idx >> 3] & bit))
+                                        __atomic_fetch_or(&j->seen[idx >> 3], bit, __ATOMIC_RELAXED);
+                                }
+                            }
+                        }
+    return NULL;
+}
+
+/* out: 9 category counts, then the number of distinct codes; -1 when the 72 MiB bitmap cannot be had */
+int categories7_avx512(int64_t *out, int threads) {
+    size_t bytes = ((size_t)9 << 26) / 8;
+    uint8_t *seen = calloc(bytes, 1);
+    if (!seen) return -1;
+    cat_job_t jobs[64];
+    pthread_t tid[64];
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    for (int t = 0; t < threads; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].id = t; jobs[t].threads = threads; jobs[t].seen = seen;
+    }
+    for (int t = 1; t < threads; t++) pthread_create(&tid[t], NULL, categories_job, &jobs[t]);
+    categories_job(&jobs[0]);
+    for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+    for (int k = 0; k < 10; k++) out[k] = 0;
+    for (int t = 0; t < threads; t++)
+        for (int k = 0; k < 9; k++) out[k] += jobs[t].counts[k];
+    for (size_t i = 0; i < bytes; i++) out[9] += __builtin_popcount(seen[i]);
+    free(seen);
+    return 0;
+}
+
+typedef struct { const uint64_t *hands; uint32_t *out; size_t n; } rank_job_t;
+
+static void *rank_job(void *arg) {
+    rank_job_t *j = arg;
+    rank7_avx512(j->hands, j->out, j->n);
+    return NULL;
+}
+
+void rank7_avx512_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads) {
+    rank_job_t jobs[64];
+    pthread_t tid[64];
+    if (threads < 1) threads = 1;
+    if (threads > 64) threads = 64;
+    for (int t = 0; t < threads; t++) {
+        size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        jobs[t] = (rank_job_t){hands + lo, out + lo, hi - lo};
+    }
+    for (int t = 1; t < threads; t++) pthread_create(&tid[t], NULL, rank_job, &jobs[t]);
+    rank_job(&jobs[0]);
+    for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
 }
