@@ -104,6 +104,16 @@ void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n) {
     }
 }
 
+/* ---- threads: fn runs on jobs[0..threads-1] (each `size` bytes apart), the first one on this thread -------- */
+static int clamp_threads(int t) { return t < 1 ? 1 : t > 64 ? 64 : t; }
+
+static void spawn(void *(*fn)(void *), void *jobs, size_t size, int threads) {
+    pthread_t tid[64];
+    for (int t = 1; t < threads; t++) pthread_create(&tid[t], NULL, fn, (char *)jobs + t * size);
+    fn(jobs);
+    for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+}
+
 /* ---- equity, the talk's method eight opponents at a time: the hero ranked once per board, then every one of
    the 990 opponent hands, built from consecutive free cards (card a with cards b..b+7) and ranked by rank8 ---- */
 static void talk_boards(uint64_t hero, const uint64_t *boards, size_t n, int64_t *wtl) {
@@ -140,16 +150,12 @@ static void *talk_job(void *arg) {
 
 void equity_talk_avx512(uint64_t hero, const uint64_t *boards, size_t n, int threads, int64_t *out) {
     talk_job_t jobs[64];
-    pthread_t tid[64];
-    if (threads < 1) threads = 1;
-    if (threads > 64) threads = 64;
+    threads = clamp_threads(threads);
     for (int k = 0; k < threads; k++) {
         size_t lo = n * k / threads, hi = n * (k + 1) / threads;
         jobs[k] = (talk_job_t){hero, boards + lo, hi - lo, {0, 0, 0}};
     }
-    for (int k = 1; k < threads; k++) pthread_create(&tid[k], NULL, talk_job, &jobs[k]);
-    talk_job(&jobs[0]);
-    for (int k = 1; k < threads; k++) pthread_join(tid[k], NULL);
+    spawn(talk_job, jobs, sizeof jobs[0], threads);
     out[0] = out[1] = out[2] = 0;
     for (int k = 0; k < threads; k++)
         for (int x = 0; x < 3; x++) out[x] += jobs[k].wtl[x];
@@ -195,16 +201,12 @@ int categories7_avx512(int64_t *out, int threads) {
     uint8_t *seen = calloc(bytes, 1);
     if (!seen) return -1;
     cat_job_t jobs[64];
-    pthread_t tid[64];
-    if (threads < 1) threads = 1;
-    if (threads > 64) threads = 64;
+    threads = clamp_threads(threads);
     for (int t = 0; t < threads; t++) {
         memset(&jobs[t], 0, sizeof jobs[t]);
         jobs[t].id = t; jobs[t].threads = threads; jobs[t].seen = seen;
     }
-    for (int t = 1; t < threads; t++) pthread_create(&tid[t], NULL, categories_job, &jobs[t]);
-    categories_job(&jobs[0]);
-    for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+    spawn(categories_job, jobs, sizeof jobs[0], threads);
     for (int k = 0; k < 10; k++) out[k] = 0;
     for (int t = 0; t < threads; t++)
         for (int k = 0; k < 9; k++) out[k] += jobs[t].counts[k];
@@ -223,14 +225,10 @@ static void *rank_job(void *arg) {
 
 void rank7_avx512_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads) {
     rank_job_t jobs[64];
-    pthread_t tid[64];
-    if (threads < 1) threads = 1;
-    if (threads > 64) threads = 64;
+    threads = clamp_threads(threads);
     for (int t = 0; t < threads; t++) {
         size_t lo = n * t / threads, hi = n * (t + 1) / threads;
         jobs[t] = (rank_job_t){hands + lo, out + lo, hi - lo};
     }
-    for (int t = 1; t < threads; t++) pthread_create(&tid[t], NULL, rank_job, &jobs[t]);
-    rank_job(&jobs[0]);
-    for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+    spawn(rank_job, jobs, sizeof jobs[0], threads);
 }
