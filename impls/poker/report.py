@@ -112,6 +112,8 @@ def equity_table(frame: pd.DataFrame) -> Optional[ReportSection]:
     table = pd.DataFrame(lines)
     for col in ("wins", "ties", "losses", "comparisons"):
         table[col] = table[col].astype("Int64")  # counts stay integers beside the rows that have none
+    table = table.round({"wins_%": 4, "ties_%": 4, "losses_%": 4, "seconds": 4, "comparisons_per_s": 0,
+                         "cycles_per_classification": 2})
     return ReportSection("poker: equity of sA cA against one random hand, the talk's way", table, notes)
 
 
@@ -130,7 +132,8 @@ def popcount_table(frame: pd.DataFrame) -> Optional[ReportSection]:
         table.append({"lane_bits": width, "implementation": r.implementation, "ns_per_1021_words": per_1021,
                       "talk_ns_per_1021_words": talk, "counts_per_ns": 64 / width * 1021 / per_1021
                       if per_1021 else math.nan})
-    frame_out = pd.DataFrame(table).sort_values(["lane_bits", "ns_per_1021_words"])
+    frame_out = pd.DataFrame(table).sort_values(["lane_bits", "ns_per_1021_words"]).round(
+        {"ns_per_1021_words": 1, "counts_per_ns": 3})
     return ReportSection("poker: lane popcounts, the talk's Catch2 table (1021 random words)", frame_out,
                          ["The talk: 'over 5.9 SWAR 4-bit population counts (13 ranks) per nanosecond, faster "
                           "than the builtin'; run the other widths with --workload lanes2 ... lanes64.",
