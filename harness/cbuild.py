@@ -82,7 +82,8 @@ def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_fla
     flags = BASE_FLAGS + features.isa_flags(tuple(isa)) + list(extra_flags)
     import cffi
 
-    key = _key([text, cdef, " ".join(flags), version, sysconfig.get_config_var("EXT_SUFFIX") or "",
+    headers = [h.read_text() for h in sorted(Path(source).parent.glob("*.h"))]  # a changed header must rebuild
+    key = _key([text, *headers, cdef, " ".join(flags), version, sysconfig.get_config_var("EXT_SUFFIX") or "",
                 sys.version, cffi.__version__])
     modname = f"_swarbench_{name}_{key}"
     with _lock:

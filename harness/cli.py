@@ -14,6 +14,7 @@ from harness import engine, features, registry as registry_mod, results
 from harness.errors import UsageError
 from harness.model import InvalidInput, matches
 from harness.render import FORMATS, RunView, render
+from harness.render.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -31,6 +32,13 @@ def positive_int(text: str) -> int:
     if value < 1 or ("e" in text.lower() and float(text) != value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
     return value
+
+
+def size_list(text: str) -> list[int]:
+    try:
+        return [positive_int(part.strip()) for part in text.split(",") if part.strip()] or positive_int("")
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"in {text!r}: {exc}") from None
 
 
 def positive_float(text: str) -> float:
@@ -75,7 +83,18 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="run these workload kinds instead of each kernel's defaults (repeatable; see `list`)")
     p.add_argument("--size", "-n", type=positive_int, default=None, metavar="N",
                    help="operations per batch, e.g. 1048576 or 1e6 (default: each workload's own size)")
+    p.add_argument("--sizes", type=size_list, default=[], metavar="N1,N2,...",
+                   help="scaling mode: measure every workload at each of these sizes, e.g. 1e3,1e4,1e5,1e6; "
+                        "the report plots ns/op against N")
     p.add_argument("--seed", type=int, default=0, help="seed of the input generators (default 0)")
+    p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
+                   help="fresh worker processes, run one after another, each in its own shuffled order; their "
+                        "samples are merged (default 2)")
+    p.add_argument("--timeout", type=positive_float, default=600.0, metavar="SECONDS",
+                   help="a case (prepare, check and timing) running longer is stopped and reported as timed out "
+                        "(default 600)")
+    p.add_argument("--no-overhead", action="store_true",
+                   help="skip timing the empty call of each family (the fixed cost shown beside each ns/op)")
     p.add_argument("--max-time", type=positive_float, default=0.5, metavar="SECONDS",
                    help="timing budget per measurement (default 0.5)")
     p.add_argument("--min-rounds", type=positive_int, default=3, metavar="R",
@@ -88,9 +107,23 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p = sub.add_parser("report", help="render a saved run again",
                        description="Render a saved run (a run id under REPORTS, a run folder, a results.csv, "
                                    "or 'latest') in any format.")
-    p.add_argument("run", metavar="RUN", help="run id, run folder, results.csv path, or 'latest'")
+    p.add_argument("runs", nargs="+", metavar="RUN",
+                   help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
+                        "say) merge into one report with the run and machine beside each row")
     p.add_argument("--format", "-f", choices=FORMATS, default="text", help="output format (default text)")
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
+    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+                   help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+
+    p = sub.add_parser("compare", help="compare saved runs: change of each median, its interval, significance",
+                       description="Compare runs benchstat-style: the first run is the reference. A change is "
+                                   "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
+                                   "ratio of medians agree; otherwise '~'. Runs from different machines compare too.")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
+    p.add_argument("--format", "-f", choices=("text", "md", "csv"), default="text", help="output format")
+    p.add_argument("--fail-on-regression", type=positive_float, default=None, metavar="PCT",
+                   help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
+                        "beyond PCT (for CI gates)")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
@@ -135,19 +168,20 @@ def _view(reg, frame, machine, extra_notes=()) -> RunView:
 
 
 def cmd_run(args, reg) -> int:
-    request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, size=args.size,
+    sizes = ([args.size] if args.size else []) + [n for n in args.sizes if n != args.size]
+    request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, sizes=sizes,
                                 seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
-                                reports_dir=args.reports, disable=args.disable_plugin, progress=not args.quiet)
-    outcome = engine.run(request, reg)
-    problem = engine.worker_problem(outcome)
-    notes = [problem] if problem else []
+                                reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
+                                timeout=args.timeout, overhead=not args.no_overhead)
+    outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
+    notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
     view = _view(reg, outcome.frame, outcome.machine, notes)
     for fmt, name in (("html", "report.html"), ("md", "report.md")):
         results.write_atomic(outcome.run_dir / name, render(fmt, view))
     sys.stdout.write(render(args.format, view))
-    print(f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, benchmark.json); "
+    print(f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, benchmark-w*.json); "
           f"render again with `swarbench report {outcome.run_id}`")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
@@ -156,16 +190,25 @@ def cmd_run(args, reg) -> int:
         names = ", ".join(f"{r.kernel}/{r.implementation}" for r in failed.itertuples())
         print(f"swarbench: FAIL: {names}", file=sys.stderr)
         return EXIT_FAILED
-    if problem or outcome.frame.empty:
-        print(f"swarbench: error: {problem or 'nothing was measured'}", file=sys.stderr)
+    if outcome.problems or outcome.frame.empty:
+        print(f"swarbench: error: {(outcome.problems or ['nothing was measured'])[0]}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
 
 def cmd_report(args, reg) -> int:
-    path = results.resolve_run(args.run, args.reports)
-    frame = results.load(path)
-    text = render(args.format, _view(reg, frame, results.machine_of(path.parent)))
+    import pandas as pd
+
+    paths = [results.resolve_run(run, args.reports) for run in args.runs]
+    frames = [results.load(path) for path in paths]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    machines = {}
+    for path, f in zip(paths, frames):
+        for run_id in f["run_id"].dropna().astype(str).unique():
+            machines[run_id] = results.machine_of(path.parent)
+    view = _view(reg, frame, results.machine_of(paths[0].parent))
+    view.machines = machines
+    text = render(args.format, view)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
@@ -174,6 +217,25 @@ def cmd_report(args, reg) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     print(f"wrote {args.output}")
+    return EXIT_OK
+
+
+def cmd_compare(args, reg) -> int:
+    from harness import compare
+    from harness.render import comparison
+
+    frame = compare.compare(args.runs, args.reports)
+    geomeans = compare.geomean_change(frame)
+    gate = compare.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    elif args.format == "md":
+        sys.stdout.write(comparison.render_md(frame, geomeans, gate))
+    else:
+        sys.stdout.write(comparison.render_text(frame, geomeans, gate))
+    if gate is not None and len(gate):
+        print(f"swarbench: {len(gate)} regression(s) beyond {args.fail_on_regression:g}%", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -205,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_run(args, reg)
         if args.command == "report":
             return cmd_report(args, reg)
+        if args.command == "compare":
+            return cmd_compare(args, reg)
         return int(reg.commands[args.command].run(args, reg) or 0)
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)

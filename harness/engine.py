@@ -1,8 +1,13 @@
-"""A run, front to back: check the request, run the benchmarks in a pytest worker, collect the tidy frame.
+"""A run, front to back: check the request, run the benchmarks in worker processes, collect the tidy frame.
 
-The benchmarks run in a child ``python -m pytest`` process, so a kernel that crashes the interpreter (a C bug)
-cannot take the parent's bookkeeping down with it: the parent still turns whatever the child recorded into
-results. The engine returns data; the CLI chooses how to show it.
+The benchmarks run in child ``python -m pytest`` processes, one after another (never side by side: two
+workers on two cores would measure each other). Each worker is fresh, runs kernels and implementations in an
+order shuffled by its own seed, and times its share of ``--max-time``; the frame merges their samples.
+
+The parent supervises each worker through the record file (a ``start`` line before each case, a ``result``
+line after): a worker killed by a signal (a segfault in C) or stuck past ``--timeout`` is stopped, the case it
+was in is recorded as crashed or timed out, and a fresh worker carries on with the cases that remain. The
+engine returns data; the CLI chooses how to show it.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import pandas as pd
 
@@ -31,13 +36,15 @@ class RunRequest:
     kernels: list[str] = field(default_factory=list)
     impls: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)
-    size: Optional[int] = None
+    sizes: list[int] = field(default_factory=list)  # empty: each workload's own size; several: scaling mode
     seed: int = 0
     max_time: float = 0.5
     min_rounds: int = 3
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
-    progress: bool = True
+    processes: int = 2
+    timeout: float = 600.0
+    overhead: bool = True
 
 
 @dataclass
@@ -47,7 +54,7 @@ class RunOutcome:
     frame: pd.DataFrame
     machine: dict
     interrupted: bool
-    worker_exit: int
+    problems: list[str] = field(default_factory=list)
 
 
 def physical_memory() -> int:
@@ -75,21 +82,23 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         if not any(kind.name == name for k in chosen for kind in registry.kernels[k].workloads):
             names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
             raise UsageError(f"no workload {name!r} for {', '.join(chosen)}; workloads: {', '.join(names)}")
-    if request.size is not None:
-        if request.size < 1:
-            raise UsageError(f"--size must be a positive integer, got {request.size}")
-        memory = physical_memory()
+    memory = physical_memory()
+    for size in request.sizes:
+        if size < 1:
+            raise UsageError(f"--size must be a positive integer, got {size}")
         for k in chosen:
             for kind in registry.kernels[k].workloads:
                 selected = kind.name in request.workloads if request.workloads else kind.default
-                need = request.size * kind.bytes_per_op
+                need = size * kind.bytes_per_op
                 if selected and not kind.fixed_size and memory and need > 0.8 * memory:
-                    raise UsageError(f"--size {request.size} needs about {need / 2**30:.1f} GiB for {k} "
+                    raise UsageError(f"--size {size} needs about {need / 2**30:.1f} GiB for {k} "
                                      f"({kind.name}); this machine has {memory / 2**30:.1f} GiB")
-    if request.max_time <= 0:
-        raise UsageError(f"--max-time must be positive, got {request.max_time}")
-    if request.min_rounds < 1:
-        raise UsageError(f"--min-rounds must be at least 1, got {request.min_rounds}")
+    for name, value, low in (("--max-time", request.max_time, 0), ("--timeout", request.timeout, 0)):
+        if not value > low:
+            raise UsageError(f"{name} must be positive, got {value}")
+    for name, value in (("--min-rounds", request.min_rounds), ("--processes", request.processes)):
+        if value < 1:
+            raise UsageError(f"{name} must be at least 1, got {value}")
 
 
 def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
@@ -105,57 +114,170 @@ def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
     return run_id, run_dir
 
 
-def worker_command(request: RunRequest, run_dir: Path) -> list[str]:
+def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: list[str]) -> list[str]:
+    share = request.max_time / request.processes  # the timing budget is shared: more workers cost no more time
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "harness.bench.bench_kernels",
            "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(run_dir),
-           "--benchmark-json", str(run_dir / "benchmark.json"),
-           "--benchmark-max-time", str(request.max_time), "--benchmark-min-rounds", str(request.min_rounds),
+           "--benchmark-json", str(run_dir / f"benchmark-w{worker}.json"),
+           "--benchmark-max-time", repr(share), "--benchmark-min-rounds", str(-(-request.min_rounds // request.processes)),
            "--benchmark-disable-gc",
-           "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed)]
+           "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
+           "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker)]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),
-                        ("--swarbench-workload", request.workloads),
-                        ("--swarbench-disable-plugin", request.disable)):
+                        ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
+                        ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes])):
         for v in values:
             cmd += [opt, v]
-    if request.size is not None:
-        cmd += ["--swarbench-size", str(request.size)]
-    if request.progress:
-        cmd.append("--swarbench-progress")
+    if request.overhead:
+        cmd.append("--swarbench-overhead")
     return cmd
 
 
-def run(request: RunRequest, registry: Registry) -> RunOutcome:
+@dataclass
+class WorkerEnd:
+    kind: str  # "done", "crashed", "timeout", "interrupted"
+    code: int
+    case: Optional[str] = None
+    detail: str = ""
+
+
+class RecordTail:
+    """Follows the record file as workers append to it: which case each worker is in, and since when."""
+
+    def __init__(self, path: Path, listener: Optional[Callable[[dict], None]] = None):
+        self.path = path
+        self.listener = listener  # told of every event, for a progress display
+        self.offset = 0
+        self.running: dict[int, tuple[str, float]] = {}  # worker -> (case id, start time)
+        self.finished: dict[int, set[str]] = {}
+
+    def poll(self) -> list[dict]:
+        """Read what was appended since the last poll; returns the new events."""
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as fh:
+            fh.seek(self.offset)
+            chunk = fh.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
+        self.offset += len(complete)
+        events = []
+        for line in complete.decode(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            events.append(event)
+            worker, case = event.get("worker", 0), event.get("case", "")
+            if event.get("event") == "start":
+                self.running[worker] = (case, float(event.get("t", time.time())))
+            elif event.get("event", "result") == "result":
+                self.finished.setdefault(worker, set()).add(case)
+                if self.running.get(worker, ("",))[0] == case:
+                    self.running.pop(worker)
+        if self.listener:
+            for event in events:
+                self.listener(event)
+        return events
+
+
+def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
+    child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
+    try:
+        while True:
+            try:
+                code = child.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            tail.poll()
+            running = tail.running.get(worker)
+            if running and time.time() - running[1] > timeout:
+                child.kill()
+                child.wait()
+                tail.poll()
+                tail.running.pop(worker, None)
+                return WorkerEnd("timeout", -9, running[0], f"timed out after {timeout:g} s")
+    except KeyboardInterrupt:
+        # The worker got the same Ctrl-C; give it a moment to write its record, then stop it.
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        tail.poll()
+        return WorkerEnd("interrupted", 130)
+    tail.poll()
+    running = tail.running.pop(worker, None)
+    if code < 0 and running:
+        try:
+            name = f", {signal.Signals(-code).name}"
+        except ValueError:
+            name = ""
+        return WorkerEnd("crashed", code, running[0], f"crashed (signal {-code}{name})")
+    if code == 2:
+        return WorkerEnd("interrupted", code)
+    return WorkerEnd("done", code)
+
+
+def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Registry, seen: list[dict]) -> dict:
+    """The result line a worker could not write: the case it died in, and what ended it."""
+    kernel, impl, workload, size = case_id.split(":", 3)
+    k = registry.kernels.get(kernel)
+    i = registry.implementations.get(f"{kernel}/{impl}")
+    same = [r for r in seen if r.get("kernel") == kernel and r.get("workload") == workload
+            and str(r.get("case", "")).endswith(":" + size) and r.get("n")]
+    if same:
+        n = same[0]["n"]
+    elif size[2:].isdigit():
+        n = int(size[2:])
+    else:
+        n = k.workload_kind(workload).default_size if k else 0
+    return {"event": "result", "case": case_id, "worker": worker, "kernel": kernel, "implementation": impl,
+            "family": i.family if i else "", "workload": workload, "n": n, "seed": 0, "params": {},
+            "status": "CRASH" if end.kind == "crashed" else "TIMEOUT", "reason": end.detail,
+            "expected_to_fail": i.expected_to_fail if i else "", "prepare_s": None, "check_s": None,
+            "samples_s": [], "rounds": 0, "iterations": 0, "summary": None, "suite": kernel.split(".")[0],
+            "baseline": k.baseline if k else "", "unit": k.unit if k else ""}
+
+
+def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[dict], None]] = None) -> RunOutcome:
+    """Run the request; ``listener`` is told of each worker event (plan, start, result) as it happens."""
     check_request(request, registry)
     run_id, run_dir = new_run_dir(request.reports_dir)
     machine = machine_mod.collect()
     results.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
-    interrupted = False
+    record_path = run_dir / results.RECORDS
+    tail = RecordTail(record_path, listener)
+    interrupted, problems = False, []
     with open(run_dir / "pytest.log", "w") as log:
-        child = subprocess.Popen(worker_command(request, run_dir), stdout=log, stderr=subprocess.STDOUT,
-                                 cwd=run_dir)
-        try:
-            code = child.wait()
-        except KeyboardInterrupt:
-            interrupted = True
-            # The child got the same Ctrl-C; give it a moment to finish its record file, then stop it.
-            try:
-                code = child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.send_signal(signal.SIGKILL)
-                code = child.wait()
-    interrupted = interrupted or code == 2
-    frame = results.frame_from_records(results.read_records(run_dir / results.RECORDS), run_id, machine)
+        for worker in range(request.processes):
+            while not interrupted:
+                done = sorted(tail.finished.get(worker, set()))
+                end = supervise(worker_command(request, run_dir, worker, done), run_dir, log, tail, worker,
+                                request.timeout)
+                if end.kind == "interrupted":
+                    interrupted = True
+                elif end.kind in ("crashed", "timeout"):
+                    lost = lost_case_record(end.case, end, worker, registry, results.read_records(record_path))
+                    with open(record_path, "a") as fh:
+                        fh.write(json.dumps(lost) + "\n")
+                    tail.poll()  # the listener hears of the lost case like any other result
+                    continue  # a fresh worker takes the cases that remain
+                elif end.code not in (0, 1, 5):
+                    problems.append(worker_log_problem(run_dir, end.code))
+                break
+            if interrupted:
+                break
+    frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
     results.save(frame, run_dir)
-    return RunOutcome(run_id, run_dir, frame, machine, interrupted, code)
+    return RunOutcome(run_id, run_dir, frame, machine, interrupted, problems)
 
 
-def worker_problem(outcome: RunOutcome) -> str:
-    """A line about the worker when it ended for a reason other than test results (0 ok, 1 failures, 5 none)."""
-    if outcome.worker_exit in (0, 1, 5) or outcome.interrupted:
-        return ""
-    lines = (outcome.run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
+def worker_log_problem(run_dir: Path, code: int) -> str:
+    """A line about a worker that ended for a reason other than test results (0 ok, 1 failures, 5 none)."""
+    lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
     said = [ln for ln in lines if "error" in ln.lower()] or lines[-1:] or ["no output"]
-    return f"benchmark worker exited with {outcome.worker_exit}: {said[0].strip()} (see {outcome.run_dir}/pytest.log)"
+    return f"benchmark worker exited with {code}: {said[0].strip()} (see {run_dir}/pytest.log)"
 
 
 def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[ReportSection], list[str]]:
@@ -174,5 +296,5 @@ def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[Report
 
 def failed_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Wrong or broken implementations that are not kept wrong on purpose: these make a run exit non-zero."""
-    bad = frame["status"].isin(["FAIL", "ERROR"]) & (frame["expected_to_fail"].fillna("") == "")
+    bad = frame["status"].isin(["FAIL", "ERROR", "CRASH", "TIMEOUT"]) & (frame["expected_to_fail"].fillna("") == "")
     return frame[bad]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -28,6 +29,41 @@ def git_commit(start: Path) -> str:
     return out.stdout.strip() + ("-dirty" if dirty else "")
 
 
+def clock_ghz() -> float:
+    """The processor's clock for cycle estimates: the advertised frequency where known, else the current one."""
+    try:
+        import cpuinfo
+
+        hz = cpuinfo.get_cpu_info().get("hz_advertised") or cpuinfo.get_cpu_info().get("hz_actual")
+        if hz and hz[0]:
+            return round(hz[0] / 1e9, 3)
+    except Exception:
+        pass
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("cpu MHz"):
+                    return round(float(line.split(":")[1]) / 1000, 3)
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def hardware_counters() -> str:
+    """'' when `perf stat` can count cycles and instructions here, else why not."""
+    if not shutil.which("perf"):
+        return "perf not installed"
+    try:
+        out = subprocess.run(["perf", "stat", "-x", ",", "-e", "cycles,instructions", "true"],
+                             capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"perf failed: {exc}"
+    text = out.stderr + out.stdout
+    if out.returncode != 0 or "not supported" in text or "not counted" in text:
+        return "perf stat cannot count cycles here (no hardware counters exposed: virtual machine?)"
+    return ""
+
+
 def collect() -> dict:
     versions = {}
     for name in PACKAGES:
@@ -49,4 +85,6 @@ def collect() -> dict:
         "packages": versions,
         "git_commit": git_commit(Path(__file__).resolve().parent.parent),
         "hostname": platform.node(),
+        "clock_ghz": clock_ghz(),
+        "hardware_counters": hardware_counters() or "available (perf stat)",
     }

@@ -25,6 +25,7 @@ class Verdict:
     call_s: float = float("nan")  # duration of the verification call (a first, untimed run of the batch)
     batch: Optional[BatchCall] = None
     mismatch: Optional[Mismatch] = None
+    outputs: Any = None
 
 
 def _error(exc: BaseException) -> str:
@@ -71,8 +72,8 @@ def check_known_answers(kernel: Kernel, impl: Implementation) -> Optional[Verdic
     return None
 
 
-def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: Any,
-           known_answers: bool = True) -> Verdict:
+def verify_call_only(impl: Implementation, workload: Workload) -> Verdict:
+    """Requirements, prepare, one call: what every verification starts with, and all a probe needs."""
     why = features.unavailable(impl.requires)
     if why:
         return Verdict(SKIP, why)
@@ -83,15 +84,24 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
     out, call_s, err = _run(batch)
     if err:
         return Verdict(ERROR, err, prepare_s=verdict.prepare_s)
-    mismatch = kernel.check(expected, out, workload.inputs)
+    return Verdict(PASS, prepare_s=verdict.prepare_s, call_s=call_s, batch=batch, outputs=out)
+
+
+def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: Any,
+           known_answers: bool = True) -> Verdict:
+    verdict = verify_call_only(impl, workload)
+    if verdict.status != PASS:
+        return verdict
+    outputs, verdict.outputs = verdict.outputs, None  # do not keep a second copy of the outputs alive
+    mismatch = kernel.check(expected, outputs, workload.inputs)
     if mismatch:
-        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=call_s, mismatch=mismatch)
+        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch)
     if known_answers:
         failed = check_known_answers(kernel, impl)
         if failed:
             failed.prepare_s = verdict.prepare_s
             return failed
-    return Verdict(PASS, prepare_s=verdict.prepare_s, call_s=call_s, batch=batch)
+    return verdict
 
 
 def reference_outputs(kernel: Kernel, workload: Workload) -> Any:

@@ -15,64 +15,163 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from harness.errors import UsageError
 
 RESULTS_CSV = "results.csv"
 RECORDS = "records.jsonl"
 MACHINE = "machine.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
-    "expected_to_fail", "prepare_s", "rounds", "iterations", "samples",
-    "ns_per_op_median", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3", "ns_per_op_iqr", "ns_per_op_mean",
-    "s_per_call_median", "ops_per_s", "baseline", "speedup", "params", "summary",
-    "machine_cpu", "machine_python", "machine_compiler", "git_commit", "format_version",
+    "expected_to_fail", "prepare_s", "processes", "rounds", "iterations", "samples",
+    "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
+    "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
+    "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
+    "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
+    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit", "format_version",
 ]
+OVERHEAD_KERNEL = "harness.overhead"
+# Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
+SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
+CONFIDENCE = 0.95
+RESAMPLES = 1000
+NOISY_CV = 0.10
+SHORT_ROUND_S = 1e-4
 
 
-def _stats(samples_s: list[float], n: int) -> dict[str, float]:
+def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
+    """95% percentile-bootstrap interval of ``statistic`` (scipy.stats.bootstrap), seeded so reports repeat."""
+    if min(len(x) for x in samples) < 2:
+        return math.nan, math.nan
+    res = stats.bootstrap(samples, statistic, confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
+                          method="percentile", vectorized=True, paired=False, rng=np.random.default_rng(0))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def _median(x, axis=-1):
+    return np.median(x, axis=axis)
+
+
+def _ratio_of_medians(x, y, axis=-1):
+    return np.median(x, axis=axis) / np.median(y, axis=axis)
+
+
+def ns_per_op(rec_samples: list[float], n: int) -> np.ndarray:
+    return np.asarray(rec_samples, dtype=float) * 1e9 / max(int(n), 1)
+
+
+def _stats(samples_s: list[float], n: int, iterations: int) -> dict[str, Any]:
+    keys = ("ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1",
+            "ns_per_op_q3", "ns_per_op_iqr", "ns_per_op_mean", "cv", "s_per_call_median", "ops_per_s")
     if not samples_s:
-        return {k: math.nan for k in ("ns_per_op_median", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
-                                      "ns_per_op_iqr", "ns_per_op_mean", "s_per_call_median", "ops_per_s")}
-    ns = np.asarray(samples_s, dtype=float) * 1e9 / max(n, 1)
+        return dict.fromkeys(keys, math.nan) | {"stability": ""}
+    ns = ns_per_op(samples_s, n)
     q1, med, q3 = np.percentile(ns, [25, 50, 75])
+    low, high = _bootstrap((ns,), _median)
+    cv = float(ns.std(ddof=1) / ns.mean()) if len(ns) > 1 and ns.mean() > 0 else math.nan
+    warnings = []
+    if len(ns) < 5:
+        warnings.append(f"only {len(ns)} samples")
+    if float(np.median(samples_s)) * max(iterations, 1) < SHORT_ROUND_S:
+        warnings.append("rounds under 0.1 ms: timer resolution matters")
+    if cv == cv and cv > NOISY_CV:
+        warnings.append(f"noisy: CV {cv:.0%}")
     return {
-        "ns_per_op_median": med, "ns_per_op_min": ns.min(), "ns_per_op_q1": q1, "ns_per_op_q3": q3,
-        "ns_per_op_iqr": q3 - q1, "ns_per_op_mean": ns.mean(),
-        "s_per_call_median": float(np.median(samples_s)), "ops_per_s": 1e9 / med if med > 0 else math.nan,
+        "ns_per_op_median": med, "ns_per_op_ci_low": low, "ns_per_op_ci_high": high, "ns_per_op_min": ns.min(),
+        "ns_per_op_q1": q1, "ns_per_op_q3": q3, "ns_per_op_iqr": q3 - q1, "ns_per_op_mean": ns.mean(), "cv": cv,
+        "stability": "; ".join(warnings), "s_per_call_median": float(np.median(samples_s)),
+        "ops_per_s": 1e9 / med if med > 0 else math.nan,
     }
 
 
-def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
-    rows = []
+def merge_records(records: Iterable[dict]) -> list[dict]:
+    """One record per measurement: the samples of every worker that ran it, the worst status any worker saw."""
+    merged: dict[tuple, dict] = {}
     for rec in records:
+        if rec.get("event", "result") != "result":
+            continue
+        key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
+        if key not in merged:
+            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers=set())
+        m = merged[key]
+        if rec is not m and SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
+            m.update(status=rec["status"], reason=rec.get("reason", ""))
+        if rec is not m:
+            m["samples_s"] += list(rec.get("samples_s") or [])
+            m["rounds"] = (m.get("rounds") or 0) + (rec.get("rounds") or 0)
+            m["iterations"] = max(m.get("iterations") or 0, rec.get("iterations") or 0)
+            m["summary"] = m.get("summary") or rec.get("summary")
+        if rec.get("prepare_s") is not None:
+            m["_prepare"].append(rec["prepare_s"])
+        if rec.get("samples_s"):
+            m["_workers"].add(rec.get("worker", 0))
+    for m in merged.values():
+        m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
+        m["processes"] = len(m.pop("_workers"))
+        del m["_prepare"]
+    return list(merged.values())
+
+
+def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
+    clock = machine.get("clock_ghz") or math.nan
+    rows, samples = [], {}
+    for rec in merge_records(records):
         row = {k: rec.get(k) for k in COLUMNS if k in rec}
-        row.update(_stats(rec.get("samples_s") or [], int(rec.get("n") or 1)))
+        row.update(_stats(rec["samples_s"], int(rec.get("n") or 1), int(rec.get("iterations") or 1)))
         row.update(
-            run_id=run_id, samples=len(rec.get("samples_s") or []),
+            run_id=run_id, samples=len(rec["samples_s"]),
             params=json.dumps(rec.get("params") or {}, sort_keys=True),
             summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",
-            expected_to_fail=rec.get("expected_to_fail") or "",
+            expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
+            cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"] else math.nan,
             machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
-            machine_compiler=machine.get("compiler", ""), git_commit=machine.get("git_commit", ""),
-            format_version=FORMAT_VERSION,
+            machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
+            git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
+        samples[len(rows)] = ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    return add_speedups(frame)
+    frame = add_speedups(frame, samples)
+    return add_overheads(frame)
 
 
-def add_speedups(frame: pd.DataFrame) -> pd.DataFrame:
-    """speedup = the baseline's median ns/op / this median, within one (run, kernel, workload, n)."""
+def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.DataFrame:
+    """speedup = the baseline's median ns/op / this median, within one (run, kernel, workload, n), with its
+    bootstrap interval from both sample sets."""
     frame = frame.copy()
-    frame["speedup"] = math.nan
-    keys = ["run_id", "kernel", "workload", "n"]
-    for _, group in frame.groupby(keys, dropna=False):
+    for col in ("speedup", "speedup_ci_low", "speedup_ci_high"):
+        frame[col] = math.nan
+    for _, group in frame.groupby(["run_id", "kernel", "workload", "n"], dropna=False):
         base = group[(group["implementation"] == group["baseline"]) & (group["status"] == "PASS")]
-        if len(base):
-            frame.loc[group.index, "speedup"] = base["ns_per_op_median"].iloc[0] / group["ns_per_op_median"]
+        if not len(base):
+            continue
+        b = base.index[0]
+        frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
+        for i in group.index:
+            if frame.loc[i, "status"] == "PASS" and len(samples.get(i, ())) and len(samples.get(b, ())):
+                low, high = _bootstrap((samples[b], samples[i]), _ratio_of_medians)
+                frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
+    return frame
+
+
+def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
+    """The empty-call cost of each row's family, and ns/op without it where it is over 1% of a call."""
+    from harness.bench.overhead import probe_family
+
+    frame = frame.copy()
+    probes = frame[(frame["kernel"] == OVERHEAD_KERNEL) & (frame["status"] == "PASS")]
+    cost = {(r.run_id, r.implementation): r.ns_per_op_median for r in probes.itertuples()}
+    for i, r in frame.iterrows():
+        if r["kernel"] == OVERHEAD_KERNEL:
+            continue
+        c = cost.get((r["run_id"], probe_family(str(r["family"]))), math.nan)
+        frame.loc[i, "overhead_ns_per_call"] = c
+        call_ns = r["s_per_call_median"] * 1e9
+        if c == c and call_ns == call_ns and c > 0.01 * call_ns:
+            frame.loc[i, "ns_per_op_corrected"] = max(call_ns - c, 0.0) / max(int(r["n"]), 1)
     return frame
 
 
@@ -128,7 +227,7 @@ def load(path: Path) -> pd.DataFrame:
     """Load a results.csv, refusing anything that is not one (corrupt, foreign, or from a newer swarbench)."""
     try:
         frame = pd.read_csv(path, keep_default_na=True, dtype={"reason": str, "summary": str, "params": str,
-                                                              "expected_to_fail": str})
+                                                              "expected_to_fail": str, "stability": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{path} is not a swarbench results file: {str(exc).splitlines()[0]}") from None
     except OSError as exc:
@@ -139,7 +238,7 @@ def load(path: Path) -> pd.DataFrame:
     versions = set(frame["format_version"].dropna().astype(int)) if len(frame) else {FORMAT_VERSION}
     if versions - {FORMAT_VERSION}:
         raise UsageError(f"{path} has results format {sorted(versions)}, this swarbench reads {FORMAT_VERSION}")
-    for col in ("reason", "summary", "params", "expected_to_fail"):
+    for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
         frame[col] = frame[col].fillna("")
     return frame
 

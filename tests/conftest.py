@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-FAST = ["--max-time", "0.005", "--min-rounds", "1", "--quiet"]
+FAST = ["--max-time", "0.005", "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead"]
 
 
 def make_plugin_site(site: Path, name: str, source: str, module: str | None = None) -> Path:

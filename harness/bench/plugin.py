@@ -1,10 +1,13 @@
-"""The pytest plugin that turns every (kernel, implementation, workload) into one pytest-benchmark benchmark.
+"""The pytest plugin that turns every (kernel, implementation, workload, size) into one pytest-benchmark benchmark.
 
 Loaded by pytest through the ``pytest11`` entry point, so the same benchmarks run under ``swarbench run`` and
 under plain ``pytest --pyargs harness.bench.bench_kernels --benchmark-only`` (keeping pytest-benchmark's own
 ``--benchmark-compare``, ``--benchmark-histogram`` and the rest). Each benchmark first passes the oracle; only
-a PASS is timed. Every finished case is appended to the record file at once (one JSON line), so an interrupted
-run keeps whatever it had measured.
+a PASS is timed.
+
+The record file is the worker's report to the engine: a ``start`` line before each case and a ``result`` line
+after it, each written and flushed at once. An interrupted or crashed worker therefore leaves every finished
+result behind, and the engine can tell which case was running when it died.
 
 Rounds and iterations are chosen from the verification call's duration instead of pytest-benchmark's own
 calibration: a pure-Python batch of a million operations takes a second, and calibration would run it several
@@ -16,14 +19,17 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import sys
+import time
 from dataclasses import dataclass
 from typing import Optional
 
 import pytest
 
 from harness import oracle, registry as registry_mod
-from harness.model import matches
+from harness.bench import overhead
+from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05
@@ -38,7 +44,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.kernel}:{self.implementation}:{self.workload}"
+        return f"{self.kernel}:{self.implementation}:{self.workload}:n={self.size or 'default'}"
 
 
 def pytest_addoption(parser):
@@ -49,11 +55,18 @@ def pytest_addoption(parser):
                     help="run implementations whose name matches this shell pattern (repeatable)")
     group.addoption("--swarbench-workload", action="append", default=[], metavar="NAME",
                     help="run these workload kinds (default: each kernel's default kinds)")
-    group.addoption("--swarbench-size", type=int, default=None, metavar="N",
-                    help="operations per batch (default: each workload's default size)")
+    group.addoption("--swarbench-size", action="append", type=int, default=[], metavar="N",
+                    help="operations per batch (repeatable: one benchmark per size; default: the workload's own)")
     group.addoption("--swarbench-seed", type=int, default=0, help="seed of the input generators")
+    group.addoption("--swarbench-order-seed", type=int, default=None, metavar="S",
+                    help="shuffle the order of kernels and of implementations within each kernel with this seed")
+    group.addoption("--swarbench-exclude", action="append", default=[], metavar="CASE_ID",
+                    help="leave this case out (the engine uses it to resume after a crash)")
+    group.addoption("--swarbench-worker", type=int, default=0, help="worker number written into each record")
+    group.addoption("--swarbench-overhead", action="store_true",
+                    help="also time an empty batch call per family (the fixed cost of a call)")
     group.addoption("--swarbench-record", default=None, metavar="FILE",
-                    help="append one JSON line per finished case to FILE")
+                    help="append a JSON line per case start and result to FILE")
     group.addoption("--swarbench-disable-plugin", action="append", default=[], metavar="NAME",
                     help="do not load this swarbench plugin")
     group.addoption("--swarbench-progress", action="store_true",
@@ -67,8 +80,9 @@ class Session:
         self.config = config
         opt = config.getoption
         self.registry = registry_mod.load(disable=opt("swarbench_disable_plugin"))
-        self.size = opt("swarbench_size")
+        self.sizes = opt("swarbench_size") or [None]
         self.seed = opt("swarbench_seed")
+        self.worker = opt("swarbench_worker")
         self.record_path = opt("swarbench_record")
         self.progress = opt("swarbench_progress")
         self._workloads: dict = {}
@@ -78,20 +92,31 @@ class Session:
     def cases(self) -> list[Case]:
         opt = self.config.getoption
         kinds = opt("swarbench_workload")
-        out = []
+        groups = []
         for kid, kernel in sorted(self.registry.kernels.items()):
             if not matches(kid, opt("swarbench_kernel")):
                 continue
             chosen = [k for k in kernel.workloads if (k.name in kinds if kinds else k.default)]
+            impls = [i for i in self.registry.implementations_of(kid) if matches(i.name, opt("swarbench_impl"))]
             for kind in chosen:
-                for impl in self.registry.implementations_of(kid):
-                    if matches(impl.name, opt("swarbench_impl")):
-                        out.append(Case(kid, impl.name, kind.name, self.size))
-        self.total = len(out)
+                sizes = [None] if kind.fixed_size else self.sizes
+                for size in sizes:
+                    groups.append([Case(kid, impl.name, kind.name, size) for impl in impls])
+        order_seed = opt("swarbench_order_seed")
+        if order_seed is not None:
+            # Shuffle kernels and implementations, but keep each workload's cases together: generating a
+            # million-pair workload again for every case would cost more than the measurements.
+            rng = random.Random(order_seed)
+            rng.shuffle(groups)
+            for group in groups:
+                rng.shuffle(group)
+        excluded = set(opt("swarbench_exclude"))
+        out = [c for group in groups for c in group if c.id not in excluded]
+        self.total += len(out)
         return out
 
     def workload(self, case: Case):
-        key = (case.kernel, case.workload)
+        key = (case.kernel, case.workload, case.size)
         if key not in self._workloads:
             # Keep one kernel's workloads at a time: a million-pair workload and its reference are large.
             self._workloads = {k: v for k, v in self._workloads.items() if k[0] == case.kernel}
@@ -100,11 +125,11 @@ class Session:
             self._workloads[key] = (workload, oracle.reference_outputs(kernel, workload))
         return self._workloads[key]
 
-    def say(self, case: Case, what: str, final: bool = False) -> None:
+    def say(self, label: str, what: str, final: bool = False) -> None:
         if not self.progress:
             return
-        line = f"[{self.done + (1 if not final else 0):>3}/{self.total}] {case.kernel} {case.implementation} " \
-               f"({case.workload}): {what}"
+        left = f" ({self.total - self.done - (0 if final else 1)} left)"
+        line = f"[w{self.worker} {self.done + (0 if final else 1):>3}/{self.total}] {label}: {what}{left}"
         stream = sys.__stderr__
         if stream.isatty():  # one line that updates in place, kept when the case is done
             stream.write("\r\x1b[K" + line + ("\n" if final else ""))
@@ -120,51 +145,108 @@ class Session:
             fh.flush()
             os.fsync(fh.fileno())
 
+    def phase(self, case_id: str, label: str, what: str) -> None:
+        self.record({"event": "phase", "case": case_id, "worker": self.worker, "phase": what})
+        self.say(label, what)
+
+    def start(self, case_id: str) -> None:
+        self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
+                     "t": time.time()})
+
     def run_case(self, case: Case, benchmark) -> None:
+        self.start(case.id)
         kernel = self.registry.kernels[case.kernel]
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
-        self.say(case, "generating inputs")
+        label = f"{case.kernel} {case.implementation} ({case.workload})"
+        self.phase(case.id, label, "generating inputs")
         workload, expected = self.workload(case)
-        self.say(case, "checking")
+        self.phase(case.id, label, "checking")
         verdict = oracle.verify(kernel, impl, workload, expected)
-        row = {
-            "kernel": case.kernel, "suite": kernel.suite, "implementation": impl.name, "family": impl.family,
-            "workload": workload.name, "n": workload.size, "seed": workload.seed,
-            "params": dict(workload.params), "status": verdict.status, "reason": verdict.reason,
-            "expected_to_fail": impl.expected_to_fail, "prepare_s": _finite(verdict.prepare_s),
-            "check_s": _finite(verdict.call_s), "baseline": kernel.baseline, "unit": kernel.unit,
-            "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
-        }
+        row = self._row(case.id, impl, verdict, workload.name, workload.size, workload.seed, dict(workload.params))
+        row.update(suite=kernel.suite, baseline=kernel.baseline, unit=kernel.unit)
         if verdict.status != oracle.PASS:
-            self.done += 1
-            self.record(row)
-            self.say(case, f"{verdict.status} {verdict.reason}", final=True)
+            self._finish(row, label, f"{verdict.status} {verdict.reason}")
             if verdict.status == oracle.SKIP:
                 pytest.skip(verdict.reason)
             if impl.expected_to_fail:
                 pytest.xfail(f"{impl.expected_to_fail}: {verdict.reason}")
             pytest.fail(f"{verdict.status}: {verdict.reason}", pytrace=False)
+        self.phase(case.id, label, "timing")
+        outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}")
+        if kernel.summarize is not None:
+            row["summary"] = _jsonable(kernel.summarize(outputs))
+        self._finish(row, label, _median_text(row))
 
-        self.say(case, "timing")
-        call_s = max(verdict.call_s, 1e-9)
+    def run_overhead(self, probe: Implementation, benchmark) -> None:
+        case_id = overhead.case_id(probe)
+        self.start(case_id)
+        verdict = _verify_probe(probe)
+        row = self._row(case_id, probe, verdict, "empty", 1, 0, {})
+        row.update(suite="harness", baseline="", unit="empty call")
+        if verdict.status != oracle.PASS:
+            self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
+            pytest.skip(verdict.reason)
+        self._time(benchmark, verdict, row, overhead.KERNEL)
+        self._finish(row, case_id, _median_text(row))
+
+    def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
+        return {
+            "event": "result", "case": case_id, "worker": self.worker, "kernel": impl.kernel,
+            "implementation": impl.name, "family": impl.family, "workload": workload, "n": n, "seed": seed,
+            "params": params, "status": verdict.status, "reason": verdict.reason,
+            "expected_to_fail": impl.expected_to_fail, "prepare_s": _finite(verdict.prepare_s),
+            "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
+        }
+
+    def _time(self, benchmark, verdict, row, group):
+        call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
         max_time = float(self.config.getoption("benchmark_max_time"))
         min_rounds = int(self.config.getoption("benchmark_min_rounds"))
         rounds = max(min_rounds, min(100_000, math.ceil(max_time / (call_s * iterations))))
         warmup = 1 if call_s * iterations < WARMUP_BELOW_S else 0
-        benchmark.group = f"{case.kernel} {workload.label}"
+        benchmark.group = group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
-                                                         "prepare_s", "status")})
+                                                         "prepare_s", "status", "worker")})
         outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
         stats = getattr(benchmark, "stats", None)
-        samples = list(stats.stats.data) if stats is not None else []
-        if kernel.summarize is not None:
-            row["summary"] = _jsonable(kernel.summarize(outputs))
-        row.update(samples_s=samples, rounds=rounds, iterations=iterations)
+        row.update(samples_s=list(stats.stats.data) if stats is not None else [], rounds=rounds,
+                   iterations=iterations)
+        return outputs
+
+    def _finish(self, row, label, text):
         self.done += 1
         self.record(row)
-        median = sorted(samples)[len(samples) // 2] if samples else float("nan")
-        self.say(case, f"PASS {median / max(workload.size, 1) * 1e9:.4g} ns/op", final=True)
+        self.say(label, text, final=True)
+
+
+def _steady_call_s(batch, first_call_s: float) -> float:
+    """A first call pays for page faults and cold caches; a few more calls (at most ~20 ms of them) show the
+    steady duration that rounds and iterations should be sized by. Long batches keep the first figure."""
+    if not first_call_s < WARMUP_BELOW_S:
+        return max(first_call_s, 1e-9)
+    best, spent = first_call_s, 0.0
+    for _ in range(10):
+        t0 = time.perf_counter()
+        batch()
+        took = time.perf_counter() - t0
+        best, spent = min(best, took), spent + took
+        if spent > 0.02:
+            break
+    return max(best, 1e-9)
+
+
+def _verify_probe(probe: Implementation) -> oracle.Verdict:
+    """An empty call has no answer to check; it only has to be available and run."""
+    from harness.model import Workload
+
+    return oracle.verify_call_only(probe, Workload(overhead.KERNEL, "empty", 1, None))
+
+
+def _median_text(row) -> str:
+    samples = sorted(row["samples_s"])
+    median = samples[len(samples) // 2] if samples else float("nan")
+    return f"PASS {median / max(row['n'], 1) * 1e9:.4g} ns/op"
 
 
 def _finite(x: float):
@@ -184,13 +266,39 @@ def pytest_configure(config):
     config._swarbench_session = None
 
 
-def pytest_generate_tests(metafunc):
-    if "swarbench_case" not in metafunc.fixturenames:
-        return
-    config = metafunc.config
+def _session(config) -> Session:
     if config._swarbench_session is None:
         config._swarbench_session = Session(config)
         for failure in config._swarbench_session.registry.failures:
             sys.__stderr__.write(f"swarbench: {failure}; skipped\n")
-    cases = config._swarbench_session.cases()
-    metafunc.parametrize("swarbench_case", cases, ids=[c.id for c in cases])
+    return config._swarbench_session
+
+
+def pytest_generate_tests(metafunc):
+    config = metafunc.config
+    if "swarbench_case" in metafunc.fixturenames:
+        cases = _session(config).cases()
+        metafunc.parametrize("swarbench_case", cases, ids=[c.id for c in cases])
+    elif "swarbench_probe" in metafunc.fixturenames:
+        excluded = set(config.getoption("swarbench_exclude"))
+        probes = [p for p in overhead.PROBES if config.getoption("swarbench_overhead")
+                  and overhead.case_id(p) not in excluded]
+        session = _session(config)
+        session.total += len(probes)
+        metafunc.parametrize("swarbench_probe", probes, ids=[p.name for p in probes])
+
+
+def pytest_collection_finish(session):
+    """Tell the engine what this worker is about to run, so progress can say how many are left."""
+    state = session.config._swarbench_session
+    if state is None:
+        return
+    ids = []
+    for item in session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        # (an empty parametrisation leaves a placeholder item that pytest skips: not a case)
+        if isinstance(params.get("swarbench_case"), Case):
+            ids.append(params["swarbench_case"].id)
+        elif isinstance(params.get("swarbench_probe"), Implementation):
+            ids.append(overhead.case_id(params["swarbench_probe"]))
+    state.record({"event": "plan", "worker": state.worker, "cases": ids})

@@ -14,9 +14,19 @@ from harness.model import ReportSection
 @dataclass
 class RunView:
     frame: pd.DataFrame
-    machine: dict
+    machine: dict  # the first run's machine
     sections: list[ReportSection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    machines: dict = field(default_factory=dict)  # run id -> machine, when several runs are shown together
+
+    def label(self, row) -> str:
+        """An implementation's name, with its run when rows of several runs share a table."""
+        if len(self.run_ids) < 2:
+            return str(row["implementation"])
+        hosts = {m.get("hostname", "") for m in self.machines.values()}
+        if len(hosts) > 1:  # runs from several machines: the machine is what tells rows apart
+            return f"{row['implementation']}@{self.machines.get(row['run_id'], {}).get('hostname', '?')}"
+        return f"{row['implementation']}@{str(row['run_id'])[-11:]}"
 
     @property
     def run_ids(self) -> list[str]:
@@ -32,9 +42,17 @@ def render(fmt: str, view: RunView) -> str:
     return {"text": text.render, "md": markdown.render, "csv": csv.render, "html": html.render}[fmt](view)
 
 
+def scaling_series(frame: pd.DataFrame):
+    """(kernel, workload) groups measured at several sizes: what a scaling chart plots (ns/op against N)."""
+    passed = frame[frame["status"] == "PASS"]
+    for key, group in passed.groupby(["kernel", "workload"], sort=True):
+        if group["n"].nunique() > 1:
+            yield key, group
+
+
 def kernel_groups(frame: pd.DataFrame):
     """(kernel, workload, n) groups in a stable order, each sorted fastest first, unmeasured last."""
-    order = {"PASS": 0, "FAIL": 1, "ERROR": 2, "SKIP": 3}
+    order = {"PASS": 0, "FAIL": 1, "ERROR": 2, "CRASH": 2, "TIMEOUT": 2, "SKIP": 3}
     for key, group in frame.groupby(["kernel", "workload", "n"], sort=True):
         ranked = group.assign(_o=group["status"].map(order).fillna(9)).sort_values(
             ["_o", "ns_per_op_median", "implementation"], na_position="last")
@@ -55,6 +73,12 @@ def fmt_speedup(x: float) -> str:
     return "-" if x != x else (f"{x:,.0f}x" if x >= 100 else f"{x:.2f}x")
 
 
+def fmt_interval(low: float, high: float, fmt) -> str:
+    if low != low or high != high:
+        return ""
+    return f"[{fmt(low).rstrip('x')} .. {fmt(high)}]"
+
+
 def fmt_seconds(s: float) -> str:
     if s != s or s is None:
         return "-"
@@ -64,3 +88,24 @@ def fmt_seconds(s: float) -> str:
 def operation_name(kernel: str) -> str:
     op = kernel.split(".", 1)[-1]
     return "".join(part[:1].upper() + part[1:] for part in op.replace("-", "_").split("_"))
+
+
+MEASUREMENT_HEADER = ["implementation", "family", "status", "ns/op (median)", "95% CI", "min", "IQR", "speedup",
+                      "95% CI", "est. cycles/op", "net ns/op", "prepare", "note"]
+
+
+def measurement_rows(group, view) -> list[list[str]]:
+    """The cells of one (kernel, workload, n) table, shared by the markdown and HTML renderers."""
+    return [[view.label(r), r["family"], r["status"], fmt_ns(r["ns_per_op_median"]),
+             fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns), fmt_ns(r["ns_per_op_min"]),
+             fmt_ns(r["ns_per_op_iqr"]), fmt_speedup(r["speedup"]),
+             fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
+             fmt_ns(r["cycles_per_op_est"]), fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]),
+             "; ".join(x for x in (r["reason"], r["stability"]) if x)] for _, r in group.iterrows()]
+
+
+def measurement_header(group) -> list[str]:
+    header = list(MEASUREMENT_HEADER)
+    base = group.iloc[0]["baseline"]
+    header[7] = f"speedup vs {base if isinstance(base, str) and base else '-'}"
+    return header

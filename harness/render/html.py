@@ -7,7 +7,8 @@ from __future__ import annotations
 import html
 import math
 
-from harness.render import RunView, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups
+from harness.model import LineChart
+from harness.render import RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header, measurement_rows, scaling_series
 
 PALETTE = {"python": "#8c564b", "numpy": "#1f77b4", "numba": "#2ca02c", "cffi": "#d62728"}
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
@@ -35,7 +36,7 @@ def _decades(lo: float, hi: float) -> tuple[int, int]:
     return a, max(b, a + 1)
 
 
-def bar_chart(group) -> str:
+def bar_chart(group, view) -> str:
     """Horizontal bars of median ns/op on a log axis, IQR as a whisker."""
     rows = group[group["status"] == "PASS"]
     if rows.empty:
@@ -43,7 +44,7 @@ def bar_chart(group) -> str:
     lo = float(rows["ns_per_op_q1"].clip(lower=1e-6).min())
     hi = float(rows["ns_per_op_q3"].max())
     d0, d1 = _decades(lo, hi)
-    left, width, bar, gap = 170, 520, 14, 6
+    left, width, bar, gap = 260, 520, 14, 6
     height = 30 + len(rows) * (bar + gap)
 
     def x(v: float) -> float:
@@ -57,13 +58,14 @@ def bar_chart(group) -> str:
     for i, (_, r) in enumerate(rows.iterrows()):
         y = 4 + i * (bar + gap)
         med = float(r["ns_per_op_median"])
-        parts.append(f'<text x="{left - 6}" y="{y + bar - 3}" text-anchor="end">{_e(r["implementation"])}</text>'
+        label = _e(view.label(r))
+        parts.append(f'<text x="{left - 6}" y="{y + bar - 3}" text-anchor="end">{label}</text>'
                      f'<rect x="{left}" y="{y}" width="{max(x(med) - left, 1):.1f}" height="{bar}" '
-                     f'fill="{_color(r["family"])}"><title>{_e(r["implementation"])}: {fmt_ns(med)} ns/op</title>'
+                     f'fill="{_color(r["family"])}"><title>{label}: {fmt_ns(med)} ns/op</title>'
                      f'</rect><line x1="{x(float(r["ns_per_op_q1"])):.1f}" x2="{x(float(r["ns_per_op_q3"])):.1f}" '
                      f'y1="{y + bar / 2}" y2="{y + bar / 2}" stroke="#000"/>'
                      f'<text x="{x(med) + 4:.1f}" y="{y + bar - 3}">{fmt_ns(med)}</text>')
-    parts.append(f'<text x="{left + width / 2}" y="{height + 0}" text-anchor="middle"></text></svg>')
+    parts.append("</svg>")
     return "".join(parts)
 
 
@@ -124,25 +126,30 @@ def render(view: RunView) -> str:
     for (kernel, workload, n), group in kernel_groups(view.frame):
         first = group.iloc[0]
         out.append(f"<h2>{_e(kernel)} <small>{_e(workload)}, n = {n:,} ({_e(first['unit'])})</small></h2>")
-        out.append(bar_chart(group))
-        rows = [[r["implementation"], r["family"], r["status"], fmt_ns(r["ns_per_op_median"]),
-                 fmt_ns(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]), fmt_speedup(r["speedup"]),
-                 fmt_seconds(r["prepare_s"]), r["reason"]] for _, r in group.iterrows()]
-        out.append(_table(["implementation", "family", "status", "ns/op (median)", "min", "IQR",
-                           f"speedup vs {first['baseline']}", "prepare", "note"], rows,
-                          classes=group["status"].tolist()))
+        out.append(bar_chart(group, view))
+        out.append(_table(measurement_header(group), measurement_rows(group, view), classes=group["status"].tolist()))
+    for (kernel, workload), group in scaling_series(view.frame):
+        out.append(f"<h2>{_e(kernel)} <small>{_e(workload)}: ns/op against N (log-log)</small></h2>")
+        table = group.assign(label=[view.label(r) for _, r in group.iterrows()])
+        out.append(line_chart(table, LineChart(x="n", y="ns_per_op_median", series="label", logx=True, logy=True)))
     for section in view.sections:
         out.append(f"<h2>{_e(section.title)}</h2>")
         if section.chart is not None:
             out.append(line_chart(section.table, section.chart))
         out.append(_table(list(section.table.columns), section.table.astype(str).values.tolist()))
         out += [f"<p class='note'>{_e(n)}</p>" for n in section.notes]
-    out.append("<h2>Machine</h2>")
-    info = [["CPU", m.get("cpu", "")], ["cores", m.get("cores", "")], ["system", m.get("system", "")],
-            ["Python", m.get("python", "")], ["compiler", m.get("compiler", "")],
-            ["SIMD", " ".join(m.get("simd_flags", []))], ["git commit", m.get("git_commit", "")]]
-    info += [[name, version] for name, version in sorted(m.get("packages", {}).items())]
-    out.append(_table(["", ""], info))
+    for rid, machine in (view.machines.items() if len(view.run_ids) > 1 else [("", m)]):
+        out.append(_machine_table(rid, machine))
     out += [f"<p class='note'>{_e(n)}</p>" for n in view.notes]
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _machine_table(run_id: str, m: dict) -> str:
+    info = [["CPU", m.get("cpu", "")], ["cores", m.get("cores", "")], ["system", m.get("system", "")],
+            ["Python", m.get("python", "")], ["compiler", m.get("compiler", "")],
+            ["SIMD", " ".join(m.get("simd_flags", []))], ["git commit", m.get("git_commit", "")]]
+    info += [["clock (for cycle estimates)", f"{m.get('clock_ghz', '')} GHz"],
+             ["hardware counters", m.get("hardware_counters", "")]]
+    info += [[name, version] for name, version in sorted(m.get("packages", {}).items())]
+    return f"<h2>Machine{' of ' + _e(run_id) if run_id else ''}</h2>" + _table(["", ""], info)

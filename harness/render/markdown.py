@@ -1,7 +1,7 @@
 """Markdown: one table per (kernel, workload), the suites' sections, and the machine."""
 from __future__ import annotations
 
-from harness.render import RunView, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups
+from harness.render import RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header, measurement_rows
 
 
 def _cell(text) -> str:
@@ -21,11 +21,7 @@ def render(view: RunView) -> str:
            f"SIMD: {' '.join(m.get('simd_flags', []))}; commit {m.get('git_commit') or '-'}"]
     for (kernel, workload, n), group in kernel_groups(view.frame):
         out += ["", f"## {kernel}: {workload}, n = {n:,}", ""]
-        rows = [[r["implementation"], r["family"], r["status"], fmt_ns(r["ns_per_op_median"]),
-                 fmt_ns(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]), fmt_speedup(r["speedup"]),
-                 fmt_seconds(r["prepare_s"]), r["reason"]] for _, r in group.iterrows()]
-        out += table(["implementation", "family", "status", "ns/op (median)", "min", "IQR",
-                      f"speedup vs {group.iloc[0]['baseline']}", "prepare", "note"], rows)
+        out += table(measurement_header(group), measurement_rows(group, view))
     for section in view.sections:
         out += ["", f"## {section.title}", ""]
         out += table(list(map(str, section.table.columns)), section.table.astype(str).values.tolist())

@@ -1,0 +1,93 @@
+"""Compare saved runs, benchstat-style: per measurement the change of the median, its interval, a p-value.
+
+The first run is the reference; every other run is compared with it. A change is called only when the
+Mann-Whitney U test (scipy.stats.mannwhitneyu) rejects "same distribution" at ``alpha`` *and* the 95% bootstrap
+interval of the ratio of medians excludes 1; otherwise the row says ``~``. The regression gate is stricter
+still: it trips only where the whole interval lies beyond the threshold, so noise cannot fail a build.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from harness import results
+from harness.errors import UsageError
+
+ALPHA = 0.05
+KEY = ["kernel", "implementation", "workload", "n"]
+
+
+@dataclass
+class LoadedRun:
+    run_id: str
+    folder: Path
+    machine: dict
+    samples: dict[tuple, np.ndarray]  # KEY -> ns/op samples of a PASS measurement
+
+
+def load_run(spec: str, reports_dir: Path) -> LoadedRun:
+    csv_path = results.resolve_run(spec, reports_dir)
+    folder = csv_path.parent
+    records = results.read_records(folder / results.RECORDS)
+    if not records:
+        raise UsageError(f"{folder} has no {results.RECORDS}: compare needs the raw samples a run saves there")
+    samples = {}
+    for rec in results.merge_records(records):
+        if rec.get("status") == "PASS" and rec.get("samples_s"):
+            key = tuple(rec.get(k) for k in KEY)
+            samples[key] = results.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
+    run_id = results.load(csv_path)["run_id"].dropna().astype(str)
+    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), samples)
+
+
+def compare_pair(a: LoadedRun, b: LoadedRun) -> pd.DataFrame:
+    rows = []
+    for key in sorted(set(a.samples) & set(b.samples), key=str):
+        if key[0] == results.OVERHEAD_KERNEL:
+            continue
+        x, y = a.samples[key], b.samples[key]
+        ratio = float(np.median(y) / np.median(x))
+        low, high = results._bootstrap((y, x), results._ratio_of_medians)
+        p = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 else 1.0
+        significant = p < ALPHA and low == low and (low > 1 or high < 1)
+        rows.append(dict(zip(KEY, key)) | {
+            "run_a": a.run_id, "run_b": b.run_id,
+            "machine_a": a.machine.get("cpu", ""), "machine_b": b.machine.get("cpu", ""),
+            "median_a": float(np.median(x)), "median_b": float(np.median(y)),
+            "ci_a": _relative_halfwidth(x), "ci_b": _relative_halfwidth(y),
+            "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
+            "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
+        })
+    return pd.DataFrame(rows)
+
+
+def _relative_halfwidth(x: np.ndarray) -> float:
+    low, high = results._bootstrap((x,), results._median)
+    med = float(np.median(x))
+    return (high - low) / 2 / med if med and low == low else math.nan
+
+
+def compare(specs: list[str], reports_dir: Path) -> pd.DataFrame:
+    if len(specs) < 2:
+        raise UsageError("compare needs at least two runs")
+    runs = [load_run(s, reports_dir) for s in specs]
+    frames = [compare_pair(runs[0], other) for other in runs[1:]]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if frame.empty:
+        raise UsageError(f"runs {', '.join(r.run_id for r in runs)} have no passing measurement in common")
+    return frame
+
+
+def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
+    """Per compared run, the geometric mean of the median ratios over every row both runs measured."""
+    return {run: float(np.exp(np.log1p(g["change"]).mean()) - 1) for run, g in frame.groupby("run_b", sort=False)}
+
+
+def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
+    """Rows slower by more than the threshold with the whole interval beyond it."""
+    return frame[frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100)]

@@ -1,0 +1,50 @@
+"""`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
+from __future__ import annotations
+
+from harness.render import fmt_ns
+from harness.render.markdown import table
+
+
+def _pct(x: float) -> str:
+    return "?" if x != x else f"{x * 100:+.1f}%"
+
+
+def _rows(group):
+    for _, r in group.iterrows():
+        name = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
+        a = f"{fmt_ns(r['median_a'])} ±{r['ci_a'] * 100:.1f}%"
+        b = f"{fmt_ns(r['median_b'])} ±{r['ci_b'] * 100:.1f}%"
+        if r["significant"]:
+            change = f"{_pct(r['change'])} [{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]"
+        else:
+            change = "~"
+        yield name, a, b, change, f"p={r['p_value']:.3f} n={r['samples_a']}+{r['samples_b']}"
+
+
+def render_text(frame, geomeans: dict, regressions=None) -> str:
+    out = []
+    for run_b, group in frame.groupby("run_b", sort=False):
+        first = group.iloc[0]
+        out.append(f"{first['run_a']} ({first['machine_a']})  vs  {run_b} ({first['machine_b']})")
+        rows = [("measurement", "A ns/op", "B ns/op", "change [95% CI]", "")] + list(_rows(group))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        out += ["  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                .rstrip() for r in rows]
+        out.append(f"{'geomean'.ljust(widths[0])}  {'':>{widths[1]}}  {'':>{widths[2]}}  {_pct(geomeans[run_b])}")
+        out.append("")
+    out.append("~: no significant change (Mann-Whitney U p >= 0.05, or the interval of the ratio of medians "
+               "includes 1)")
+    if regressions is not None and len(regressions):
+        out += ["", "regressions beyond the threshold (whole interval):"]
+        out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
+                f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]" for r in regressions.itertuples()]
+    return "\n".join(out) + "\n"
+
+
+def render_md(frame, geomeans: dict, regressions=None) -> str:
+    out = []
+    for run_b, group in frame.groupby("run_b", sort=False):
+        out += [f"## {group.iloc[0]['run_a']} vs {run_b}", ""]
+        out += table(["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test"], [list(r) for r in _rows(group)])
+        out += ["", f"geomean change: {_pct(geomeans[run_b])}", ""]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,52 @@
+"""The live progress display of `swarbench run`, fed by the engine with each worker event as it happens.
+
+On a terminal one line is rewritten in place (which worker, which case, what it is doing, how many are left)
+and each finished case leaves a line; elsewhere (CI logs) only the finished cases are written.
+"""
+from __future__ import annotations
+
+import sys
+
+
+class Progress:
+    def __init__(self, workers: int, stream=None):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.workers = workers
+        self.planned: dict[int, int] = {}
+        self.finished: dict[int, int] = {}
+        self.current = ""
+
+    def _left(self, worker: int) -> str:
+        total = self.planned.get(worker, 0)
+        done = self.finished.get(worker, 0)
+        return f"worker {worker + 1}/{self.workers}, {done}/{total} done, {max(total - done, 0)} left"
+
+    @staticmethod
+    def _label(case: str) -> str:
+        kernel, impl, workload, size = (case.split(":", 3) + ["", "", ""])[:4]
+        return f"{kernel} {impl} ({workload}{'' if size.endswith('default') else ', ' + size})"
+
+    def __call__(self, event: dict) -> None:
+        kind, worker = event.get("event", "result"), event.get("worker", 0)
+        if kind == "plan":
+            # A resumed worker plans only what is left; count what it already finished on top.
+            self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
+            return
+        label = self._label(str(event.get("case", "")))
+        if kind in ("start", "phase"):
+            self.current = f"[{self._left(worker)}] {label}: {event.get('phase', 'starting')}"
+            if self.tty:
+                self.stream.write("\r\x1b[K" + self.current)
+                self.stream.flush()
+            return
+        self.finished[worker] = self.finished.get(worker, 0) + 1
+        status = event.get("status", "?")
+        samples = sorted(event.get("samples_s") or [])
+        if status == "PASS" and samples:
+            what = f"PASS {samples[len(samples) // 2] * 1e9 / max(int(event.get('n') or 1), 1):.4g} ns/op"
+        else:
+            what = f"{status} {event.get('reason', '')}".strip()
+        line = f"[{self._left(worker)}] {label}: {what}"
+        self.stream.write(("\r\x1b[K" if self.tty else "") + line + "\n")
+        self.stream.flush()

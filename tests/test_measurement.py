@@ -1,0 +1,163 @@
+"""Measurement you can trust: workers, intervals, overhead, scaling, comparisons, and isolation of crashes."""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import FAST, cli_env, make_plugin_site, swarbench
+from harness import results
+
+MISBEHAVING = """
+    import ctypes, time
+    from harness import Implementation, hookimpl
+
+    def segfault(workload):
+        return lambda: ctypes.string_at(0)  # reads address 0: SIGSEGV, as a C bug would
+
+    def hang(workload):
+        def batch():
+            time.sleep(3600)
+        return batch
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "segfaults", "cffi-scalar", segfault))
+        registry.add_implementation(Implementation("cards.contains", "hangs", "python-naive", hang))
+"""
+
+
+def _frame(env):
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    return pd.read_csv(os.path.join(env["SWARBENCH_REPORTS"], run, "results.csv")).set_index("implementation")
+
+
+def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "misbehaving", MISBEHAVING))
+    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "segfaults", "--impl", "hangs",
+                     "--impl", "swar", "--impl", "naive", "--impl", "c-swar", "--size", "128", "--timeout", "3",
+                     "--max-time", "0.01", "--min-rounds", "1", "--processes", "1", "--no-overhead", env=env)
+    assert proc.returncode == 1, proc.stderr
+    frame = _frame(env)
+    assert frame.loc["segfaults", "status"] == "CRASH"
+    assert frame.loc["segfaults", "reason"].startswith("crashed (signal 11")
+    assert frame.loc["hangs", "status"] == "TIMEOUT" and frame.loc["hangs", "reason"] == "timed out after 3 s"
+    for name in ("swar", "naive", "c-swar"):
+        assert frame.loc[name, "status"] == "PASS" and frame.loc[name, "ns_per_op_median"] > 0
+    assert "crashed (signal 11" in proc.stdout and "timed out after 3 s" in proc.stdout
+
+
+STEADY = """
+    import os
+    import numpy as np
+    from harness import Implementation, hookimpl
+    from impls.cards.spec import HIGH
+
+    def steady(workload):
+        a, b = workload.inputs["a"], workload.inputs["b"]
+        h = np.uint64(HIGH)
+        tmp, out = np.empty_like(a), np.empty(a.shape, bool)
+        # SB_SLOWDOWN=1.2 repeats the work 12 times instead of 10: a 20% slower implementation
+        reps = round(10 * float(os.environ.get("SB_SLOWDOWN", "1")))
+
+        def batch():
+            for _ in range(reps):
+                np.bitwise_or(a, h, out=tmp)
+                np.subtract(tmp, b, out=tmp)
+                np.bitwise_and(tmp, h, out=tmp)
+                np.equal(tmp, h, out=out)
+            return out
+        return batch
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "steady", "numpy", steady))
+"""
+
+
+def _steady_run(env, slowdown: str) -> str:
+    env = dict(env, SB_SLOWDOWN=slowdown)
+    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "steady", "--size", "20000",
+                     "--max-time", "0.4", "--processes", "2", "--no-overhead", "--quiet", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split("render again with `swarbench report ")[1].split("`")[0]
+
+
+def test_compare_calls_a_20_percent_slowdown_and_the_gate_fails_but_a_run_against_itself_is_quiet(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "steady", STEADY))
+    base, slow = _steady_run(env, "1"), _steady_run(env, "1.2")
+
+    same = swarbench("compare", base, base, "--fail-on-regression", "5", env=env)
+    assert same.returncode == 0, same.stderr
+    row = next(ln for ln in same.stdout.splitlines() if ln.startswith("cards.contains/steady"))
+    assert " ~ " in f" {row} "
+
+    worse = swarbench("compare", base, slow, "--format", "csv", env=env)
+    frame = pd.read_csv(__import__("io").StringIO(worse.stdout))
+    (r,) = frame.itertuples()
+    assert r.significant and 0.1 < r.change < 0.35 and r.p_value < 0.05 and r.change_ci_low > 0.05
+    gate = swarbench("compare", base, slow, "--fail-on-regression", "10", env=env)
+    assert gate.returncode == 1 and "regression" in gate.stderr
+    assert "geomean" in gate.stdout
+    lenient = swarbench("compare", base, slow, "--fail-on-regression", "60", env=env)
+    assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
+
+
+def test_statistics_of_one_measurement():
+    rng = np.random.default_rng(1)
+    samples = list(1e-6 * (1 + 0.01 * rng.standard_normal(400)))
+    s = results._stats(samples, n=1000, iterations=1000)
+    assert s["ns_per_op_ci_low"] <= s["ns_per_op_median"] <= s["ns_per_op_ci_high"]
+    assert s["ns_per_op_ci_high"] - s["ns_per_op_ci_low"] < 0.01  # 400 samples pin the median down
+    assert abs(s["ns_per_op_median"] - 1.0) < 0.01 and s["stability"] == ""
+    noisy = results._stats([1e-3, 3e-3, 1e-3, 5e-3], n=10, iterations=1)
+    assert "only 4 samples" in noisy["stability"] and "noisy" in noisy["stability"]
+    short = results._stats([1e-6] * 20, n=10, iterations=1)
+    assert "timer resolution" in short["stability"]
+
+
+def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
+    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "c-swar", "--impl", "numpy-swar",
+                     "--impl", "naive", "--size", "64", "--max-time", "0.02", "--processes", "3", "--quiet", env=env)
+    assert proc.returncode == 0, proc.stderr
+    frame = _frame(env)
+    assert (frame.loc[["c-swar", "naive"], "processes"] == 3).all()
+    overhead = frame[frame.kernel == "harness.overhead"]
+    assert {"python", "numpy", "numba", "cffi"} <= set(overhead.index)
+    c = frame.loc["c-swar"]
+    assert c.overhead_ns_per_call == overhead.loc["cffi", "ns_per_op_median"]
+    # 64 operations are so few that the fixed cost of the call matters: a corrected figure is given
+    assert 0 <= c.ns_per_op_corrected < c.ns_per_op_median
+    assert c.cycles_per_op_est == pytest.approx(c.ns_per_op_median * c.clock_ghz)
+    base = frame.loc["naive"]
+    assert base.speedup == 1 and c.speedup_ci_low <= c.speedup <= c.speedup_ci_high
+
+
+def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
+    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--sizes", "64,512,4096", *FAST,
+                     env=env)
+    assert proc.returncode == 0, proc.stderr
+    frame = _frame(env)
+    assert sorted(frame.loc["c-swar", "n"]) == [64, 512, 4096]
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    html = open(os.path.join(env["SWARBENCH_REPORTS"], run, "report.html")).read()
+    assert "ns/op against N (log-log)" in html and "<polyline" in html
+
+
+def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
+    for _ in range(2):
+        assert swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--size", "64", *FAST,
+                         env=env).returncode == 0
+    a, b = sorted(os.listdir(env["SWARBENCH_REPORTS"]))
+    out = swarbench("report", a, b, env=env).stdout
+    assert f"BenchmarkRemove/swar@{a[-11:]}" in out and f"BenchmarkRemove/swar@{b[-11:]}" in out
+    assert "runs:" in out
+    html = swarbench("report", a, b, "--format", "html", env=env).stdout
+    assert html.count("<h2>Machine of") == 2
+
+
+def test_progress_says_which_case_and_how_many_are_left(env):
+    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--impl", "naive", "--size", "64",
+                     "--max-time", "0.005", "--processes", "1", "--no-overhead", env=env)
+    assert "[worker 1/1, 1/2 done, 1 left] cards.remove" in proc.stderr
+    assert "[worker 1/1, 2/2 done, 0 left]" in proc.stderr
