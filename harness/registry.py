@@ -88,6 +88,27 @@ class Registry:
     def implementations_of(self, kernel_id: str) -> list[Implementation]:
         return [i for i in self.implementations.values() if i.kernel == kernel_id]
 
+    def choose(self, kernel_id: str, name: Optional[str], preferred: Sequence[str]) -> Implementation:
+        """The implementation a command runs: the one named, else the first of ``preferred`` that can run here.
+
+        Raises UsageError (one line for the CLI) for an unknown name or one this machine cannot run.
+        """
+        from harness import features
+        from harness.errors import UsageError
+
+        impls = {i.name: i for i in self.implementations_of(kernel_id)}
+        if name is not None:
+            if name not in impls:
+                raise UsageError(f"no implementation {name!r} of {kernel_id} (have: {', '.join(sorted(impls))})")
+            why = features.unavailable(impls[name].requires)
+            if why:
+                raise UsageError(f"implementation {name!r} cannot run here: {why}")
+            return impls[name]
+        for candidate in preferred:
+            if candidate in impls and not features.unavailable(impls[candidate].requires):
+                return impls[candidate]
+        raise UsageError(f"none of {', '.join(preferred)} ({kernel_id}) can run on this machine")
+
     def _withdraw(self, plugin: str) -> None:
         for key in [k for k, owner in self.owners.items() if owner == plugin]:
             self.kernels.pop(key, None)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 
-from harness import features
 from harness.errors import UsageError
 from harness.model import Command, TooSlow, Workload
 
@@ -28,18 +27,7 @@ def add_arguments(parser) -> None:
 
 
 def pick(registry, name):
-    impls = {i.name: i for i in registry.implementations_of(HASHSUM.id)}
-    if name is not None:
-        if name not in impls:
-            raise UsageError(f"no implementation {name!r} of {HASHSUM.id} (have: {', '.join(sorted(impls))})")
-        why = features.unavailable(impls[name].requires)
-        if why:
-            raise UsageError(f"implementation {name!r} cannot run here: {why}")
-        return impls[name]
-    for candidate in PREFERRED:
-        if candidate in impls and not features.unavailable(impls[candidate].requires):
-            return impls[candidate]
-    raise UsageError(f"no implementation of {HASHSUM.id} can run here")
+    return registry.choose(HASHSUM.id, name, PREFERRED)
 
 
 def solve(text: str, impl) -> int:

@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 
-from harness.errors import UsageError
 from harness.model import Command, Workload
 
 from . import spec
@@ -27,17 +26,7 @@ def add_arguments(parser) -> None:
 
 
 def _pick(registry, name):
-    from harness import features
-
-    impls = {i.name: i for i in registry.implementations_of("mastermind.knuth")}
-    if name is not None:
-        if name not in impls:
-            raise UsageError(f"no mastermind.knuth implementation {name!r} (there are: {', '.join(impls)})")
-        return impls[name]
-    for candidate in DEFAULT_IMPL:
-        if candidate in impls and not features.unavailable(impls[candidate].requires):
-            return impls[candidate]
-    raise UsageError("no C implementation of mastermind.knuth can run on this machine")
+    return registry.choose("mastermind.knuth", name, DEFAULT_IMPL)
 
 
 def default_first(pins: int) -> str:

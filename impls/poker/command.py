@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 
-from harness import features
 from harness.errors import UsageError
 from harness.model import Command, Workload
 
@@ -26,15 +25,7 @@ def add_arguments(parser) -> None:
 
 
 def _pick(registry, name):
-    impls = {i.name: i for i in registry.implementations_of("poker.equity")}
-    if name is not None:
-        if name not in impls:
-            raise UsageError(f"no poker.equity implementation {name!r} (there are: {', '.join(impls)})")
-        return impls[name]
-    for candidate in DEFAULT_IMPL:
-        if candidate in impls and not features.unavailable(impls[candidate].requires):
-            return impls[candidate]
-    raise UsageError("no smart poker.equity implementation can run on this machine")
+    return registry.choose("poker.equity", name, DEFAULT_IMPL)
 
 
 def run(args, registry) -> int:
