@@ -71,3 +71,19 @@ def test_wrong_objects_are_refused_with_a_clear_message():
     reg = registry.Registry()
     with pytest.raises(TypeError, match="expects a harness.Kernel"):
         reg.add_kernel("cards.contains")
+
+
+def test_progress_reaches_the_reporter_only_inside_reporting():
+    from harness import progress
+    from harness.render.progress import bar
+
+    seen = []
+    progress.advance(1, 2)  # no reporter: nothing happens, nothing raises
+    with progress.reporting(lambda d, t, w: seen.append((d, t, w))):
+        progress.advance(1, 4, "rows")
+        progress.advance(2, 4, "rows")  # within the interval: dropped
+        progress.advance(4, 4, "rows")  # the last one always arrives
+    progress.advance(3, 4)
+    assert seen == [(1, 4, "rows"), (4, 4, "rows")]
+    assert bar(1, 4, "rows").startswith("[######..................]  25% 1/4 rows")
+    assert bar(0, 0).startswith("[" + "." * 24 + "]")

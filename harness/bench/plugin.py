@@ -27,7 +27,7 @@ from typing import Optional
 
 import pytest
 
-from harness import oracle, registry as registry_mod
+from harness import oracle, progress, registry as registry_mod
 from harness.bench import overhead
 from harness.model import Implementation, matches
 
@@ -146,8 +146,16 @@ class Session:
             os.fsync(fh.fileno())
 
     def phase(self, case_id: str, label: str, what: str) -> None:
-        self.record({"event": "phase", "case": case_id, "worker": self.worker, "phase": what})
+        self.record({"event": "phase", "case": case_id, "worker": self.worker, "phase": what, "t": time.time()})
         self.say(label, what)
+
+    def reporter(self, case_id: str, label: str, phase: str):
+        """Where ``harness.progress.advance`` goes while a case is generated or checked (never while timed)."""
+        def report(done: int, total: int, what: str) -> None:
+            self.record({"event": "progress", "case": case_id, "worker": self.worker, "phase": phase,
+                         "done": done, "total": total, "what": what})
+            self.say(label, f"{phase} {done:,}/{total:,} {what}".rstrip())
+        return report
 
     def start(self, case_id: str) -> None:
         self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
@@ -159,9 +167,11 @@ class Session:
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
         label = f"{case.kernel} {case.implementation} ({case.workload})"
         self.phase(case.id, label, "generating inputs")
-        workload, expected = self.workload(case)
+        with progress.reporting(self.reporter(case.id, label, "generating inputs")):
+            workload, expected = self.workload(case)
         self.phase(case.id, label, "checking")
-        verdict = oracle.verify(kernel, impl, workload, expected)
+        with progress.reporting(self.reporter(case.id, label, "checking")):
+            verdict = oracle.verify(kernel, impl, workload, expected)
         row = self._row(case.id, impl, verdict, workload.name, workload.size, workload.seed, dict(workload.params))
         row.update(suite=kernel.suite, baseline=kernel.baseline, unit=kernel.unit)
         if verdict.status != oracle.PASS:

@@ -8,6 +8,16 @@ from __future__ import annotations
 import sys
 
 
+BAR_WIDTH = 24
+
+
+def bar(done: int, total: int, what: str = "") -> str:
+    """``[#########...............] 37% 400,000/1,073,741,824 scores``"""
+    share = min(max(done / total, 0.0), 1.0) if total > 0 else 0.0
+    filled = int(round(share * BAR_WIDTH))
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {share:4.0%} {done:,}/{total:,} {what}".rstrip()
+
+
 class Progress:
     def __init__(self, workers: int, stream=None):
         self.stream = stream or sys.stderr
@@ -34,8 +44,11 @@ class Progress:
             self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
             return
         label = self._label(str(event.get("case", "")))
-        if kind in ("start", "phase"):
-            self.current = f"[{self._left(worker)}] {label}: {event.get('phase', 'starting')}"
+        if kind in ("start", "phase", "progress"):
+            what = event.get("phase", "starting")
+            if kind == "progress":
+                what += " " + bar(event.get("done", 0), event.get("total", 0), event.get("what", ""))
+            self.current = f"[{self._left(worker)}] {label}: {what}"
             if self.tty:
                 self.stream.write("\r\x1b[K" + self.current)
                 self.stream.flush()
