@@ -105,6 +105,25 @@ def module_missing(name: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=None)
+def cuda_missing() -> str:
+    """'' when numba sees a real CUDA GPU. numba's simulator (NUMBA_ENABLE_CUDASIM=1) proves correctness in the
+    tests but its timings mean nothing, so it does not count as a GPU here."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "") not in ("", "0"):
+        return "needs a CUDA GPU (numba's CUDA simulator is on: checked in the tests, never timed)"
+    why = module_missing("numba")
+    if why:
+        return why
+    try:
+        from numba import cuda
+
+        if cuda.is_available():
+            return ""
+    except Exception as exc:  # a broken driver install raises instead of answering False
+        return f"needs a CUDA GPU ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    return "needs a CUDA GPU (numba.cuda finds none)"
+
+
 def why_unavailable(requirement: str) -> str:
     """'' if the requirement holds here, else a short reason ("needs avx512bw")."""
     if requirement == "cc":
@@ -112,6 +131,8 @@ def why_unavailable(requirement: str) -> str:
         return "" if version else f"no C compiler: {why}"
     if requirement.startswith("module:"):
         return module_missing(requirement.split(":", 1)[1])
+    if requirement == "cuda":
+        return cuda_missing()
     if requirement == "x86":
         return "" if is_x86() else f"needs x86-64, this is {platform.machine()}"
     if requirement in ISA_FLAGS or requirement in cpu_flags() or requirement.startswith(("avx", "sse", "bmi")):

@@ -211,7 +211,8 @@ class Implementation:
     ``prepare(workload) -> batch callable`` does all the untimed work (layout conversion, C build, JIT compile,
     output allocation); the callable it returns does the N operations and nothing else. ``requires`` names what
     the implementation needs: CPU features as /proc/cpuinfo spells them ("avx2", "avx512bw", "bmi2"),
-    "cc" for a working C compiler, or "module:<name>" for an importable package ("module:numba").
+    "cc" for a working C compiler, "module:<name>" for an importable package ("module:numba"), or "cuda" for a
+    real CUDA GPU that numba can use.
     ``expected_to_fail`` marks an implementation kept on purpose although it is wrong (to show what the oracle
     catches, such as a source's overflow bug): it is checked and reported FAIL like any other, never timed, and
     does not make ``swarbench run`` exit non-zero.
