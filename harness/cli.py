@@ -95,8 +95,9 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "(default 600)")
     p.add_argument("--no-overhead", action="store_true",
                    help="skip timing the empty call of each family (the fixed cost shown beside each ns/op)")
-    p.add_argument("--max-time", type=positive_float, default=0.5, metavar="SECONDS",
-                   help="timing budget per measurement (default 0.5)")
+    p.add_argument("--max-time", type=positive_float, default=0.1, metavar="SECONDS",
+                   help="timing budget per measurement, shared by the workers (default 0.1: the whole default "
+                        "run in a minute; raise it for tighter intervals)")
     p.add_argument("--min-rounds", type=positive_int, default=3, metavar="R",
                    help="at least this many timed batch calls per measurement (default 3)")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,6 +32,9 @@ from harness.model import ReportSection, matches
 from harness.registry import Registry
 
 
+CACHE = "cache"  # workloads and reference outputs the workers of a run share; removed when the run ends
+
+
 @dataclass
 class RunRequest:
     kernels: list[str] = field(default_factory=list)
@@ -38,7 +42,7 @@ class RunRequest:
     workloads: list[str] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)  # empty: each workload's own size; several: scaling mode
     seed: int = 0
-    max_time: float = 0.5
+    max_time: float = 0.1
     min_rounds: int = 3
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
@@ -114,13 +118,19 @@ def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
     return run_id, run_dir
 
 
+def worker_min_rounds(request: RunRequest, worker: int) -> int:
+    """Worker i's share of --min-rounds, dealt out one by one (3 over 2 workers: 2 and 1), at least one each."""
+    return max(1, -(-(request.min_rounds - worker) // request.processes))
+
+
 def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: list[str]) -> list[str]:
     share = request.max_time / request.processes  # the timing budget is shared: more workers cost no more time
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "harness.bench.bench_kernels",
-           "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(run_dir),
+           # hypothesis's pytest plugin, when installed, only slows a worker's start
+           "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-o", "addopts=", "--rootdir", str(run_dir),
            "--benchmark-json", str(run_dir / f"benchmark-w{worker}.json"),
-           "--benchmark-max-time", repr(share), "--benchmark-min-rounds", str(-(-request.min_rounds // request.processes)),
-           "--benchmark-disable-gc",
+           "--benchmark-max-time", repr(share), "--benchmark-min-rounds", str(worker_min_rounds(request, worker)),
+           "--benchmark-disable-gc", "--swarbench-cache", str(run_dir / CACHE),
            "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
            "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker)]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),
@@ -268,6 +278,7 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
                 break
             if interrupted:
                 break
+    shutil.rmtree(run_dir / CACHE, ignore_errors=True)
     frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
     results.save(frame, run_dir)
     return RunOutcome(run_id, run_dir, frame, machine, interrupted, problems)

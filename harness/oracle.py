@@ -72,6 +72,17 @@ def check_known_answers(kernel: Kernel, impl: Implementation) -> Optional[Verdic
     return None
 
 
+def prepare_only(impl: Implementation, workload: Workload) -> Verdict:
+    """Requirements and prepare, no call: for a worker timing a case that an earlier worker of the run verified
+    (it checks the output of its timed calls instead)."""
+    why = features.unavailable(impl.requires)
+    if why:
+        return Verdict(SKIP, why)
+    batch, verdict = _prepare(impl, workload)
+    verdict.batch = batch
+    return verdict
+
+
 def verify_call_only(impl: Implementation, workload: Workload) -> Verdict:
     """Requirements, prepare, one call: what every verification starts with, and all a probe needs."""
     why = features.unavailable(impl.requires)

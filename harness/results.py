@@ -15,8 +15,6 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from harness.errors import UsageError
 
 RESULTS_CSV = "results.csv"
@@ -46,6 +44,10 @@ def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
     """95% percentile-bootstrap interval of ``statistic`` (scipy.stats.bootstrap), seeded so reports repeat."""
     if min(len(x) for x in samples) < 2:
         return math.nan, math.nan
+    # Imported here: scipy.stats costs seconds to import, and benchmark workers load this module only for
+    # helpers that suites' reports use, never for statistics.
+    from scipy import stats
+
     res = stats.bootstrap(samples, statistic, confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
                           method="percentile", vectorized=True, paired=False, rng=np.random.default_rng(0))
     return float(res.confidence_interval.low), float(res.confidence_interval.high)

@@ -29,7 +29,7 @@ def _numpy(_workload):
 def _numba(_workload):
     import numba
 
-    @numba.njit(nogil=True)
+    @numba.njit(nogil=True, cache=True)
     def empty(a, b, out):
         for i in range(a.shape[0]):
             out[i] = a[i] - b[i]

@@ -13,13 +13,20 @@ Rounds and iterations are chosen from the verification call's duration instead o
 calibration: a pure-Python batch of a million operations takes a second, and calibration would run it several
 more times before measuring. The verification call (same callable, same inputs) is the warm-up of long batches;
 short batches (under 50 ms) also get a pytest-benchmark warm-up round.
+
+The workers of one run share what does not depend on the process: each workload and its reference outputs are
+built by the first worker that needs them and left in ``--swarbench-cache`` for the others, and a case that an
+earlier worker verified is not verified again before timing. Its timed output is checked instead, after timing,
+so a process that computes differently is still caught (FAIL, its samples dropped).
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import pickle
 import random
+import tempfile
 import sys
 import time
 from dataclasses import dataclass
@@ -33,6 +40,9 @@ from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05
+# A worker that skips the verification call warms up with one untimed round unless a round is this long (a
+# multi-second pure-Python batch has nothing left to warm, and a second copy of it would double its cost).
+COLD_WARMUP_BELOW_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -66,7 +76,10 @@ def pytest_addoption(parser):
     group.addoption("--swarbench-overhead", action="store_true",
                     help="also time an empty batch call per family (the fixed cost of a call)")
     group.addoption("--swarbench-record", default=None, metavar="FILE",
-                    help="append a JSON line per case start and result to FILE")
+                    help="append a JSON line per case start and result to FILE; a case another worker already "
+                         "passed there is not verified again (its timed output is checked instead)")
+    group.addoption("--swarbench-cache", default=None, metavar="DIR",
+                    help="share generated workloads and reference outputs with the other workers of a run here")
     group.addoption("--swarbench-disable-plugin", action="append", default=[], metavar="NAME",
                     help="do not load this swarbench plugin")
     group.addoption("--swarbench-progress", action="store_true",
@@ -85,6 +98,8 @@ class Session:
         self.worker = opt("swarbench_worker")
         self.record_path = opt("swarbench_record")
         self.progress = opt("swarbench_progress")
+        self.cache_dir = opt("swarbench_cache")
+        self.verified = self._verified_elsewhere()
         self._workloads: dict = {}
         self.done = 0
         self.total = 0
@@ -115,15 +130,56 @@ class Session:
         self.total += len(out)
         return out
 
+    def _verified_elsewhere(self) -> dict[str, float]:
+        """Cases an earlier worker of this run passed, with the duration of its verification call."""
+        out: dict[str, float] = {}
+        if not self.record_path or not os.path.exists(self.record_path):
+            return out
+        with open(self.record_path, errors="replace") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if (rec.get("event") == "result" and rec.get("status") == oracle.PASS
+                        and rec.get("worker") != self.worker and rec.get("check_s")):
+                    out[rec["case"]] = float(rec["check_s"])
+        return out
+
     def workload(self, case: Case):
         key = (case.kernel, case.workload, case.size)
         if key not in self._workloads:
             # Keep one kernel's workloads at a time: a million-pair workload and its reference are large.
             self._workloads = {k: v for k, v in self._workloads.items() if k[0] == case.kernel}
-            kernel = self.registry.kernels[case.kernel]
-            workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed)
-            self._workloads[key] = (workload, oracle.reference_outputs(kernel, workload))
+            self._workloads[key] = self._shared_workload(case)
         return self._workloads[key]
+
+    def _shared_workload(self, case: Case):
+        """(workload, reference outputs): from the run's cache when another worker built them, else built here
+        and left there. Anything that will not pickle is simply built again by each worker."""
+        path = None
+        if self.cache_dir:
+            name = f"{case.kernel}~{case.workload}~{case.size or 'default'}~{self.seed}.pickle"
+            path = os.path.join(self.cache_dir, name.replace(os.sep, "_"))
+            try:
+                with open(path, "rb") as fh:
+                    return pickle.load(fh)
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass
+        kernel = self.registry.kernels[case.kernel]
+        workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed)
+        built = (workload, oracle.reference_outputs(kernel, workload))
+        if path:
+            try:
+                os.makedirs(self.cache_dir, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".part-")
+                with os.fdopen(fd, "wb") as fh:
+                    pickle.dump(built, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)  # readers see the whole file or none
+            except Exception:  # an unpicklable workload costs time, never the run
+                if "tmp" in locals() and os.path.exists(tmp):
+                    os.unlink(tmp)
+        return built
 
     def say(self, label: str, what: str, final: bool = False) -> None:
         if not self.progress:
@@ -169,23 +225,40 @@ class Session:
         self.phase(case.id, label, "generating inputs")
         with progress.reporting(self.reporter(case.id, label, "generating inputs")):
             workload, expected = self.workload(case)
-        self.phase(case.id, label, "checking")
-        with progress.reporting(self.reporter(case.id, label, "checking")):
-            verdict = oracle.verify(kernel, impl, workload, expected)
+        checked_s = self.verified.get(case.id)
+        if checked_s is None:
+            self.phase(case.id, label, "checking")
+            with progress.reporting(self.reporter(case.id, label, "checking")):
+                verdict = oracle.verify(kernel, impl, workload, expected)
+        else:
+            self.phase(case.id, label, "preparing (verified by an earlier worker)")
+            verdict = oracle.prepare_only(impl, workload)
+            verdict.call_s = checked_s
         row = self._row(case.id, impl, verdict, workload.name, workload.size, workload.seed, dict(workload.params))
         row.update(suite=kernel.suite, baseline=kernel.baseline, unit=kernel.unit)
         if verdict.status != oracle.PASS:
-            self._finish(row, label, f"{verdict.status} {verdict.reason}")
-            if verdict.status == oracle.SKIP:
-                pytest.skip(verdict.reason)
-            if impl.expected_to_fail:
-                pytest.xfail(f"{impl.expected_to_fail}: {verdict.reason}")
-            pytest.fail(f"{verdict.status}: {verdict.reason}", pytrace=False)
+            self._reject(row, label, verdict, impl)
         self.phase(case.id, label, "timing")
-        outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}")
+        outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}",
+                             warmed=checked_s is None)
+        if checked_s is not None:
+            mismatch = kernel.check(expected, outputs, workload.inputs)
+            if mismatch:
+                row.update(samples_s=[], rounds=0, iterations=0)
+                self._reject(row, label, oracle.Verdict(oracle.FAIL, f"timed output in worker {self.worker}: "
+                                                                     f"{mismatch}"), impl)
         if kernel.summarize is not None:
             row["summary"] = _jsonable(kernel.summarize(outputs))
         self._finish(row, label, _median_text(row))
+
+    def _reject(self, row, label, verdict, impl) -> None:
+        row.update(status=verdict.status, reason=verdict.reason)
+        self._finish(row, label, f"{verdict.status} {verdict.reason}")
+        if verdict.status == oracle.SKIP:
+            pytest.skip(verdict.reason)
+        if impl.expected_to_fail:
+            pytest.xfail(f"{impl.expected_to_fail}: {verdict.reason}")
+        pytest.fail(f"{verdict.status}: {verdict.reason}", pytrace=False)
 
     def run_overhead(self, probe: Implementation, benchmark) -> None:
         case_id = overhead.case_id(probe)
@@ -208,13 +281,13 @@ class Session:
             "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
         }
 
-    def _time(self, benchmark, verdict, row, group):
+    def _time(self, benchmark, verdict, row, group, warmed: bool = True):
         call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
         max_time = float(self.config.getoption("benchmark_max_time"))
         min_rounds = int(self.config.getoption("benchmark_min_rounds"))
         rounds = max(min_rounds, min(100_000, math.ceil(max_time / (call_s * iterations))))
-        warmup = 1 if call_s * iterations < WARMUP_BELOW_S else 0
+        warmup = 1 if call_s * iterations < (WARMUP_BELOW_S if warmed else COLD_WARMUP_BELOW_S) else 0
         benchmark.group = group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})

@@ -19,7 +19,7 @@ def _kernels():
 
     h = np.uint64(HIGH)
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def contains_loop(a, b, out):
         for j in range(a.shape[0]):
             ok = True
@@ -30,7 +30,7 @@ def _kernels():
             out[j] = ok
         return out
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def remove_loop(a, b, out):
         for j in range(a.shape[0]):
             acc = np.uint64(0)
@@ -39,13 +39,13 @@ def _kernels():
             out[j] = acc
         return out
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def contains_swar(a, b, out):
         for j in range(a.shape[0]):
             out[j] = (((a[j] | h) - b[j]) & h) == h
         return out
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def remove_swar(a, b, out):
         for j in range(a.shape[0]):
             out[j] = a[j] - b[j]
