@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import InvalidInput, Workload, oracle, registry
+from harness import Implementation, InvalidInput, Workload, oracle, registry
 from impls.mastermind import report, spec
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -310,3 +310,70 @@ def test_fuzz_every_player_against_the_reference_on_small_games(pins, colors, st
     for impl in PLAYERS:
         v = oracle.verify(spec.KNUTH, impl, w, expected, known_answers=False)
         assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name}: {v.reason}"
+
+
+# -- the references report progress; huge crosses run in parts -------------------------------------------------------
+def _capture_progress():
+    from harness import progress
+
+    events = []
+    return events, progress.reporting(lambda done, total, what: events.append((done, total, what)))
+
+
+def test_the_references_report_how_far_they_got():
+    events, reporting = _capture_progress()
+    inputs = spec.sampled_cross_inputs(4, 6, 900, 5)
+    with reporting:
+        spec.reference_score(inputs)
+        spec.reference_knuth(spec.knuth_inputs(3, 4, "112"))
+    scores = [e for e in events if e[2] == "scores"]
+    assert scores and scores[-1] == (900 * 1296, 900 * 1296, "scores")
+    assert [d for d, _, _ in scores] == sorted(d for d, _, _ in scores)
+    assert events[-1] == (64, 64, "games")
+
+
+def test_the_reference_scores_random_pairs_as_the_brute_force_does():
+    inputs = spec.random_pairs_inputs(8, 15, 700, 9)
+    want = [brute_score(tuple(int(c, 16) for c in spec.show(s, 8)), tuple(int(c, 16) for c in spec.show(g, 8)))
+            for s, g in zip(inputs["secrets"], inputs["guesses"])]
+    assert (spec.reference_score(inputs) == np.array(want, np.uint8)).all()
+
+
+def test_huge_crosses_run_in_parts_that_report_progress(monkeypatch):
+    """Every scorer that splits a cross into parts of guesses gives the same scores; the parts say how far."""
+    monkeypatch.setattr(spec, "PART_ABOVE", 0)
+    inputs = spec.sampled_cross_inputs(5, 8, 70, 4)
+    assert len(spec.cross_parts(70, 8 ** 5)) == 35
+    _check_all(spec.SCORE, SCORERS, inputs)
+    for name in ("numba-sliced", "c-sse2"):
+        impl = REG.implementations[f"mastermind.score/{name}"]
+        if oracle.features.unavailable(impl.requires):
+            continue
+        batch = impl.prepare(Workload("mastermind.score", "t", 70 * 8 ** 5, inputs))
+        events, reporting = _capture_progress()
+        with reporting:
+            batch()
+        assert events and events[-1] == (70 * 8 ** 5, 70 * 8 ** 5, "scores"), name
+
+
+def test_all_pairs_of_5p8c_is_named_only_and_the_slow_families_decline_it():
+    kind = spec.SCORE.workload_kind("all-pairs-5p8c")
+    assert not kind.default and kind.fixed_size and kind.default_size == 8 ** 10
+    huge = Workload("mastermind.score", kind.name, 8 ** 10, spec.all_pairs_inputs(5, 8))  # no reference built
+    for name in ("naive", "python-swar", "numpy-swar"):
+        v = oracle.verify_call_only(REG.implementations[f"mastermind.score/{name}"], huge)
+        assert v.status == oracle.SKIP and v.reason.startswith("too slow for this workload: "), name
+
+
+def test_a_wrong_scorer_is_reported_fail_with_the_input():
+    good = REG.implementations["mastermind.score/numpy-swar"]
+
+    def prepare(workload):
+        batch = good.prepare(workload)
+        return lambda: np.where(np.arange(workload.size) == 7, 0x40, batch())
+
+    bad = Implementation("mastermind.score", "wrong", "numpy", prepare)
+    inputs = spec.random_pairs_inputs(5, 8, 50, 3)
+    v = oracle.verify(spec.SCORE, bad, Workload("mastermind.score", "t", 50, inputs), spec.reference_score(inputs))
+    assert v.status == oracle.FAIL and v.mismatch.index == 7 and "5p8c secret" in v.reason
+

@@ -8,7 +8,7 @@ import numpy as np
 
 from harness.model import Implementation
 
-from .spec import color_counts, digits
+from .spec import color_counts, cross_parts, digits, parts_batch
 from .vectorized import count_words
 
 
@@ -38,18 +38,28 @@ def _tiny(inp):
     return dict(inp, secrets=one, guesses=one)
 
 
+GUESS_ARGS = {"naive": (1,), "swar": (2, 3), "sliced": (2, 3)}  # the cross arguments indexed by guess
+
+
+def _parts(kind, inp, args, out):
+    """(arguments, scores done) per part: one part, or for a huge cross one per range of guesses."""
+    if not inp["cross"]:
+        return [(args + (out,), len(out))]
+    S = len(inp["secrets"])
+    parts = []
+    for lo, hi in cross_parts(len(inp["guesses"]), S):
+        a = tuple(x[lo:hi] if k in GUESS_ARGS[kind] else x for k, x in enumerate(args))
+        parts.append((a + (out[lo * S:hi * S],), hi * S))
+    return parts
+
+
 def _family(kind):
     def prepare(workload):
         inp = workload.inputs
         fn = getattr(_kernels(), f"{kind}_{'cross' if inp['cross'] else 'pairs'}")
         fn(*_args(kind, _tiny(inp)), np.empty(1, np.uint8))  # compile for these types, outside the timed call
-        args = _args(kind, inp)
         out = np.empty(len(inp["secrets"]) * (len(inp["guesses"]) if inp["cross"] else 1), np.uint8)
-
-        def batch():
-            return fn(*args, out)
-
-        return batch
+        return parts_batch(fn, _parts(kind, inp, _args(kind, inp), out), len(out), out)
 
     return prepare
 

@@ -12,7 +12,7 @@ import numpy as np
 from harness.cbuild import build
 from harness.model import Implementation
 
-from .spec import all_codewords, color_counts, digits
+from .spec import all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -91,10 +91,12 @@ def _prepare_score(source, isa, flags, layout):
             else:
                 args, fn = (ps, psc, pg, pgc, po, len(s), p, c), lib.score_pairs
 
-        def batch():
-            fn(*args)
-            return out
-
+        parts = [(args, len(out))]
+        if inp["cross"]:  # huge crosses run in parts of guesses: g, gc, ng and out are arguments 3 to 6
+            S = len(s)
+            parts = [(args[:3] + (args[3] + lo, args[4] + 16 * lo, hi - lo, po + lo * S) + args[7:], hi * S)
+                     for lo, hi in cross_parts(len(g), S)]
+        batch = parts_batch(fn, parts, len(out), out)
         batch.keepalive = keep  # the C pointers borrow these buffers
         return batch
 

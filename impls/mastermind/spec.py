@@ -10,8 +10,9 @@ colors are 1..C, never 0. Score byte: (black << 4) | white.
 ``mastermind.knuth`` inputs: ``{"pins", "colors", "first", "strategy", "method", "secrets": uint32[K]}``: each
 listed secret is played from ``first`` with the spec's exact tie-break; out[i] = guesses it took (uint8[K]).
 
-The references are deliberately plain: scores pin by pin and color by color in NumPy (no SWAR, no precomputed
-counts), and Knuth's search as the spec words it, over the game tree.
+The references are deliberately plain: scores pin by pin and color by color in NumPy, one byte plane per pin and
+per color count (no SWAR, no packed tricks), and Knuth's search as the spec words it, over the game tree. Both
+report how far they got through ``harness.progress`` (scores, or games resolved).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from harness import progress
 from harness.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
 
 PIN_RANGE = (2, 8)
@@ -110,38 +112,100 @@ def n_scores(pins: int) -> int:
 
 
 # -- scoring reference --------------------------------------------------------------------------------------
-def _score_pairs_plain(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndarray:
-    ds, dg = digits(s, pins).astype(np.int16), digits(g, pins).astype(np.int16)
-    black = (ds == dg).sum(axis=1)
-    hits = np.zeros(len(s), np.int64)
+# Pin planes: (pins, N) uint8, plane k holds pin k of every codeword. Color planes: (colors + 1, N) uint8, plane c
+# counts the pins of color c, counted pin by pin. The score is then the definition, one plane at a time.
+CROSS_BLOCK = 1 << 20  # scores per NumPy expression: small temporaries however large the batch
+PAIRS_BLOCK = 1 << 16  # pairs also slice their codewords per block, which likes smaller blocks
+
+
+def _pin_planes(codes: np.ndarray, pins: int) -> np.ndarray:
+    return np.ascontiguousarray(digits(codes, pins).T)
+
+
+def _color_planes(planes: np.ndarray, colors: int) -> np.ndarray:
+    out = np.zeros((colors + 1,) + planes.shape[1:], np.uint8)
     for c in range(1, colors + 1):
-        hits += np.minimum((ds == c).sum(axis=1), (dg == c).sum(axis=1))
-    return ((black << 4) | (hits - black)).astype(np.uint8)
+        for pin in planes:
+            out[c] += pin == c
+    return out
+
+
+def _score_planes(sp, scn, gp, gcn, colors: int) -> np.ndarray:
+    """Secrets' and guesses' planes, broadcast together: black = equal pins, all hits = sum of color minima."""
+    black = np.zeros(np.broadcast_shapes(sp.shape[1:], gp.shape[1:]), np.uint8)
+    hits = np.zeros_like(black)
+    for a, b in zip(sp, gp):
+        black += a == b
+    for c in range(1, colors + 1):
+        hits += np.minimum(scn[c], gcn[c])
+    return (black << 4) | (hits - black)
 
 
 def score_pairs(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndarray:
     out = np.empty(len(s), np.uint8)
-    step = 1 << 18
-    for lo in range(0, len(s), step):
-        out[lo:lo + step] = _score_pairs_plain(s[lo:lo + step], g[lo:lo + step], pins, colors)
+    for lo in range(0, len(s), PAIRS_BLOCK):
+        sp, gp = _pin_planes(s[lo:lo + PAIRS_BLOCK], pins), _pin_planes(g[lo:lo + PAIRS_BLOCK], pins)
+        scn, gcn = _color_planes(sp, colors), _color_planes(gp, colors)
+        out[lo:lo + PAIRS_BLOCK] = _score_planes(sp, scn, gp, gcn, colors)
     return out
 
 
-def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int) -> np.ndarray:
-    """(G, S) scores of every guess against every secret."""
+def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int, report: bool = False
+                ) -> np.ndarray:
+    """(G, S) scores of every guess against every secret, a block of guesses at a time (``report``: say how far
+    it got through harness.progress, for the long references: 5p8c all pairs is over a billion scores)."""
     S, G = len(secrets), len(guesses)
     out = np.empty((G, S), np.uint8)
-    rows = max(1, (1 << 18) // max(S, 1))
+    sp = _pin_planes(secrets, pins)
+    scn = _color_planes(sp, colors)
+    gp = _pin_planes(guesses, pins)
+    gcn = _color_planes(gp, colors)
+    rows = max(1, CROSS_BLOCK // max(S, 1))
     for lo in range(0, G, rows):
-        g = guesses[lo:lo + rows]
-        out[lo:lo + len(g)] = score_pairs(np.tile(secrets, len(g)), np.repeat(g, S), pins, colors).reshape(len(g), S)
+        hi = min(lo + rows, G)
+        out[lo:hi] = _score_planes(sp[:, None, :], scn[:, None, :], gp[:, lo:hi, None], gcn[:, lo:hi, None], colors)
+        if report:
+            progress.advance(hi * S, G * S, "scores")
     return out
+
+
+PART_ABOVE = 1 << 26  # scores: a cross batch larger than this runs in parts, so its checking call shows progress
+PARTS = 64
+
+
+def cross_parts(n_guesses: int, n_secrets: int) -> list[tuple[int, int]]:
+    """Guess ranges a cross batch runs one at a time: one range for ordinary batches; for a huge one (5p8c all
+    pairs: over a minute in the slow families) about PARTS, so the batch can call ``progress.advance`` after each
+    (a no-op while timed, a bar while checked). Implementations build their per-part arguments in prepare."""
+    if n_guesses * n_secrets <= PART_ABOVE:
+        return [(0, n_guesses)]
+    step = -(-n_guesses // PARTS)
+    return [(lo, min(lo + step, n_guesses)) for lo in range(0, n_guesses, step)]
+
+
+def parts_batch(fn, parts, total: int, out):
+    """The batch callable that runs ``fn(*args)`` for each ``(args, scores done after it)`` of ``parts`` (built in
+    prepare) and returns ``out``; with more than one part it reports progress after each."""
+    if len(parts) == 1:
+        args = parts[0][0]
+
+        def batch():
+            fn(*args)
+            return out
+    else:
+        def batch():
+            for args, done in parts:
+                fn(*args)
+                progress.advance(done, total, "scores")
+            return out
+
+    return batch
 
 
 def reference_score(inputs) -> np.ndarray:
     s, g, p, c = inputs["secrets"], inputs["guesses"], inputs["pins"], inputs["colors"]
     if inputs["cross"]:
-        return score_cross(s, g, p, c).ravel()
+        return score_cross(s, g, p, c, report=True).ravel()
     return score_pairs(s, g, p, c)
 
 
@@ -212,12 +276,12 @@ def sampled_cross_inputs(pins: int, colors: int, n_guesses: int, seed: int) -> d
     return {"pins": pins, "colors": colors, "secrets": codes, "guesses": g.astype(np.uint32), "cross": True}
 
 
-def _all_pairs_kind(pins, colors, default):
+def _all_pairs_kind(pins, colors, default, note=""):
     n = colors ** (2 * pins)
     return WorkloadKind(
         name=f"all-pairs-{pins}p{colors}c",
         build=lambda size, seed: (all_pairs_inputs(pins, colors), n),
-        description=f"every guess against every secret of {pins}p{colors}c ({n:,} scores)",
+        description=f"every guess against every secret of {pins}p{colors}c ({n:,} scores{note})",
         default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=12,
         params={"pins": pins, "colors": colors})
 
@@ -236,6 +300,9 @@ def _sampled_kind(pins, colors, rows):
 
 SCORE_WORKLOADS = (
     _all_pairs_kind(4, 6, True),
+    # Heavy: a 1 GiB output (and as much for the reference); the reference takes seconds to minutes and shows a
+    # progress bar; the pure Python and NumPy families decline it (TooSlow).
+    _all_pairs_kind(5, 8, False, "; 1 GiB of output, named only: -w all-pairs-5p8c"),
     _sampled_kind(5, 8, 64),
     _sampled_kind(6, 9, 16),
     WorkloadKind(
@@ -304,6 +371,7 @@ def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.nda
                 continue
             if sc == win:
                 sequences[int(part[0])] = [int(codes[i]) for i in played]
+                progress.advance(len(sequences), len(target_idx), "games")
             else:
                 nxt = part[0] if len(part) == 1 else choose_guess(codes, part, played, pins, colors, strategy)
                 stack.append((part, played + [int(nxt)]))

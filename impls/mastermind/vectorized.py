@@ -1,8 +1,11 @@
 """NumPy family: whole rows at once. b by the nibble zero test and ``np.bitwise_count``; all hits by a SWAR
-byte-wise min of the color counts held in two uint64 words per codeword, summed by one multiply."""
+byte-wise min of the color counts held in two uint64 words per codeword, summed by one multiply.
+
+About 100 ns a score here (a dozen uint64 temporaries per score), so it declines batches over ``MAX_OPS`` with
+TooSlow: 5p8c all pairs (1.07e9 scores) would take nearly two minutes a call, checked and timed at least twice."""
 import numpy as np
 
-from harness.model import Implementation
+from harness.model import Implementation, TooSlow
 
 from .spec import color_counts
 
@@ -10,6 +13,7 @@ M7 = np.uint32(0x77777777)
 H8 = np.uint64(0x8080808080808080)
 ONES8 = np.uint64(0x0101010101010101)
 ROW_BLOCK = 1 << 16  # scores computed per NumPy expression
+MAX_OPS = 1 << 27  # about 13 s a call at 100 ns a score
 
 
 def count_words(codes: np.ndarray, pins: int) -> np.ndarray:
@@ -29,6 +33,9 @@ def _score(s, sc, g, gc, unused):
 
 
 def _prepare(workload):
+    if workload.size > MAX_OPS:
+        raise TooSlow(f"NumPy SWAR takes about 100 ns a score (a dozen uint64 temporaries each); {workload.size:,} "
+                      f"scores is over its limit of {MAX_OPS:,} (about 13 s a call)")
     inp = workload.inputs
     p, s, g = inp["pins"], inp["secrets"], inp["guesses"]
     unused = np.uint32((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
