@@ -377,3 +377,68 @@ def test_a_wrong_scorer_is_reported_fail_with_the_input():
     v = oracle.verify(spec.SCORE, bad, Workload("mastermind.score", "t", 50, inputs), spec.reference_score(inputs))
     assert v.status == oracle.FAIL and v.mismatch.index == 7 and "5p8c secret" in v.reason
 
+
+# -- the GPU family: the CUDA simulator checks it; without a GPU it is listed and skipped ----------------------------
+SIMULATED = r"""
+import json
+import numpy as np
+from harness import Implementation, Workload, oracle
+from impls.mastermind import gpu, spec
+
+sim = Implementation("mastermind.score", "cuda-swar", "numba-cuda", gpu._prepare)  # no requirement: simulated
+
+
+def broken(workload):
+    batch = gpu._prepare(workload)
+    return lambda: batch() ^ np.uint8(1) * (np.arange(workload.size) == workload.size - 1)
+
+
+cases = {
+    "all pairs 3p4c": spec.all_pairs_inputs(3, 4),
+    "cross 2p15c, 5 guesses": dict(spec.all_pairs_inputs(2, 15), guesses=spec.all_codewords(2, 15)[::50]),
+    "random pairs 8p15c": spec.random_pairs_inputs(8, 15, 300, 1),
+    "random pairs 2p2c": spec.random_pairs_inputs(2, 2, 40, 2),
+    "cross 6p9c": dict(spec.random_pairs_inputs(6, 9, 45, 3), cross=True),
+    "cross 8p2c, 3 guesses": dict(spec.all_pairs_inputs(8, 2), guesses=spec.all_codewords(8, 2)[[0, 77, 255]]),
+}
+out = {}
+for name, inputs in cases.items():  # prepare and batch called directly, compared with the reference
+    ref = spec.reference_score(inputs)
+    out[name] = bool((np.asarray(gpu._prepare(Workload("mastermind.score", name, len(ref), inputs))()) == ref).all())
+inputs = cases["random pairs 8p15c"]
+ref = spec.reference_score(inputs)
+w = Workload("mastermind.score", "t", len(ref), inputs)
+out["oracle"] = oracle.verify(spec.SCORE, sim, w, ref).status  # with the spec's known answers
+out["broken"] = oracle.verify(spec.SCORE, Implementation("mastermind.score", "b", "numba-cuda", broken), w, ref).reason
+print(json.dumps(out))
+"""
+
+
+def test_the_gpu_family_on_numbas_cuda_simulator():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", SIMULATED], capture_output=True, text=True, env=env, timeout=600,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out.pop("oracle") == oracle.PASS
+    assert out.pop("broken").startswith("at 299: input 8p15c secret")
+    assert out == {name: True for name in out} and len(out) == 6
+
+
+def test_the_gpu_family_is_skipped_with_the_reason_where_there_is_no_gpu():
+    impl = REG.implementations["mastermind.score/cuda-swar"]
+    assert impl.requires == ("module:numba", "cuda")
+    why = oracle.features.unavailable(impl.requires)
+    inputs = spec.random_pairs_inputs(4, 6, 100, 1)
+    v = oracle.verify(spec.SCORE, impl, Workload("mastermind.score", "t", 100, inputs), spec.reference_score(inputs))
+    if why:
+        assert v.status == oracle.SKIP and v.reason == why
+        assert why.startswith(("needs a CUDA GPU", "numba not importable"))
+    else:
+        assert v.status == oracle.PASS

@@ -1,13 +1,13 @@
 """The Mastermind suite (seeds 000/001): scoring variations, batch SIMD scoring, Knuth's algorithm on all games.
 
 To add an implementation, write its prepare function in the module of its family (python.py, vectorized.py,
-jit.py, native.py with its C source in c/) and append an ``Implementation`` to that module's list.
+jit.py, native.py with its C source in c/, gpu.py) and append an ``Implementation`` to that module's list.
 """
 from harness import hookimpl
 
-from . import command, jit, jit_knuth, native, python, report, spec, vectorized
+from . import command, gpu, jit, jit_knuth, native, python, report, spec, vectorized
 
-FAMILIES = (python, vectorized, jit, jit_knuth, native)
+FAMILIES = (python, vectorized, jit, jit_knuth, native, gpu)
 
 
 @hookimpl

@@ -1,0 +1,64 @@
+"""GPU family through numba.cuda: SWAR scoring, one thread per secret (kernels in gpu_kernels.py).
+
+Timed only where numba finds a real CUDA GPU (requirement "cuda"); elsewhere it is listed and skipped with the
+reason. Its correctness is checked in the tests on numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1 in a fresh
+process), which runs the same kernel source thread by thread in Python.
+
+prepare copies the codewords and their count words to the device, allocates the device output and a pinned host
+buffer, and compiles by launching once on a one-secret view. The timed call launches the kernel and copies the
+scores back into the pinned buffer (the copy waits for the kernel): the oracle and the caller need them on the
+host, as every other family delivers them. For 5p8c all pairs that copy (1 GiB over PCIe) dominates.
+"""
+import numpy as np
+
+from harness.model import Implementation
+
+from .vectorized import count_words
+
+THREADS = 256
+GUESS_BLOCKS = 4096  # grid y: each thread walks its secret against every GUESS_BLOCKS-th guess
+
+
+def _launch(n_secrets: int, n_guesses: int, cross: bool):
+    """(grid, block) for the workload: enough threads per block for the secrets, at most THREADS."""
+    threads = min(THREADS, max(32, -(-n_secrets // 32) * 32))
+    blocks = -(-n_secrets // threads)
+    if cross:
+        return (blocks, max(1, min(n_guesses, GUESS_BLOCKS))), (threads,)
+    return (max(1, min(blocks, 65535)),), (threads,)
+
+
+def _prepare(workload):
+    from numba import cuda
+
+    from . import gpu_kernels
+
+    inp = workload.inputs
+    p, s, g, cross = inp["pins"], inp["secrets"], inp["guesses"], inp["cross"]
+    unused = np.uint32((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
+    host = [np.ascontiguousarray(s), count_words(s, p), np.ascontiguousarray(g), count_words(g, p)]
+    dev = [cuda.to_device(a) for a in host]
+    n = len(s) * len(g) if cross else len(s)
+    d_out = cuda.device_array(max(n, 1), np.uint8)
+    out = cuda.pinned_array(n, np.uint8)
+    kernel = gpu_kernels.score_cross if cross else gpu_kernels.score_pairs
+    if len(s) and len(g):  # compile for these types on one secret and one guess, outside the timed call
+        kernel[(1, 1) if cross else (1,), (32,)](*[d[:1] for d in dev], unused, d_out[:1])
+        cuda.synchronize()
+    grid, block = _launch(len(s), len(g), cross)
+
+    def batch():
+        if n:
+            kernel[grid, block](*dev, unused, d_out)
+            d_out[:n].copy_to_host(out)
+        return out
+
+    batch.keepalive = (dev, d_out)
+    return batch
+
+
+IMPLEMENTATIONS = [
+    Implementation("mastermind.score", "cuda-swar", "numba-cuda", _prepare, requires=("module:numba", "cuda"),
+                   description="one GPU thread per secret: nibble test + popc, SWAR byte min of uint64 counts; "
+                               "the timed call includes copying the scores back to host memory"),
+]
