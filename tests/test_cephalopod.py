@@ -18,7 +18,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cephalopod_cas
 REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
-FAST = [n for n in ("numba-bfs", "numba-sym", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch")
+FAST = [n for n in ("numba-bfs", "numba-sym", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
+                      "c-fast")
         if not features.unavailable(IMPLS[n].requires)]
 
 
@@ -99,6 +100,61 @@ def test_packed_tables_agree_with_the_rules():
     got = sorted(tables.unpack(s + d) for m, n, t in cells_tables if not s & m for d in t[s & n])
     assert got == sorted(spec.successors(board))
     assert tables.state_hash(tables.pack(board)) == spec.board_hash(board) == 10203000
+
+
+@settings(max_examples=40, deadline=None)
+@given(board=st.lists(st.integers(0, 6), min_size=9, max_size=9).map(tuple))
+def test_byte_tables_give_the_eight_forms_and_their_hashes(board):
+    s = tables.pack(board)
+    u = [(s >> tables._outer_bit(q)) & 1 for q in range(24)]
+    chunks = [sum(bit << q for q, bit in enumerate(u[8 * g:8 * g + 8])) for g in range(3)]
+    b = tables.byte_tables()
+    for k in range(8):
+        form = s
+        for g in range(3):
+            form ^= int(b["swap"][g, chunks[g], k])
+        assert form == tables.pack(spec.transform(board, k))
+        h = sum(int(b["hash"][g, chunks[g], k]) for g in range(3)) + board[4] * 10 ** 4
+        assert h == spec.board_hash(spec.transform(board, k))
+
+
+@settings(max_examples=40, deadline=None)
+@given(board=st.lists(st.integers(0, 6), min_size=9, max_size=9).map(tuple))
+def test_row_hash_changes_sum_the_successors_hashes(board):
+    # what c-fast sums instead of building the successors: moves x own hash + the rows of the empty cells
+    moves, base, _ = tables.array_moves()
+    rows = tables.row_hash_changes()
+    succ = spec.successors(board)
+    for k in range(8):
+        own = spec.board_hash(spec.transform(board, k))
+        total = 0
+        for cell in range(9):
+            if board[cell]:
+                continue
+            key = sum(board[n] << (3 * j) for j, n in enumerate(spec.NEIGHBOURS[cell]))
+            row = base[cell] + key
+            total += int(moves[row, 0]) * own + int(rows[row, k])
+        assert total % (1 << 32) == sum(spec.board_hash(spec.transform(t, k)) for t in succ) % (1 << 32)
+
+
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
+def test_c_fast_grows_past_its_reservation():
+    # a workspace with no reservation must grow its layers and table (and re-tag) and still be right
+    from harness.cbuild import build
+    from impls.cephalopod import native
+
+    mod = build("cephalopod_fast", native.C_DIR / "fast.c", native.FAST_CDEF, ("avx2", "bmi2"))
+    arrays = tables.fast_tables()
+    t = native._bind(mod.ffi, "fast_tables", arrays)
+    work = mod.ffi.gc(mod.lib.fast_new(), mod.lib.fast_free)
+    boards = mod.ffi.new("int64_t *")
+    rows = [r for r in ROWS if r["name"] in ("cg_test_06", "cg_test_07", "empty_board_d20")]
+    for r in rows * 2:  # the second round reuses the grown buffers
+        got = mod.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards)
+        assert got == r["expected"], r["name"]
+    d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
+    for _ in range(150):  # 300 stored layers, more than the 8-bit layer tag holds: the table is cleared on wrap
+        assert mod.lib.fast_solve(work, t, tables.pack(spec.EMPTY), 4, boards) == d4["expected"]
 
 
 # -- every family --------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ steps a build takes is chosen with -D flags. ``c/scalar.c`` holds the scalar sym
 
 Write-up steps:  1 hash table with linear probing (c-hash);  2 move lookup tables (c-lut);  3 symmetry (c-sym);
 6 full and last-depth boards summed without insertion (c-direct);  5 SIMD canonicalisation (c-avx2);
-4 prefetching (c-avx2-prefetch).
+4 prefetching (c-avx2-prefetch); 7-16 in ``c/fast.c`` (c-fast), with the last two layers summed from per-row hash
+changes instead of being built (see the comment at the top of that file for what it takes and leaves).
 """
 from pathlib import Path
 
@@ -40,6 +41,35 @@ def _header_flag() -> str:
     return "-DSEARCH_H=0x" + hashlib.sha256((C_DIR / "search.h").read_bytes()).hexdigest()[:12]
 
 
+def _bind(ffi, struct, arrays):
+    """The tables as a C struct of pointers into the NumPy arrays (which the caller keeps alive)."""
+    t = ffi.new(struct + " *")
+    for field, arr in arrays.items():
+        ctype = "int32_t *" if arr.dtype == np.int32 else "uint32_t *"
+        setattr(t, field, ffi.cast(ctype, ffi.from_buffer(arr)))
+    return t
+
+
+def _batch(workload, solve, work, tables_ptr, ffi, keep):
+    """The timed call: every case of the workload through ``solve``, timed one by one."""
+    boards = ffi.new("int64_t *")
+    cases = [(int(d), tables.pack(c)) for d, c in zip(workload.inputs["depth"], workload.inputs["cells"])]
+
+    def one(depth, start):
+        answer = solve(work, tables_ptr, start, depth, boards)
+        if answer < 0:
+            raise MemoryError("the C search ran out of memory")
+        return answer, boards[0]
+
+    one(3, tables.pack((0,) * 9))  # first touch of the workspace, outside the timed call
+
+    def batch():
+        return run_cases(one, cases)
+
+    batch.keepalive = keep
+    return batch
+
+
 def _prepare(source, isa, flags):
     def prepare(workload):
         name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
@@ -47,26 +77,9 @@ def _prepare(source, isa, flags):
         mod = build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
         ffi, lib = mod.ffi, mod.lib
         arrays = tables.flat_tables()
-        t = ffi.new("ceph_tables *")
-        for field, arr in arrays.items():
-            ctype = "int32_t *" if arr.dtype == np.int32 else "uint32_t *"
-            setattr(t, field, ffi.cast(ctype, ffi.from_buffer(arr)))
+        t = _bind(ffi, "ceph_tables", arrays)
         work = ffi.gc(lib.ceph_new(), lib.ceph_free)
-        boards = ffi.new("int64_t *")
-        cases = [(int(d), tables.pack(c)) for d, c in zip(workload.inputs["depth"], workload.inputs["cells"])]
-        solve = lib.ceph_solve
-
-        def one(depth, start):
-            answer = solve(work, t, start, depth, boards)
-            return answer, boards[0]
-
-        one(3, tables.pack((0,) * 9))  # first touch of the workspace, outside the timed call
-
-        def batch():
-            return run_cases(one, cases)
-
-        batch.keepalive = (arrays, t, work)
-        return batch
+        return _batch(workload, lib.ceph_solve, work, t, ffi, (arrays, t, work))
 
     return prepare
 
@@ -93,3 +106,41 @@ IMPLEMENTATIONS = [
                    description=f"C ({source}), {what}")
     for name, family, source, isa, flags, what in VARIANTS
 ]
+
+
+# -- c/fast.c: the write-up's later steps and the summed last layers -----------------------------------------
+FAST_CDEF = """
+typedef struct {
+    const uint32_t *moves; const int32_t *base; const uint32_t *nmask; const uint32_t *swap; const uint32_t *hash;
+    const uint32_t *rowhash; const int32_t *perm;
+} fast_tables;
+typedef ... fast_work;
+fast_work *fast_new(void);
+void fast_free(fast_work *w);
+int fast_reserve(fast_work *w, size_t states, size_t slots);
+int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards);
+"""
+
+
+# Boards per layer and table slots reserved (and touched) in prepare: the largest canonical layer this search
+# builds is 149,105 boards (the empty board, layer 36 of 40; the official tests' largest is 31,557), and a layer
+# of n boards uses a table of the power of two at or above 4n. A larger layer still works: the buffers grow.
+RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
+
+
+def _prepare_fast(workload):
+    mod = build("cephalopod_fast", C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"))
+    ffi, lib = mod.ffi, mod.lib
+    arrays = tables.fast_tables()
+    t = _bind(ffi, "fast_tables", arrays)
+    work = ffi.gc(lib.fast_new(), lib.fast_free)
+    if lib.fast_reserve(work, RESERVE_STATES, RESERVE_SLOTS):
+        raise MemoryError("cannot reserve the C search's buffers")
+    return _batch(workload, lib.fast_solve, work, t, ffi, (arrays, t, work))
+
+
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "c-fast", "cffi-avx2", _prepare_fast, requires=("cc", "avx2", "bmi2"),
+    description="C (fast.c), steps 7-16: buffers reserved and touched in prepare, table never zeroed (layer "
+                "tags), byte tables for forms and hashes, lane sums reduced once, pipelined prefetch; and the "
+                "last two layers summed from per-row hash changes without building their boards"))

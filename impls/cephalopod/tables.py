@@ -150,3 +150,77 @@ def _table_arrays() -> dict[str, np.ndarray]:
 @lru_cache(maxsize=None)
 def flat_tables() -> dict[str, np.ndarray]:
     return {k: np.ascontiguousarray(v) for k, v in _table_arrays().items()}
+
+
+# -- the tables of c/fast.c: the eight non-centre cells (24 bits) cut into three bytes ---------------------------
+OUTER_MASK = 0x07FF8FFF  # cells 0-3 and 5-8; the centre (bits 12..14) never moves under a symmetry
+
+
+def _outer_bit(q: int) -> int:
+    """Bit q (0..23) of the 24 outer bits, as its position in the packed board."""
+    return q if q < 12 else q + 3
+
+
+def _weights() -> np.ndarray:
+    """(8, 9): the base-10 weight cell c has in the hash of symmetry k of a board (it lands at perm.index(c))."""
+    return np.array([[POW10[perm.index(c)] for c in range(9)] for perm in PERMS], np.int64)
+
+
+@lru_cache(maxsize=None)
+def byte_tables() -> dict[str, np.ndarray]:
+    """Per byte g of the outer bits and each of its 256 values, for the eight symmetries k:
+
+    ``swap[g, b, k]``: XOR it into the board and the bits of b move where symmetry k puts them (the centre and the
+    empty count stay); ``hash[g, b, k]``: what those bits add to the hash of symmetry k of the board.
+    """
+    weights = _weights()
+    swap = np.zeros((3, 256, 8), np.uint32)
+    hashes = np.zeros((3, 256, 8), np.uint32)
+    for g in range(3):
+        for b in range(256):
+            for q in range(8):
+                if not b >> q & 1:
+                    continue
+                pos = _outer_bit(8 * g + q)
+                cell, bit = divmod(pos, 3)
+                for k, perm in enumerate(PERMS):
+                    swap[g, b, k] ^= (1 << pos) ^ (1 << (3 * perm.index(cell) + bit))
+                    hashes[g, b, k] += (weights[k, cell] << bit)
+    return {"swap": swap, "hash": hashes}
+
+
+@lru_cache(maxsize=None)
+def row_hash_changes() -> np.ndarray:
+    """(rows of array_moves(), 8) uint32: for each row (an empty cell and its neighbours' values), the sum over the
+    row's moves of how each move changes the hash of symmetry k of the board (modulo 2^32: captures lower it).
+
+    So the hashes of all the successors of a board, in every orientation, are: moves x its own hashes + the sum
+    of these rows over its empty cells. No successor needs to be built to be summed.
+    """
+    moves, base, _ = array_moves()
+    weights = _weights()
+    out = np.zeros((len(moves), 8), np.int64)
+    for cell in range(9):
+        nbrs = NEIGHBOURS[cell]
+        for key in range(1 << (3 * len(nbrs))):
+            values = tuple((key >> (3 * j)) & 7 for j in range(len(nbrs)))
+            if max(values) > 6:
+                continue
+            row = out[base[cell] + key]
+            for subset, die in captures(values):
+                row += die * weights[:, cell]
+                for j in subset:
+                    row -= values[j] * weights[:, nbrs[j]]
+    return (out % (1 << 32)).astype(np.uint32)
+
+
+@lru_cache(maxsize=None)
+def fast_tables() -> dict[str, np.ndarray]:
+    """Every table c/fast.c reads, by the name of its fast_tables field."""
+    flat = flat_tables()
+    by_lane = flat["gather"][flat["inverse"]]  # the count permutation when lane k held the smallest form
+    b = byte_tables()
+    nmask = np.array([sum(7 << (3 * n) for n in NEIGHBOURS[c]) for c in range(9)], np.uint32)
+    return {k: np.ascontiguousarray(v) for k, v in {
+        "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "swap": b["swap"], "hash": b["hash"],
+        "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32)}.items()}
