@@ -4,11 +4,10 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
-import shutil
 import subprocess
 from pathlib import Path
 
-from harness import features
+from harness import counters, features
 
 PACKAGES = ("swarbench", "numpy", "numba", "llvmlite", "cffi", "pandas", "scipy", "pytest", "pytest-benchmark",
             "pluggy")
@@ -49,21 +48,6 @@ def clock_ghz() -> float:
     return 0.0
 
 
-def hardware_counters() -> str:
-    """'' when `perf stat` can count cycles and instructions here, else why not."""
-    if not shutil.which("perf"):
-        return "perf not installed"
-    try:
-        out = subprocess.run(["perf", "stat", "-x", ",", "-e", "cycles,instructions", "true"],
-                             capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"perf failed: {exc}"
-    text = out.stderr + out.stdout
-    if out.returncode != 0 or "not supported" in text or "not counted" in text:
-        return "perf stat cannot count cycles here (no hardware counters exposed: virtual machine?)"
-    return ""
-
-
 def collect() -> dict:
     versions = {}
     for name in PACKAGES:
@@ -86,5 +70,5 @@ def collect() -> dict:
         "git_commit": git_commit(Path(__file__).resolve().parent.parent),
         "hostname": platform.node(),
         "clock_ghz": clock_ghz(),
-        "hardware_counters": hardware_counters() or "available (perf stat)",
+        "hardware_counters": counters.unavailable() or "available (perf_event_open): cycles and instructions per op",
     }

@@ -28,6 +28,7 @@ COLUMNS = [
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
+    "hw_cycles_per_op", "hw_instructions_per_op",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit", "format_version",
 ]
@@ -97,7 +98,8 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:
-            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers=set())
+            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers=set(),
+                               _hw=[])
         m = merged[key]
         if rec is not m and SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
@@ -108,12 +110,17 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             m["summary"] = m.get("summary") or rec.get("summary")
         if rec.get("prepare_s") is not None:
             m["_prepare"].append(rec["prepare_s"])
+        if rec.get("hw_cycles_per_op") is not None:
+            m["_hw"].append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
         if rec.get("samples_s"):
             m["_workers"].add(rec.get("worker", 0))
     for m in merged.values():
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
         m["processes"] = len(m.pop("_workers"))
         del m["_prepare"]
+        hw = m.pop("_hw")
+        if hw:  # the median over the workers that could count
+            m["hw_cycles_per_op"], m["hw_instructions_per_op"] = (float(x) for x in np.median(hw, axis=0))
     return list(merged.values())
 
 

@@ -161,3 +161,37 @@ def test_progress_says_which_case_and_how_many_are_left(env):
                      "--max-time", "0.005", "--processes", "1", "--no-overhead", env=env)
     assert "[worker 1/1, 1/2 done, 1 left] cards.remove" in proc.stderr
     assert "[worker 1/1, 2/2 done, 0 left]" in proc.stderr
+
+
+def test_counters_count_a_batch_or_say_why_not():
+    """Hardware counters are often hidden (virtual machines): the reason is one line. The counting path itself is
+    proven with the task clock, a software event every Linux kernel offers."""
+    import sys
+
+    from harness import counters
+
+    why = counters.unavailable()
+    assert why == "" or ("\n" not in why and why)
+    if not sys.platform.startswith("linux"):
+        return
+
+    def work():
+        return sum(range(200_000))
+
+    counts, calls = counters.count(work, 0.004, counters.software_clock_events())
+    assert calls == 5  # about 20 ms of calls
+    per_op = counters.per_op(counts, calls, 200_000)
+    assert 0.05 < per_op["hw_task_clock_ns_per_op"] < 500  # ns of CPU per loop step, of the right order
+
+
+def test_counted_cycles_replace_the_estimate_in_reports():
+    from harness.render import fmt_cycles
+
+    assert fmt_cycles({"hw_cycles_per_op": 2.0, "hw_instructions_per_op": 5.0, "cycles_per_op_est": 9.0}) \
+        == "2.000 (2.50 IPC)"
+    assert fmt_cycles({"hw_cycles_per_op": float("nan"), "cycles_per_op_est": 9.0}).startswith("~9")
+    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
+           "samples_s": [1e-6, 1.1e-6, 0.9e-6], "iterations": 1, "worker": 0, "hw_cycles_per_op": 3.0,
+           "hw_instructions_per_op": 6.0, "baseline": "a"}
+    frame = results.frame_from_records([rec, dict(rec, worker=1, hw_cycles_per_op=5.0)], "r", {"clock_ghz": 2.0})
+    assert frame.loc[0, "hw_cycles_per_op"] == 4.0 and frame.loc[0, "hw_instructions_per_op"] == 6.0

@@ -34,7 +34,7 @@ from typing import Optional
 
 import pytest
 
-from harness import oracle, progress, registry as registry_mod
+from harness import counters, oracle, progress, registry as registry_mod
 from harness.bench import overhead
 from harness.model import Implementation, matches
 
@@ -295,6 +295,8 @@ class Session:
         stats = getattr(benchmark, "stats", None)
         row.update(samples_s=list(stats.stats.data) if stats is not None else [], rounds=rounds,
                    iterations=iterations)
+        if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
+            row.update(counters.per_op(*counters.count(verdict.batch, call_s), row["n"]))
         return outputs
 
     def _finish(self, row, label, text):

@@ -91,7 +91,18 @@ def operation_name(kernel: str) -> str:
 
 
 MEASUREMENT_HEADER = ["implementation", "family", "status", "ns/op (median)", "95% CI", "min", "IQR", "speedup",
-                      "95% CI", "est. cycles/op", "net ns/op", "prepare", "note"]
+                      "95% CI", "cycles/op", "net ns/op", "prepare", "note"]
+
+
+def fmt_cycles(r) -> str:
+    """Counted cycles per op with instructions per cycle where the hardware counters were read, else the
+    estimate from the clock, marked with ``~``."""
+    counted = r.get("hw_cycles_per_op", float("nan"))
+    if counted is not None and counted == counted:
+        ipc = r.get("hw_instructions_per_op", float("nan")) / counted if counted > 0 else float("nan")
+        return f"{fmt_ns(counted)} ({ipc:.2f} IPC)" if ipc == ipc else fmt_ns(counted)
+    estimate = r.get("cycles_per_op_est", float("nan"))
+    return f"~{fmt_ns(estimate)}" if estimate is not None and estimate == estimate else ""
 
 
 def measurement_rows(group, view) -> list[list[str]]:
@@ -100,7 +111,7 @@ def measurement_rows(group, view) -> list[list[str]]:
              fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns), fmt_ns(r["ns_per_op_min"]),
              fmt_ns(r["ns_per_op_iqr"]), fmt_speedup(r["speedup"]),
              fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-             fmt_ns(r["cycles_per_op_est"]), fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]),
+             fmt_cycles(r), fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]),
              "; ".join(x for x in (r["reason"], r["stability"]) if x)] for _, r in group.iterrows()]
 
 

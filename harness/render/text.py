@@ -2,7 +2,7 @@
 median, the speedup over the kernel's baseline with its interval, and an estimate of cycles per operation."""
 from __future__ import annotations
 
-from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
+from harness.render import (RunView, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
                             operation_name)
 
 
@@ -25,7 +25,7 @@ def render(view: RunView) -> str:
     out = [f"swarbench run {', '.join(view.run_ids)}", f"cpu: {_machine_line(m)}",
            f"simd: {' '.join(m.get('simd_flags', [])) or 'none detected'}",
            "columns: ops timed, median ns/op [95% bootstrap CI], speedup over the baseline [95% CI], "
-           "est. cycles/op (ns x clock), net ns/op without the family's empty-call cost (where it is over 1% "
+           "cycles/op (counted, with IPC, where hardware counters work; else ~ an estimate: ns x clock), net ns/op without the family's empty-call cost (where it is over 1% "
            "of a call), family, prepare time"]
     for (kernel, workload, n), group in kernel_groups(view.frame):
         first = group.iloc[0]
@@ -38,12 +38,11 @@ def render(view: RunView) -> str:
             name = f"{bench}/{view.label(r)}-{procs}"
             if r["status"] == "PASS":
                 ops = int(r["samples"]) * int(r["iterations"]) * int(r["n"])
-                cycles = r["cycles_per_op_est"]
                 rows.append((name, f"{ops}", f"{fmt_ns(r['ns_per_op_median'])} ns/op",
                              fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns),
                              fmt_speedup(r["speedup"]),
                              fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-                             f"~{fmt_ns(cycles)} cyc" if cycles == cycles else "",
+                             f"{fmt_cycles(r)} cyc" if fmt_cycles(r) else "",
                              f"net {fmt_ns(r['ns_per_op_corrected'])}" if r["ns_per_op_corrected"] == r["ns_per_op_corrected"] else "",
                              r["family"],
                              f"prepare {fmt_seconds(r['prepare_s'])}"))
