@@ -105,8 +105,9 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
         return verdict
     outputs, verdict.outputs = verdict.outputs, None  # do not keep a second copy of the outputs alive
     mismatch = kernel.check(expected, outputs, workload.inputs)
-    if mismatch:
-        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch)
+    if mismatch:  # the outputs stay so the results can say what the wrong implementation computed
+        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch,
+                       outputs=outputs)
     if known_answers:
         failed = check_known_answers(kernel, impl)
         if failed:

@@ -28,7 +28,7 @@ COLUMNS = [
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
-    "hw_cycles_per_op", "hw_instructions_per_op",
+    "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit", "format_version",
 ]
@@ -39,6 +39,7 @@ CONFIDENCE = 0.95
 RESAMPLES = 1000
 NOISY_CV = 0.10
 SHORT_ROUND_S = 1e-4
+SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
 
 
 def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
@@ -98,7 +99,7 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:
-            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers=set(),
+            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers={},
                                _hw=[])
         m = merged[key]
         if rec is not m and SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
@@ -113,15 +114,31 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         if rec.get("hw_cycles_per_op") is not None:
             m["_hw"].append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
         if rec.get("samples_s"):
-            m["_workers"].add(rec.get("worker", 0))
+            m["_workers"].setdefault(rec.get("worker", 0), []).extend(rec["samples_s"])
     for m in merged.values():
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
-        m["processes"] = len(m.pop("_workers"))
+        workers = m.pop("_workers")
+        m["processes"] = len(workers)
+        m["worker_medians_s"] = [float(np.median(workers[w])) for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
         if hw:  # the median over the workers that could count
             m["hw_cycles_per_op"], m["hw_instructions_per_op"] = (float(x) for x in np.median(hw, axis=0))
     return list(merged.values())
+
+
+def _worker_split(medians_s: list[float], n: int, row: dict) -> dict:
+    """Each worker's own median (ns/op, JSON list) and how far apart they lie relative to the merged median: a
+    difference between processes (memory layout, frequency, a neighbour) that more rounds in one process cannot
+    show."""
+    if len(medians_s) < 2 or not row["ns_per_op_median"] > 0:
+        return {"worker_medians": json.dumps([round(x * 1e9 / n, 6) for x in medians_s]), "worker_spread": math.nan}
+    ns = [x * 1e9 / n for x in medians_s]
+    spread = (max(ns) - min(ns)) / row["ns_per_op_median"]
+    out = {"worker_medians": json.dumps([round(x, 6) for x in ns]), "worker_spread": spread}
+    if spread > SPLIT_WORKERS:
+        out["stability"] = "; ".join(x for x in (row["stability"], f"workers differ by {spread:.0%}") if x)
+    return out
 
 
 def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
@@ -140,6 +157,7 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
+        row.update(_worker_split(rec["worker_medians_s"], int(rec.get("n") or 1), row))
         samples[len(rows)] = ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)

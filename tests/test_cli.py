@@ -167,3 +167,43 @@ def test_ctrl_c_keeps_what_was_measured(env):
     assert proc.returncode == 130, err
     frame = pd.read_csv(os.path.join(os.path.dirname(records), "results.csv"))
     assert len(frame) >= 2 and "interrupted" in out
+
+
+TOY_KERNEL = """
+    import numpy as np
+    from harness import Implementation, Kernel, WorkloadKind, hookimpl
+
+    def build(size, seed):
+        return {"x": np.random.default_rng(seed).integers(0, 100, size)}, size
+
+    TOY = Kernel(id="toy.double", description="2x", unit="number", baseline="right",
+                 workloads=(WorkloadKind("random", build, "random numbers", default_size=64),),
+                 reference=lambda inputs: inputs["x"] * 2,
+                 summarize=lambda out: {"total": int(np.asarray(out).sum())})
+
+    def right(workload):
+        x = workload.inputs["x"]
+        return lambda: x * 2
+
+    def off_by_one(workload):
+        x = workload.inputs["x"]
+        return lambda: x * 2 + 1
+
+    @hookimpl
+    def swarbench_add_kernels(registry):
+        registry.add_kernel(TOY)
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("toy.double", "right", "numpy", right))
+        registry.add_implementation(Implementation("toy.double", "off-by-one", "numpy", off_by_one))
+"""
+
+
+def test_a_failing_implementation_keeps_the_summary_of_what_it_computed(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "toy", TOY_KERNEL))
+    proc = swarbench("run", "--kernel", "toy.*", "--size", "64", *FAST, env=env)
+    assert proc.returncode == 1, proc.stderr
+    frame = pd.read_csv(os.path.join(_run_dir(env), "results.csv")).set_index("implementation")
+    right, wrong = (json.loads(frame.loc[name, "summary"])["total"] for name in ("right", "off-by-one"))
+    assert frame.loc["off-by-one", "status"] == "FAIL" and wrong == right + 64

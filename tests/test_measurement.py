@@ -1,4 +1,5 @@
 """Measurement you can trust: workers, intervals, overhead, scaling, comparisons, and isolation of crashes."""
+import json
 import os
 
 import numpy as np
@@ -195,3 +196,15 @@ def test_counted_cycles_replace_the_estimate_in_reports():
            "hw_instructions_per_op": 6.0, "baseline": "a"}
     frame = results.frame_from_records([rec, dict(rec, worker=1, hw_cycles_per_op=5.0)], "r", {"clock_ghz": 2.0})
     assert frame.loc[0, "hw_cycles_per_op"] == 4.0 and frame.loc[0, "hw_instructions_per_op"] == 6.0
+
+
+def test_worker_medians_show_a_difference_between_processes():
+    base = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 1000,
+            "status": "PASS", "iterations": 1, "baseline": "a"}
+    fast = dict(base, worker=0, samples_s=[1.00e-6, 1.01e-6, 0.99e-6] * 5)
+    slow = dict(base, worker=1, samples_s=[1.30e-6, 1.31e-6, 1.29e-6] * 5)
+    frame = results.frame_from_records([fast, slow], "r", {})
+    assert json.loads(frame.loc[0, "worker_medians"]) == [1.0, 1.3]
+    assert "workers differ by" in frame.loc[0, "stability"]
+    same = results.frame_from_records([fast, dict(fast, worker=1)], "r", {})
+    assert same.loc[0, "worker_spread"] == 0 and "workers differ" not in same.loc[0, "stability"]

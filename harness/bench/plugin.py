@@ -237,6 +237,8 @@ class Session:
         row = self._row(case.id, impl, verdict, workload.name, workload.size, workload.seed, dict(workload.params))
         row.update(suite=kernel.suite, baseline=kernel.baseline, unit=kernel.unit)
         if verdict.status != oracle.PASS:
+            if verdict.outputs is not None and kernel.summarize is not None:
+                row["summary"] = _jsonable(kernel.summarize(verdict.outputs))  # by how much it was off
             self._reject(row, label, verdict, impl)
         self.phase(case.id, label, "timing")
         outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}",
