@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cephalopod_cas
 REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
-FAST = [n for n in ("numba-bfs", "numba-sym", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
+FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
                       "c-fast")
         if not features.unavailable(IMPLS[n].requires)]
 

@@ -4,7 +4,9 @@ Each layer is a board array and a count array (one count per board for ``numba-b
 per canonical board for ``numba-sym``), counts wrapping modulo 2^32 (exact modulo 2^30). The next layer is built
 through a power-of-two table of indexes (0 = empty slot, linear probing, the write-up's multiplicative hash),
 doubled whenever it gets half full. Tables come from tables.flat_tables(). numba is imported inside ``prepare``;
-the first compile happens there on a small case, outside the timed call.
+the first compile happens there on a small case, outside the timed call, and every function is compiled with
+``cache=True``, so a machine compiles once and later workers load the machine code from numba's cache.
+``numba-fast`` is c/fast.c's search (tagged table, last two layers summed) in Numba.
 """
 import numpy as np
 
@@ -21,7 +23,7 @@ def _solver():
         return _compiled["bfs"]
     import numba
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def insert(table, states, counts, n, t):
         """The index of board t in the layer being built (added with zero counts if new), and the new size."""
         mask = table.shape[0] - 1
@@ -40,7 +42,7 @@ def _solver():
                 return n, idx
             slot = (slot + 1) & mask
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def canonical(s, xform, inverse):
         best = np.uint32(0xFFFFFFFF)
         k = 0
@@ -51,7 +53,7 @@ def _solver():
                 k = q
         return np.uint32(best | (s & np.uint32(0xF8000000))), inverse[k]
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def board_sum(s, c, hashes, hash8):
         """paths times hash modulo 2^30: one count, or eight counts for the eight orientations"""
         if c.shape[0] == 1:
@@ -63,7 +65,7 @@ def _solver():
             total += (np.int64(c[k]) * h) & 0x3FFFFFFF
         return total
 
-    @numba.njit(cache=False, nogil=True)
+    @numba.njit(cache=True, nogil=True)
     def solve(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inverse, gather):
         """nc = 1: one count per board; nc = 8: canonical boards with eight orientation counts, and full or
         last-layer boards summed as they are generated."""
@@ -163,3 +165,194 @@ IMPLEMENTATIONS = [
                    description="the same over canonical boards with eight orientation counts; full and "
                                "last-layer boards summed without insertion"),
 ]
+
+
+# -- numba-fast: c/fast.c's search in Numba ------------------------------------------------------------------
+def _fast_solver():
+    """The same steps as c/fast.c (see there): a workspace made once in prepare, a table never cleared between
+    layers (a slot holds board << 32 | layer tag << 24 | index), and the last two layers summed from the per-row
+    hash changes instead of being built. Scalar: the eight forms are a loop, not a register."""
+    if "fast" in _compiled:
+        return _compiled["fast"]
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def forms_min(s, swap):
+        u = (s & 0xFFF) | ((s >> 3) & 0xFFF000)  # the 24 bits of the eight outer cells
+        best = np.int64(1) << 40
+        lane = 0
+        for k in range(8):
+            f = s ^ swap[0, u & 255, k] ^ swap[1, (u >> 8) & 255, k] ^ swap[2, u >> 16, k]
+            if f < best:
+                best = f
+                lane = k
+        return best, lane
+
+    @numba.njit(cache=True, nogil=True)
+    def add_hashes(acc, s, c, hashes, scale):
+        """acc[k] += c[k] * scale * (hash of form k of s), modulo 2^32"""
+        u = (s & 0xFFF) | ((s >> 3) & 0xFFF000)
+        centre = ((s >> 12) & 7) * 10000
+        for k in range(8):
+            h = hashes[0, u & 255, k] + hashes[1, (u >> 8) & 255, k] + hashes[2, u >> 16, k] + centre
+            acc[k] = (acc[k] + c[k] * scale * h) & 0xFFFFFFFF
+
+    @numba.njit(cache=True, nogil=True)
+    def add_successors(acc, s, c, moves, base, nbr, hashes, rowhash):
+        """acc[k] += c[k] * (sum of the hashes of form k of every successor of s); a full board counts itself."""
+        n = 0
+        for cell in range(9):
+            if (s >> (3 * cell)) & 7:
+                continue
+            key = 0
+            for q in range(4):
+                nb = nbr[cell, q]
+                if nb < 0:
+                    break
+                key |= ((s >> (3 * nb)) & 7) << (3 * q)
+            row = base[cell] + key
+            n += moves[row, 0]
+            for k in range(8):
+                acc[k] = (acc[k] + c[k] * rowhash[row, k]) & 0xFFFFFFFF
+        add_hashes(acc, s, c, hashes, n if n else 1)
+
+    @numba.njit(cache=True, nogil=True)
+    def solve(depth, start, work_states, work_counts, table, tag, moves, base, nbr, hashes, rowhash, swap, perm):
+        acc = np.zeros(8, np.int64)
+        if depth == 0:
+            add_hashes(acc, start, np.ones(8, np.int64), hashes, 1)
+            return acc[0] & 0x3FFFFFFF, np.int64(0), tag
+        cur = 0
+        c0, lane = forms_min(start, swap)
+        work_states[0, 1] = c0
+        for to in range(8):
+            work_counts[0, 1, to] = 1 if perm[lane, to] == 0 else 0
+        n = 1
+        boards = np.int64(0)
+        for d in range(depth):
+            states, counts = work_states[cur], work_counts[cur]
+            if d >= depth - 2:  # the last two layers: summed, never built
+                for i in range(1, n + 1):
+                    s = states[i]
+                    if d == depth - 1:
+                        add_successors(acc, s, counts[i], moves, base, nbr, hashes, rowhash)
+                        continue
+                    if s >> 27 == 0:
+                        add_hashes(acc, s, counts[i], hashes, 1)
+                    for cell in range(9):
+                        if (s >> (3 * cell)) & 7:
+                            continue
+                        key = 0
+                        for q in range(4):
+                            nb = nbr[cell, q]
+                            if nb < 0:
+                                break
+                            key |= ((s >> (3 * nb)) & 7) << (3 * q)
+                        row = base[cell] + key
+                        for q in range(moves[row, 0]):
+                            add_successors(acc, (s + moves[row, 1 + q]) & 0xFFFFFFFF, counts[i], moves, base,
+                                           nbr, hashes, rowhash)
+                break
+            nxt = 1 - cur
+            size = 4096
+            while size < 4 * n:
+                size *= 2
+            tag += 1
+            if tag > 255:
+                table[:] = 0
+                tag = 1
+            m = 0
+            for i in range(1, n + 1):
+                s = states[i]
+                c = counts[i]
+                if s >> 27 == 0:
+                    add_hashes(acc, s, c, hashes, 1)
+                for cell in range(9):
+                    if (s >> (3 * cell)) & 7:
+                        continue
+                    key = 0
+                    for q in range(4):
+                        nb = nbr[cell, q]
+                        if nb < 0:
+                            break
+                        key |= ((s >> (3 * nb)) & 7) << (3 * q)
+                    row = base[cell] + key
+                    for q in range(moves[row, 0]):
+                        t = (s + moves[row, 1 + q]) & 0xFFFFFFFF
+                        if t >> 27 == 0:
+                            add_hashes(acc, t, c, hashes, 1)
+                            continue
+                        t, lane = forms_min(t, swap)
+                        if 2 * (m + 1) > size or m + 2 > work_states.shape[1] or size > table.shape[0]:
+                            return np.int64(-1), boards, tag  # outgrew the workspace: prepare reserves more
+                        h = (t * 0x587A1437) & 0xFFFFFFFF
+                        slot = (h ^ (h >> 16)) & (size - 1)
+                        while True:
+                            e = table[slot]
+                            if (e >> 24) & 255 != tag:
+                                m += 1
+                                table[slot] = (t << 32) | (tag << 24) | m
+                                work_states[nxt, m] = t
+                                for to in range(8):
+                                    work_counts[nxt, m, to] = c[perm[lane, to]]
+                                break
+                            if e >> 32 == t:
+                                idx = e & 0xFFFFFF
+                                for to in range(8):
+                                    work_counts[nxt, idx, to] = (work_counts[nxt, idx, to] + c[perm[lane, to]]) \
+                                        & 0xFFFFFFFF
+                                break
+                            slot = (slot + 1) & (size - 1)
+            cur, n = nxt, m
+            boards += n
+            if n == 0:
+                break
+        total = np.int64(0)
+        for k in range(8):
+            total += acc[k]
+        return total & 0x3FFFFFFF, boards, tag
+
+    _compiled["fast"] = solve
+    return solve
+
+
+def _prepare_fast(workload):
+    from .native import RESERVE_SLOTS, RESERVE_STATES
+
+    solve = _fast_solver()
+    f = tables.fast_tables()
+    args = (f["moves"].astype(np.int64), f["base"].astype(np.int64), tables.flat_tables()["nbr"].astype(np.int64),
+            f["hash"].astype(np.int64), f["rowhash"].astype(np.int64), f["swap"].astype(np.int64),
+            f["perm"].astype(np.int64))
+    work = {"size": RESERVE_STATES, "tag": 0}
+
+    def allocate(states):
+        work["states"] = np.zeros((2, states), np.int64)
+        work["counts"] = np.zeros((2, states, 8), np.int64)
+        work["table"] = np.zeros(4 * states, np.int64)
+        work["tag"] = 0
+
+    allocate(RESERVE_STATES)
+
+    def one(depth, start):
+        while True:
+            answer, boards, work["tag"] = solve(depth, start, work["states"], work["counts"], work["table"],
+                                                work["tag"], *args)
+            if answer >= 0:
+                return answer, boards
+            allocate(2 * work["states"].shape[1])  # a layer larger than any this search has met: start again
+
+    starts = [tables.pack(c) for c in workload.inputs["cells"]]
+    cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
+    one(5, tables.pack((0,) * 9))  # compile (or load from numba's cache) outside the timed call
+
+    def batch():
+        return run_cases(one, cases)
+
+    return batch
+
+
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "numba-fast", "numba", _prepare_fast, requires=("module:numba",),
+    description="c-fast's search in Numba: workspace made in prepare, table never cleared (layer tags), last two "
+                "layers summed from per-row hash changes"))
