@@ -11,6 +11,7 @@ from harness.model import (  # noqa: F401  (the public API a plugin needs)
     ReportSection,
     SuiteReport,
     Mismatch,
+    Parameter,
     TooSlow,
     Workload,
     WorkloadKind,
@@ -20,4 +21,4 @@ hookimpl = pluggy.HookimplMarker("swarbench")
 
 __all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
            "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
-           "Command"]
+           "Command", "Parameter"]

@@ -41,6 +41,13 @@ def size_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"in {text!r}: {exc}") from None
 
 
+def name_value(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=VALUE")
+    return name.strip(), value
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -87,6 +94,9 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="scaling mode: measure every workload at each of these sizes, e.g. 1e3,1e4,1e5,1e6; "
                         "the report plots ns/op against N")
     p.add_argument("--seed", type=int, default=0, help="seed of the input generators (default 0)")
+    p.add_argument("--param", action="append", default=[], type=name_value, metavar="NAME=VALUE",
+                   help="a parameter of the workloads that declare it, e.g. --param hero='7h 2c' (repeatable; "
+                        "`swarbench list` shows each workload's parameters and defaults)")
     p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
                         "samples are merged (default 2)")
@@ -146,6 +156,8 @@ def cmd_list(args, reg) -> int:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}"
                 out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
                            f"{size}")
+                for pname, param in kind.parameters.items():
+                    out.append(f"      --param {pname}=...: {param.description} (default {param.default!r})")
             for impl in sorted(reg.implementations_of(kid), key=lambda i: (i.family, i.name)):
                 if not matches(impl.name, args.impl):
                     continue
@@ -173,7 +185,7 @@ def cmd_run(args, reg) -> int:
     request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, sizes=sizes,
                                 seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
-                                timeout=args.timeout, overhead=not args.no_overhead)
+                                timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param))
     outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
     notes = list(outcome.problems)
     if outcome.interrupted:

@@ -49,6 +49,7 @@ class RunRequest:
     processes: int = 2
     timeout: float = 600.0
     overhead: bool = True
+    params: dict[str, str] = field(default_factory=dict)  # --param NAME=VALUE for the workloads that declare NAME
 
 
 @dataclass
@@ -86,6 +87,14 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         if not any(kind.name == name for k in chosen for kind in registry.kernels[k].workloads):
             names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
             raise UsageError(f"no workload {name!r} for {', '.join(chosen)}; workloads: {', '.join(names)}")
+    for name, value in request.params.items():
+        kinds = [kind for k in chosen for kind in registry.kernels[k].workloads if name in kind.parameters]
+        if not kinds:
+            declared = sorted({p for k in chosen for kind in registry.kernels[k].workloads for p in kind.parameters})
+            raise UsageError(f"no workload of {', '.join(chosen)} takes --param {name} "
+                             f"(parameters: {', '.join(declared) or 'none'})")
+        for kind in kinds:
+            kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
     memory = physical_memory()
     for size in request.sizes:
         if size < 1:
@@ -135,7 +144,8 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
            "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker)]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),
                         ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
-                        ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes])):
+                        ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes]),
+                        ("--swarbench-param", [f"{k}={v}" for k, v in request.params.items()])):
         for v in values:
             cmd += [opt, v]
     if request.overhead:

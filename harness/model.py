@@ -55,6 +55,20 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """A value the user may give a workload kind with ``swarbench run --param NAME=VALUE`` (a hero hand, a board).
+
+    ``parse(text)`` turns the text into the value ``build`` receives, raising ``InvalidInput`` with a message that
+    names the value; it runs in the command before any worker starts, so a bad value is one line and exit 2.
+    ``default`` is the text used when the user gives none.
+    """
+
+    description: str
+    default: str
+    parse: Callable[[str], Any] = str
+
+
+@dataclass(frozen=True)
 class WorkloadKind:
     """A family of workloads of a kernel, such as "random hand pairs" or "all 4p6c pairs".
 
@@ -64,6 +78,8 @@ class WorkloadKind:
     ``bytes_per_op`` is a rough upper bound of memory per operation, used to refuse sizes that cannot fit.
     ``default`` kinds run in a plain ``swarbench run``; others only when named with ``--workload``.
     ``test_size`` is a small size that keeps the test suite fast.
+    ``parameters`` names what the user may set with ``--param``; a kind that declares any is built with
+    ``build(size, seed, values)``, ``values`` holding every declared parameter, parsed (defaults filled in).
     """
 
     name: str
@@ -75,6 +91,11 @@ class WorkloadKind:
     fixed_size: bool = False
     bytes_per_op: float = 64.0
     params: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Parameter] = field(default_factory=dict)
+
+    def parse_parameters(self, given: Mapping[str, str]) -> dict[str, Any]:
+        """The values ``build`` receives: each declared parameter parsed from ``given`` or its default."""
+        return {name: p.parse(given.get(name, p.default)) for name, p in self.parameters.items()}
 
 
 @dataclass(frozen=True)
@@ -186,12 +207,20 @@ class Kernel:
         names = ", ".join(k.name for k in self.workloads)
         raise KeyError(f"kernel {self.id} has no workload {name!r} (it has: {names})")
 
-    def make_workload(self, kind: WorkloadKind, size: Optional[int] = None, seed: int = 0) -> Workload:
-        """Build the seeded inputs of one workload; validation runs here so bad generators fail loudly."""
+    def make_workload(self, kind: WorkloadKind, size: Optional[int] = None, seed: int = 0,
+                      given: Optional[Mapping[str, str]] = None) -> Workload:
+        """Build the seeded inputs of one workload; validation runs here so bad generators fail loudly.
+        ``given`` holds the user's --param texts; those the kind does not declare are ignored."""
         size = kind.default_size if size is None or kind.fixed_size else size
-        inputs, n_ops = kind.build(size, seed)
+        if kind.parameters:
+            given = {k: v for k, v in (given or {}).items() if k in kind.parameters}
+            inputs, n_ops = kind.build(size, seed, kind.parse_parameters(given))
+            params = {**kind.params, **{k: given.get(k, p.default) for k, p in kind.parameters.items()}}
+        else:
+            inputs, n_ops = kind.build(size, seed)
+            params = dict(kind.params)
         self.validate(inputs)
-        return Workload(self.id, kind.name, int(n_ops), inputs, seed, dict(kind.params))
+        return Workload(self.id, kind.name, int(n_ops), inputs, seed, params)
 
     def known_workloads(self) -> list[tuple[KnownAnswer, Workload]]:
         return [

@@ -173,11 +173,23 @@ TOY_KERNEL = """
     import numpy as np
     from harness import Implementation, Kernel, WorkloadKind, hookimpl
 
+    from harness import InvalidInput, Parameter
+
     def build(size, seed):
         return {"x": np.random.default_rng(seed).integers(0, 100, size)}, size
 
+    def build_from(size, seed, values):
+        return {"x": np.random.default_rng(seed).integers(values["low"], values["low"] + 10, size)}, size
+
+    def parse_low(text):
+        if not text.isdigit():
+            raise InvalidInput(f"low {text!r} is not a whole number")
+        return int(text)
+
+    FROM = WorkloadKind("from", build_from, "numbers from LOW", default_size=64, default=False,
+                        parameters={"low": Parameter("smallest number", "0", parse_low)})
     TOY = Kernel(id="toy.double", description="2x", unit="number", baseline="right",
-                 workloads=(WorkloadKind("random", build, "random numbers", default_size=64),),
+                 workloads=(WorkloadKind("random", build, "random numbers", default_size=64), FROM),
                  reference=lambda inputs: inputs["x"] * 2,
                  summarize=lambda out: {"total": int(np.asarray(out).sum())})
 
@@ -207,3 +219,18 @@ def test_a_failing_implementation_keeps_the_summary_of_what_it_computed(tmp_path
     frame = pd.read_csv(os.path.join(_run_dir(env), "results.csv")).set_index("implementation")
     right, wrong = (json.loads(frame.loc[name, "summary"])["total"] for name in ("right", "off-by-one"))
     assert frame.loc["off-by-one", "status"] == "FAIL" and wrong == right + 64
+
+
+def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "toy", TOY_KERNEL))
+    listed = swarbench("list", "--kernel", "toy.*", env=env)
+    assert "--param low=...: smallest number (default '0')" in listed.stdout
+    proc = swarbench("run", "--kernel", "toy.*", "--impl", "right", "--workload", "from", "--param", "low=1000",
+                     "--size", "64", *FAST, env=env)
+    assert proc.returncode == 0, proc.stderr
+    row = pd.read_csv(os.path.join(_run_dir(env), "results.csv")).iloc[0]
+    assert json.loads(row.params) == {"low": "1000"} and json.loads(row.summary)["total"] >= 2 * 1000 * 64
+    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--workload", "from", "--param", "low=ten",
+                                    env=env), "low 'ten' is not a whole number")
+    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "high=3", env=env),
+                          "takes --param high", "parameters: low")

@@ -21,6 +21,7 @@ so a process that computes differently is still caught (FAIL, its samples droppe
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -68,6 +69,8 @@ def pytest_addoption(parser):
     group.addoption("--swarbench-size", action="append", type=int, default=[], metavar="N",
                     help="operations per batch (repeatable: one benchmark per size; default: the workload's own)")
     group.addoption("--swarbench-seed", type=int, default=0, help="seed of the input generators")
+    group.addoption("--swarbench-param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a parameter of the workloads that declare NAME (repeatable)")
     group.addoption("--swarbench-order-seed", type=int, default=None, metavar="S",
                     help="shuffle the order of kernels and of implementations within each kernel with this seed")
     group.addoption("--swarbench-exclude", action="append", default=[], metavar="CASE_ID",
@@ -95,6 +98,7 @@ class Session:
         self.registry = registry_mod.load(disable=opt("swarbench_disable_plugin"))
         self.sizes = opt("swarbench_size") or [None]
         self.seed = opt("swarbench_seed")
+        self.params = dict(p.split("=", 1) for p in opt("swarbench_param") if "=" in p)
         self.worker = opt("swarbench_worker")
         self.record_path = opt("swarbench_record")
         self.progress = opt("swarbench_progress")
@@ -159,7 +163,9 @@ class Session:
         and left there. Anything that will not pickle is simply built again by each worker."""
         path = None
         if self.cache_dir:
-            name = f"{case.kernel}~{case.workload}~{case.size or 'default'}~{self.seed}.pickle"
+            given = "~".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+            digest = hashlib.sha256(given.encode()).hexdigest()[:12]
+            name = f"{case.kernel}~{case.workload}~{case.size or 'default'}~{self.seed}~{digest}.pickle"
             path = os.path.join(self.cache_dir, name.replace(os.sep, "_"))
             try:
                 with open(path, "rb") as fh:
@@ -167,7 +173,7 @@ class Session:
             except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
                 pass
         kernel = self.registry.kernels[case.kernel]
-        workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed)
+        workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
         built = (workload, oracle.reference_outputs(kernel, workload))
         if path:
             try:
