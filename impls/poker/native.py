@@ -210,12 +210,15 @@ void strlen_naive(const uint8_t *buf, const int64_t *offsets, int64_t *out, size
 """
 PDEP_CDEF = "void deposit_pdep(const uint64_t *values, const uint64_t *masks, uint64_t *out, size_t n);"
 AVX512_CDEF = "void popcount_avx512(const uint64_t *in, uint64_t *out, size_t n, int width);"
+AVX2_CDEF = "void popcount_avx2(const uint64_t *in, uint64_t *out, size_t n, int width);"
 
 
 def blocks_module(isa: str):
     if isa == "avx512":
         return build("poker_blocks_avx512", C_DIR / "blocks_avx512.c", AVX512_CDEF,
                      ("avx512_vpopcntdq", "avx512_bitalg", "avx512bw"))
+    if isa == "avx2":
+        return build("poker_blocks_avx2", C_DIR / "blocks_avx2.c", AVX2_CDEF, ("avx2",))
     if isa == "bmi2":
         return build("poker_blocks_bmi2", C_DIR / "blocks.c", BLOCKS_CDEF + PDEP_CDEF, ("bmi2", "popcnt"))
     return build("poker_blocks", C_DIR / "blocks.c", BLOCKS_CDEF, (), ("-fno-tree-vectorize",))
@@ -278,6 +281,9 @@ BLOCKS = [
                    _block("poker.popcount", "avx512", "popcount_avx512"),
                    ("cc", "avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
                    "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts"),
+    Implementation("poker.popcount", "c-avx2", "cffi-avx2", _block("poker.popcount", "avx2", "popcount_avx2"),
+                   ("cc", "avx2"), "4 words at once: nibble counts by VPSHUFB table lookup, summed per lane "
+                   "width (VPSADBW for 64-bit lanes)"),
     *_c_pair("poker.rank_counts", "rank_counts_naive", "rank_counts_swar"),
     *_c_pair("poker.greater_equal", "greater_equal_naive", "greater_equal_swar"),
     *_c_pair("poker.straights", "straights_naive", "straights_chain", "c-chain"),
