@@ -1,7 +1,11 @@
 """The poker suite: card notation, the rank code against brute force and the data, equity, every implementation."""
 import csv
+import dataclasses
 import itertools
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -276,6 +280,130 @@ def test_block_bad_inputs_are_named():
         blocks.pack_strings([b"ab\0c"])
     with pytest.raises(InvalidInput, match="lane above 7"):
         blocks.GREATER_EQUAL.validate({"counts": np.array([0xF0], np.uint64)})
+
+
+# -- the Numba and AVX2 building blocks against the references, on any words ------------------------------------
+NEW_BLOCKS = {k.id: [i for i in REG.implementations_of(k.id) if i.family in ("numba", "cffi-avx2")]
+              for k in blocks.KERNELS}
+EDGE_WORDS = [0, 2 ** 64 - 1, 0x8000000000000001, 0x5555555555555555, 0xAAAAAAAAAAAAAAAA, 0x0F0F0F0F0F0F0F0F]
+
+
+def verify_new_blocks(kernel_id, inputs, size):
+    """every Numba and AVX2 implementation of a block kernel against its reference (SKIP where not runnable)"""
+    kernel = REG.kernels[kernel_id]
+    expected = kernel.reference(inputs)
+    workload = Workload(kernel_id, "fuzz", size, inputs)
+    assert NEW_BLOCKS[kernel_id], kernel_id
+    for impl in NEW_BLOCKS[kernel_id]:
+        verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
+        assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.key, verdict.reason)
+
+
+words64 = st.lists(st.one_of(st.integers(0, 2 ** 64 - 1), st.sampled_from(EDGE_WORDS)), min_size=1, max_size=13)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words64, st.sampled_from(blocks.WIDTHS))
+def test_numba_and_avx2_lane_popcounts_on_any_words(words, width):
+    # 1..13 words: the AVX2 loop's masked tail of one to three words, and whole registers
+    verify_new_blocks("poker.popcount", {"words": np.array(words, np.uint64), "width": width}, len(words))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 2 ** 52 - 1), min_size=1, max_size=20), st.lists(st.integers(0, 2 ** 13 - 1),
+       min_size=1, max_size=20), st.lists(st.integers(0, 10 ** 8 - 1), min_size=1, max_size=20))
+def test_numba_blocks_on_any_cards_masks_and_digits(cards, masks, numbers):
+    hands = np.array(cards + [0, 2 ** 52 - 1], np.uint64)
+    verify_new_blocks("poker.rank_counts", {"hands": hands}, len(hands))
+    verify_new_blocks("poker.greater_equal", {"counts": blocks.rank_counts_reference(hands)}, len(hands))
+    rank_masks = np.array(masks + [0, 0x1FFF, 0x100F, 0x1F00], np.uint32)  # none, all, the wheel, broadway
+    verify_new_blocks("poker.straights", {"masks": rank_masks}, len(rank_masks))
+    words = np.array([blocks.digits_word(f"{v:08d}") for v in numbers + [0, 99999999]], np.uint64)
+    verify_new_blocks("poker.atoi8", {"words": words}, len(words))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2 ** 52 - 1), st.integers(0, 2 ** 64 - 1)), min_size=1, max_size=20))
+def test_numba_deposit_on_any_masks(pairs):
+    pairs += [(0, 2 ** 64 - 1), (2 ** 64 - 1, 2 ** 64 - 1), (2 ** 64 - 1, 0)]
+    verify_new_blocks("poker.deposit", {"masks": np.array([m for m, _ in pairs], np.uint64),
+                                        "values": np.array([v for _, v in pairs], np.uint64)}, len(pairs))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 20).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n))))
+def test_numba_gosper_enumerates_every_subset(nk):
+    n, k = nk
+    verify_new_blocks("poker.next_subset", {"n": n, "k": k}, math.comb(n, k))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"x")), min_size=1, max_size=12),
+       st.integers(0, 7))
+def test_numba_strlen_on_any_strings_and_unaligned_starts(strings, skip):
+    inputs = blocks.pack_strings(strings + [b"", b"eight888"])
+    verify_new_blocks("poker.strlen", inputs, len(inputs["offsets"]))
+    # starting inside a string (not on a word boundary): byte by byte to the boundary, then words
+    lengths = blocks.strlen_reference(inputs)
+    inputs["offsets"] = inputs["offsets"] + np.minimum(skip, lengths)
+    verify_new_blocks("poker.strlen", inputs, len(inputs["offsets"]))
+
+
+def test_a_wrong_lane_width_is_a_fail():
+    kernel = REG.kernels["poker.popcount"]
+    numba_swar = next(i for i in NEW_BLOCKS["poker.popcount"] if i.name == "numba-swar")
+
+    def wrong(workload):  # the 8-bit lane counts offered as 4-bit ones
+        return numba_swar.prepare(dataclasses.replace(workload, inputs={**workload.inputs, "width": 8}))
+
+    impl = dataclasses.replace(numba_swar, name="numba-wrong-width", prepare=wrong)
+    workload = kernel.make_workload(kernel.workload_kind("lanes4"), 64, seed=4)
+    verdict = oracle.verify(kernel, impl, workload, kernel.reference(workload.inputs))
+    assert verdict.status in (oracle.FAIL, oracle.SKIP), verdict.reason
+
+
+# -- Numba: one thread and prange give the same counts; compiled once per machine ------------------------------
+def test_numba_hoisted_equity_one_thread_and_prange_on_flush_boards():
+    pytest.importorskip("numba")
+    from impls.poker import jit
+
+    hero = spec.hero_hand("7h 2c")
+    boards = np.array([hand(b) for b in ("hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK sQ sJ sT",
+                                         "d2 d3 d4 d5 d6", "h3 h4 h5 c7 d7")], np.uint64)
+    expected = spec.reference_equity({"hero": hero, "boards": boards, "full": False})
+    assert (spec.reference_equity({"hero": hero, "boards": boards[:2], "full": False})
+            == brute_equity(hero, boards[:2])).all()
+    one = jit.compiled("equity_hoisted")(np.uint64(hero), boards, *jit.scratch(1))
+    for rows in (1, 2, 5):  # more slices than boards leaves some empty
+        par = jit.compiled("equity_hoisted_prange")(np.uint64(hero), boards, *jit.scratch(rows))
+        assert list(par) == list(one) == expected.tolist()
+
+
+def test_every_numba_function_is_cached_and_no_closure():
+    numba = pytest.importorskip("numba")
+    from numba.core.caching import NullCache
+
+    from impls.poker import jitted
+
+    dispatchers = [v for v in vars(jitted).values() if isinstance(v, numba.core.registry.CPUDispatcher)]
+    assert len(dispatchers) > 15
+    for d in dispatchers:
+        # a closure over another jitted function misses the cache in every new process (its pickled uuid)
+        assert not isinstance(d._cache, NullCache) and d.py_func.__closure__ is None, d.py_func.__name__
+    others = [p.name for p in Path(jitted.__file__).parent.glob("*.py")
+              if p.name != "jitted.py" and "numba.njit" in p.read_text()]
+    assert others == []  # every jitted function of the suite lives in jitted.py
+
+
+def test_a_second_process_loads_the_compiled_numba_code(tmp_path):
+    pytest.importorskip("numba")
+    probe = ("from impls.poker import jit, spec; import numpy as np; "
+             "fn = jit.compiled('equity_hoisted'); print(sum(fn.stats.cache_hits.values()))")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300,
+                           cwd=Path(__file__).resolve().parents[1]) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert [r.stdout.split()[-1] for r in runs] == ["0", "1"]
 
 
 # -- the command ------------------------------------------------------------------------------------------------

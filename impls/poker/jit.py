@@ -1,8 +1,14 @@
 """Numba family: the SWAR evaluator compiled to machine code; ``prange`` spreads batches and boards over cores.
 
-numba is imported inside the builder (called from ``prepare``), and the first compile happens there on a tiny
-input, never inside the timed call. Every constant is a np.uint64 so numba never mixes signed and unsigned
-(which it would do in float64).
+The jitted functions live in jitted.py (module level, ``cache=True``: compiled once per machine, loaded by every
+later worker). That module imports numba, so it is imported here only from ``prepare``, where the first call on
+a tiny input loads or compiles each function, never inside the timed call.
+
+One core and both: the equity drivers come in two builds over the same per-board function, a plain loop
+(numba-talk-hoisted) and a ``prange`` loop (numba-talk-hoisted-prange). The plain loop is the one-core figure
+rather than the prange driver under ``numba.set_num_threads(1)``: it wakes no thread pool and reduces nothing
+across threads, so it is the per-board cost alone, and it leaves numba's thread count (per calling thread, shared
+by every later case of the worker) alone, which setting and restoring it around the timed call would not.
 """
 from __future__ import annotations
 
@@ -10,212 +16,20 @@ import numpy as np
 
 from harness.model import Implementation, TooSlow
 
-from .spec import NIBBLE_LOW
-from .vectorized import KEEP, POP, STRAIGHT, TOP
-
-_compiled: dict = {}
-
-
-def kernels():
-    if _compiled:
-        return _compiled
-    import numba
-
-    U = np.uint64
-    NIB, HIB = U(NIBBLE_LOW), U(NIBBLE_LOW << 3)
-    M55, M33 = U(0x5555555555555555), U(0x3333333333333333)
-    G1, G2, G3, G4 = U(0x0303030303030303), U(0x000F000F000F000F), U(0x000000FF000000FF), U(0xFFFF)
-    S3, S6, S12, S24, S48, S1, S2 = U(3), U(6), U(12), U(24), U(48), U(1), U(2)
-    top_t, keep_t, straight_t, pop_t = TOP, KEEP, STRAIGHT, POP
-
-    @numba.njit(inline="always")
-    def gather(x):
-        x = (x | (x >> S3)) & G1
-        x = (x | (x >> S6)) & G2
-        x = (x | (x >> S12)) & G3
-        return np.int64((x | (x >> S24)) & G4)
-
-    @numba.njit(inline="always")
-    def rank_by_counts(c):
-        v = c | HIB
-        ranks = gather(((v - NIB) & HIB) >> S3)
-        g2 = (v - U(2) * NIB) & HIB
-        if g2:
-            g3 = (v - U(3) * NIB) & HIB
-            if g3:
-                g4 = (v - U(4) * NIB) & HIB
-                if g4:
-                    q = top_t[gather(g4 >> S3)]
-                    return (7 << 28) | ((1 << q) << 14) | keep_t[1, ranks & ~(1 << q)]
-                t = top_t[gather(g3 >> S3)]
-                pairs = gather(g2 >> S3) & ~(1 << t)
-                if pairs:
-                    return (6 << 28) | ((1 << t) << 14) | (1 << top_t[pairs])
-                st = straight_t[ranks]
-                if st >= 0:
-                    return (4 << 28) | (1 << st)
-                return (3 << 28) | ((1 << t) << 14) | keep_t[2, ranks & ~(1 << t)]
-            st = straight_t[ranks]
-            if st >= 0:
-                return (4 << 28) | (1 << st)
-            pm = gather(g2 >> S3)
-            if pop_t[pm] >= 2:
-                pm = keep_t[2, pm]
-                return (2 << 28) | (pm << 14) | keep_t[1, ranks & ~pm]
-            return (1 << 28) | (pm << 14) | keep_t[3, ranks & ~pm]
-        st = straight_t[ranks]
-        if st >= 0:
-            return (4 << 28) | (1 << st)
-        return keep_t[5, ranks]
-
-    @numba.njit(inline="always")
-    def rank7(h):
-        for s in range(4):
-            stripe = (h >> U(s)) & NIB
-            if ((stripe * NIB) >> S48) & U(15) >= U(5):
-                fm = gather(stripe)
-                st = straight_t[fm]
-                if st >= 0:
-                    return (8 << 28) | (1 << st)
-                return (5 << 28) | keep_t[5, fm]
-        c = h - ((h >> S1) & M55)
-        c = (c & M33) + ((c >> S2) & M33)
-        return rank_by_counts(c)
-
-    @numba.njit(nogil=True)
-    def rank_batch(hands, out):
-        for i in range(hands.shape[0]):
-            out[i] = rank7(hands[i])
-        return out
-
-    @numba.njit(nogil=True, parallel=True)
-    def rank_batch_par(hands, out):
-        for i in numba.prange(hands.shape[0]):
-            out[i] = rank7(hands[i])
-        return out
-
-    @numba.njit(nogil=True, parallel=True)
-    def over_boards(board_fn, hero, boards):
-        n = boards.shape[0]
-        res = np.zeros((n, 3), np.int64)
-        for i in numba.prange(n):
-            w, t, lose = board_fn(hero, boards[i])
-            res[i, 0] = w
-            res[i, 1] = t
-            res[i, 2] = lose
-        return res.sum(axis=0)
-
-    @numba.njit(inline="always")
-    def rank_counts(h):
-        c = h - ((h >> S1) & M55)
-        return (c & M33) + ((c >> S2) & M33)
-
-    @numba.njit
-    def hoisted_board(hero, board):
-        """the talk's method, 990 classifications, each from the board's rank counts plus two nibbles; a flush is
-        looked for only when the board holds three cards of a suit and the hand adds enough of them"""
-        dead = hero | board
-        mine = rank7(dead)
-        bc = rank_counts(board)
-        fsuit = -1
-        bsuit = 0
-        for s in range(4):
-            k = np.int64(((((board >> U(s)) & NIB) * NIB) >> S48) & U(15))
-            if k >= 3:
-                fsuit = s
-                bsuit = k
-        nib = np.empty(45, np.uint64)  # each free card's rank nibble bit, its card bit, and its suit count
-        card = np.empty(45, np.uint64)
-        suited = np.empty(45, np.int64)
-        nf = 0
-        for i in range(52):
-            bit = U(1) << U(i)
-            if not (dead & bit):
-                nib[nf] = U(1) << U(i & ~3)
-                card[nf] = bit
-                suited[nf] = 1 if (i & 3) == fsuit else 0
-                nf += 1
-        w = 0
-        t = 0
-        lose = 0
-        for a in range(1, nf):
-            ba = bc + nib[a]
-            sa = bsuit + suited[a]
-            for b in range(a):
-                if sa + suited[b] >= 5:
-                    fm = gather(((board | card[a] | card[b]) >> U(fsuit)) & NIB)
-                    st = straight_t[fm]
-                    theirs = (8 << 28) | (1 << st) if st >= 0 else (5 << 28) | keep_t[5, fm]
-                else:
-                    theirs = rank_by_counts(ba + nib[b])
-                if mine > theirs:
-                    w += 1
-                elif mine == theirs:
-                    t += 1
-                else:
-                    lose += 1
-        return w, t, lose
-
-    @numba.njit(nogil=True)
-    def equity_hoisted(hero, boards):
-        return over_boards(hoisted_board, hero, boards)
-
-    @numba.njit(nogil=True, parallel=True)
-    def categories7(threads, top):
-        """all 7-card hands of the cards below ``top`` (52: the deck): counts per category, and a bitmap of codes
-        per thread (no two threads write one)"""
-        counts = np.zeros((threads, 9), np.int64)
-        seen = np.zeros((threads, (9 << 26) >> 3), np.uint8)
-        for th in numba.prange(threads):
-            for a in range(6 + th, top, threads):
-                ha = U(1) << U(a)
-                for b in range(5, a):
-                    hb = ha | (U(1) << U(b))
-                    for c in range(4, b):
-                        hc = hb | (U(1) << U(c))
-                        for d in range(3, c):
-                            hd = hc | (U(1) << U(d))
-                            for e in range(2, d):
-                                he = hd | (U(1) << U(e))
-                                for f in range(1, e):
-                                    hf = he | (U(1) << U(f))
-                                    for g in range(f):
-                                        code = rank7(hf | (U(1) << U(g)))
-                                        cat = code >> 28
-                                        counts[th, cat] += 1
-                                        idx = (cat << 26) | ((code >> 1) & (0x1FFF << 13)) | (code & 0x1FFF)
-                                        seen[th, idx >> 3] |= np.uint8(1 << (idx & 7))
-        out = np.zeros(10, np.int64)
-        for k in range(9):
-            out[k] = counts[:, k].sum()
-        distinct = 0
-        for i in range(seen.shape[1]):
-            byte = 0
-            for th in range(threads):
-                byte |= seen[th, i]
-            while byte:
-                byte &= byte - 1
-                distinct += 1
-        out[9] = distinct
-        return out
-
-    _compiled.update(rank_batch=rank_batch, rank_batch_par=rank_batch_par, equity_hoisted=equity_hoisted,
-                     categories7=categories7)
-    return _compiled
-
-
 _warm: set = set()
 
 
 def compiled(name: str):
-    """One jitted function, compiled on a tiny input the first time it is asked for (untimed, in prepare)."""
-    fn = kernels()[name]
+    """One jitted function of jitted.py, loaded (or compiled) on a tiny input the first time it is asked for."""
+    from . import jitted
+
+    fn = getattr(jitted, name)
     if name not in _warm:
         if name.startswith("equity"):
-            fn(np.uint64(3 << 48), np.array([0x1F], np.uint64))
+            fn(np.uint64(3 << 48), np.array([0x1F], np.uint64), *scratch(1))
         elif name == "categories7":
             fn(1, 7)  # the seven lowest cards: one hand
-        else:
+        elif name.startswith("rank_batch"):
             fn(np.array([0x7F], np.uint64), np.empty(1, np.int64))
         _warm.add(name)
     return fn
@@ -230,7 +44,7 @@ def _rank7(parallel):
 
             fn, threads = compiled("categories7"), numba.get_num_threads()
             return lambda: fn(threads, 52)
-        fn = compiled("rank_batch_par" if parallel else "rank_batch")
+        fn = compiled("rank_batch_prange" if parallel else "rank_batch")
         hands = np.ascontiguousarray(workload.inputs["hands"])
         out = np.empty(len(hands), np.int64)
         return lambda: fn(hands, out)
@@ -238,23 +52,103 @@ def _rank7(parallel):
     return prepare
 
 
-def _equity(name):
+def scratch(rows: int):
+    """per slice of boards, a row for each free card's rank nibble and one for its rank bit in the flush suit"""
+    return np.zeros((rows, 64), np.uint64), np.zeros((rows, 64), np.int64)
+
+
+def _equity(name, parallel):
     def prepare(workload):
         fn = compiled(name)
         boards = np.ascontiguousarray(workload.inputs["boards"])
         hero = np.uint64(workload.inputs["hero"])
-        return lambda: fn(hero, boards)
+        if parallel:
+            import numba
+
+            nib, rbit = scratch(numba.get_num_threads())
+        else:
+            nib, rbit = scratch(1)
+        return lambda: fn(hero, boards, nib, rbit)
 
     return prepare
 
 
+HOISTED = ("the talk's 990 classifications per board, each from the board's rank counts plus two nibbles, "
+           "flushes only where the board allows one")
 IMPLEMENTATIONS = [
     Implementation("poker.rank7", "numba-swar", "numba", _rank7(False), ("module:numba",),
                    "the SWAR evaluator compiled by numba; one thread"),
     Implementation("poker.rank7", "numba-swar-prange", "numba", _rank7(True), ("module:numba",),
                    "the SWAR evaluator with prange over the batch"),
-    Implementation("poker.equity", "numba-talk-hoisted-prange", "numba", _equity("equity_hoisted"),
-                   ("module:numba",), "the talk's 990 classifications per board, each from the board's rank "
-                   "counts, flushes only where possible; prange over the boards"),
+    Implementation("poker.equity", "numba-talk-hoisted", "numba", _equity("equity_hoisted", False), ("module:numba",),
+                   HOISTED + "; one thread, a plain loop over the boards"),
+    Implementation("poker.equity", "numba-talk-hoisted-prange", "numba", _equity("equity_hoisted_prange", True),
+                   ("module:numba",), HOISTED + "; prange over the boards"),
 ]
 
+
+# -- the talk's building blocks (blocks.py): SWAR batch loops over the same arrays ------------------------------
+def _block(name, keys, dtype, per=1, params=()):
+    """prepare for a block kernel: ``name(*inputs[keys], out, *params)`` fills ``out`` (one item per element
+    of the input arrays); a param is an input key or a literal. The first call, on the first item only, loads
+    or compiles it here."""
+    def prepare(workload):
+        from . import jitted
+
+        fn = getattr(jitted, name)
+        arrays = [np.ascontiguousarray(workload.inputs[k]) for k in keys]
+        out = np.empty((len(arrays[0]), per) if per > 1 else len(arrays[0]), dtype)
+        args = [workload.inputs[p] if isinstance(p, str) else p for p in params]
+        fn(*(a[:1] for a in arrays), out[:1], *args)
+        return lambda: fn(*arrays, out, *args)
+
+    return prepare
+
+
+def _strlen(workload):
+    """the buffer zero padded to whole words (its last word all padding, so every scan stops) and viewed as
+    uint64: the word loads are plain array reads"""
+    from . import jitted
+
+    raw, offsets = workload.inputs["buffer"], np.ascontiguousarray(workload.inputs["offsets"])
+    buf = np.zeros((len(raw) + 15) // 8 * 8, np.uint8)
+    buf[:len(raw)] = raw
+    words = buf.view(np.uint64)
+    out = np.empty(len(offsets), np.int64)
+    jitted.strlen_words(buf, words, offsets[:1], out[:1])
+    return lambda: jitted.strlen_words(buf, words, offsets, out)
+
+
+def _subsets(workload):
+    from . import jitted
+
+    n, k = workload.inputs["n"], workload.inputs["k"]
+    out = np.empty(workload.size, np.uint64)
+    jitted.subsets_gosper(n, k, out[:1])
+    return lambda: out[:jitted.subsets_gosper(n, k, out)]
+
+
+def _numba_block(kernel, name, prepare, description):
+    return Implementation(kernel, name, "numba", prepare, ("module:numba",), description)
+
+
+BLOCKS = [
+    _numba_block("poker.popcount", "numba-swar", _block("popcount_lanes", ("words",), np.uint64,
+                                                        params=("width",)),
+                 "the SWAR popcount levels up to the lane width, one compiled loop per width"),
+    _numba_block("poker.rank_counts", "numba-swar", _block("popcount_lanes", ("hands",), np.uint64, params=(4,)),
+                 "the first two SWAR popcount levels"),
+    _numba_block("poker.greater_equal", "numba-swar", _block("greater_equal", ("counts",), np.uint64, 4),
+                 "set the top bits, subtract N, keep the top bits"),
+    _numba_block("poker.straights", "numba-chain", _block("straights_chain", ("masks",), np.uint32),
+                 "the addition chain: three shift-AND pairs"),
+    _numba_block("poker.straights", "numba-shift5", _block("straights_shift5", ("masks",), np.uint32),
+                 "five shifts and ANDs"),
+    _numba_block("poker.next_subset", "numba-gosper", _subsets, "Gosper's hack"),
+    _numba_block("poker.deposit", "numba-loop", _block("deposit_loop", ("values", "masks"), np.uint64),
+                 "the portable loop, one step per set bit of the mask (numba has no pdep)"),
+    _numba_block("poker.atoi8", "numba-swar", _block("atoi8", ("words",), np.uint32),
+                 "three multiply-add-mask steps"),
+    _numba_block("poker.strlen", "numba-swar", _strlen,
+                 "a word at a time by the zero-byte test, the zero's byte counted by one multiplication"),
+]
