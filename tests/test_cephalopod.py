@@ -175,6 +175,33 @@ def test_path_by_path_reproduces_the_rows_it_can_finish():
     assert _run("paths", _inputs(rows)).tolist() == [r["expected"] for r in rows]
 
 
+def test_path_counts_are_kept_and_match_the_data():
+    rows = [r for r in ROWS if r["path_count"] <= python.PATH_LIMIT]
+    for r in rows:
+        assert python.paths_of(r["depth"], spec.parse_board(r["board"])) == r["path_count"], r["name"]
+    assert python.paths_of(8, spec.EMPTY) is None  # 6,301,152 paths
+    full_but_one = spec.parse_board("123456120")
+    assert python.paths_of(40, full_but_one) == 1  # the game ends after one move, however deep the search
+    python.path_counts.cache_clear()
+    for d in range(1, 41):
+        python.paths_of(d, spec.EMPTY)
+    assert python.path_counts.cache_info().misses == 1  # forty depths from one board: one search
+
+
+def test_slow_searches_report_progress_while_checked():
+    from harness import progress
+
+    seen = []
+    with progress.reporting(lambda done, total, what: seen.append((done, total, what))):
+        spec.reference(spec.make_inputs([(3, spec.EMPTY), (5, spec.EMPTY), (2, spec.parse_board("060222161"))]))
+        python.solve_bfs(4, spec.EMPTY)
+        python.solve_sym(4, spec.EMPTY)
+        python.walk_case(3, spec.EMPTY)
+    assert (7, 7, "layers") in seen  # the reference: 5 + 2 layers over two start boards, counted as one bar
+    assert (4, 4, "layers") in seen and (9, 9, "first moves") in seen
+    assert all(0 < done <= total for done, total, _ in seen)
+
+
 def test_slow_families_refuse_deep_workloads():
     workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
     verdict = oracle.verify(KERNEL, IMPLS["paths"], workload, None, known_answers=False)

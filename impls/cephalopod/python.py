@@ -1,20 +1,31 @@
 """Pure-Python families: every path one by one, breadth-first merging equal boards, and the same with symmetry.
 
 - ``paths``: a depth-first walk of every move sequence on tuples, the readable statement of the problem. Its
-  cost is the number of paths, so ``prepare`` counts them first (cheaply, merging boards) and refuses a
-  workload with more than PATH_LIMIT of them.
+  cost is the number of paths, so ``prepare`` counts them first (merging boards, one search per start board
+  kept for the process, stopped as soon as the count passes PATH_LIMIT) and refuses a workload with more.
 - ``bfs``: one dict per layer from packed board (Python int, 3 bits a cell) to its path count; the moves into
   each empty cell come from a dict keyed by the neighbours' bits, as the write-up's lookup tables.
 - ``bfs-sym``: one canonical board per class of the eight symmetries, with eight counts (one per orientation).
+  It stores about a third as many boards as ``bfs`` on the official tests but is no faster: the successors of
+  a canonical layer, merged before canonicalisation, are still about three quarters as many as ``bfs``'s
+  boards (successors of different representatives rarely coincide), and canonicalising one (eight forms,
+  minimum, eight counts moved) costs about what the dict work it saves did.
+
+The breadth-first searches and the path walk report progress per layer (per first move) through
+harness.progress, which draws a bar in ``swarbench run`` while a case is checked (a no-op while timed).
 """
 from __future__ import annotations
 
+import operator
+import struct
 from collections import defaultdict
+from functools import lru_cache
 
+from harness import progress
 from harness.model import Implementation, TooSlow
 
 from . import tables
-from .spec import COMPOSE, MASK, board_hash, path_count, run_cases, successors
+from .spec import MASK, board_hash, run_cases, step, successors
 
 PATH_LIMIT = 300_000  # about a second of path-by-path walking
 
@@ -34,15 +45,51 @@ def walk(depth: int, board: tuple[int, ...]) -> int:
     return sum(walk(depth - 1, b) for b in moves)
 
 
+def walk_case(depth: int, board: tuple[int, ...]) -> int:
+    """walk(), saying after each first move how many of them are done."""
+    moves = successors(board) if depth else []
+    if not moves:
+        return board_hash(board)
+    total = 0
+    for i, b in enumerate(moves, start=1):
+        total += walk(depth - 1, b)
+        progress.advance(i, len(moves), "first moves")
+    return total
+
+
+@lru_cache(maxsize=64)
+def path_counts(board: tuple[int, ...], limit: int = PATH_LIMIT) -> tuple[tuple[int, ...], bool]:
+    """The exact number of paths of 0, 1, 2, ... moves from ``board``, as far as they stay within ``limit``,
+    and whether every game had ended by then (so deeper searches walk no more paths than the last count).
+
+    One breadth-first search merging equal boards per start board, kept for the process: deciding whether a
+    workload of forty cases from one board is walkable costs one search, not forty.
+    """
+    layer, ended, counts = {board: 1}, 0, [1]
+    while layer and counts[-1] <= limit:
+        layer, done = step(layer)
+        ended += sum(count for _, count in done)
+        counts.append(ended + sum(layer.values()))
+    return tuple(counts), not layer
+
+
+def paths_of(depth: int, board: tuple[int, ...]):
+    """The paths of ``depth`` moves, or None when there are more than PATH_LIMIT."""
+    counts, finished = path_counts(board)
+    if depth < len(counts):
+        return counts[depth] if counts[depth] <= PATH_LIMIT else None
+    return counts[-1] if finished and counts[-1] <= PATH_LIMIT else None
+
+
 def _prepare_paths(workload):
     cases = _cases(workload)
     for depth, board in cases:
-        if path_count(depth, board, PATH_LIMIT) is None:
+        if paths_of(depth, board) is None:
             raise TooSlow(f"path-by-path search of depth {depth} from {''.join(map(str, board))} "
                           f"walks more than {PATH_LIMIT:,} paths")
 
     def batch():
-        return run_cases(lambda d, b: (walk(d, b) & MASK, None), cases)
+        return run_cases(lambda d, b: (walk_case(d, b) & MASK, None), cases)
 
     return batch
 
@@ -76,12 +123,13 @@ def solve_bfs(depth, board, cells=None, state_hash=None):
     layer = {tables.pack(board, zeros=False): 1}
     total = 0
     boards = 0  # distinct boards over layers 1..depth, as the spec counts them
-    for _ in range(depth):
+    for d in range(depth):
         nxt = defaultdict(int)
         for s, c in expand(layer, cells, nxt):
             total += c * state_hash(s)
         layer = {s: c & MASK for s, c in nxt.items()}
         boards += len(layer)
+        progress.advance(d + 1, depth, "layers")
     for s, c in layer.items():
         total += c * state_hash(s)
     return total & MASK, boards
@@ -98,70 +146,82 @@ def _prepare_bfs(workload):
 
 
 # -- breadth first over canonical boards ---------------------------------------------------------------------
-def _canoniser():
-    """A function from a packed board to (canonical board, k) with board = transform k of the canonical one."""
-    chunks = tables.transform_chunks()
-    t0, t1, t2 = (chunks[g].tolist() for g in range(3))
-    # the inverse symmetry: transform k of canonical c is the board, when c is transform inv(k) of the board
-    inverse = [COMPOSE[k].index(0) for k in range(8)]
-
-    def canon(s):
-        a, b, c = t0[s & 511], t1[(s >> 9) & 511], t2[s >> 18]
-        forms = [x | y | z for x, y, z in zip(a, b, c)]
-        best = min(forms)
-        return best, inverse[forms.index(best)]
-
-    return canon
+LANE = 64  # the eight orientation counts of a board ride in one Python int, 64 bits each
+_COUNTS = struct.Struct("<8Q")
+_FORMS = struct.Struct("<8I")
+LANE_MASK = sum(MASK << (LANE * k) for k in range(8))
 
 
-LANE = 64
+@lru_cache(maxsize=None)
+def _sym_tables():
+    """Per chunk g of 9 bits and its 512 values: the eight forms packed 32 bits a lane (OR the three chunks and
+    read all eight forms of a board at once), and the eight forms' hashes packed 64 bits a lane (add the three).
+    ``moves[k]`` permutes eight counts when lane k held the smallest form (tables.fast_tables()['perm'])."""
+    xform = tables.transform_chunks()
+    hash8 = tables.flat_tables()["hash8"].reshape(3, 512, 8)
+    forms = [[sum(int(xform[g, b, k]) << (32 * k) for k in range(8)) for b in range(512)] for g in range(3)]
+    hashes = [[sum(int(hash8[g, b, k]) << (LANE * k) for k in range(8)) for b in range(512)] for g in range(3)]
+    moves = [operator.itemgetter(*map(int, row)) for row in tables.fast_tables()["perm"]]
+    return forms, hashes, moves
 
 
-def solve_sym(depth, board, cells=None, state_hash=None, canon=None):
-    """The eight counts of a board ride in one Python int, 64 bits each (count k in bits 64k..), so a move adds
-    all eight with one addition; each distinct successor is canonicalised, and its counts permuted, once."""
+def _symmetric(forms, hashes, moves):
+    f0, f1, f2 = forms
+    h0, h1, h2 = hashes
+    unpack_forms, unpack_counts, pack_counts = _FORMS.unpack, _COUNTS.unpack, _COUNTS.pack
+    from_bytes = int.from_bytes
+
+    def canon(t, packed):
+        """(canonical form of t, the counts of t moved to the orientations of that form); a lane over 64 bits
+        would raise OverflowError in to_bytes rather than spill into the next"""
+        all8 = unpack_forms((f0[t & 511] | f1[(t >> 9) & 511] | f2[t >> 18]).to_bytes(32, "little"))
+        best = min(all8)
+        k = all8.index(best)
+        if k == 0:  # t is its own canonical form: the counts stay where they are
+            return best, packed
+        return best, from_bytes(pack_counts(*moves[k](unpack_counts(packed.to_bytes(64, "little")))), "little")
+
+    def weigh(s, packed):
+        """sum over the eight orientations of paths x hash (not reduced)"""
+        counts = unpack_counts((packed & LANE_MASK).to_bytes(64, "little"))
+        return sum(map(operator.mul, counts, unpack_counts((h0[s & 511] + h1[(s >> 9) & 511] + h2[s >> 18])
+                                                            .to_bytes(64, "little"))))
+
+    return canon, weigh
+
+
+def solve_sym(depth, board, cells=None, tabs=None):
+    """Breadth-first over canonical boards. The successors of a layer are merged first as they are (a dict of
+    packed counts, one addition per move); then each distinct successor is canonicalised and its counts moved
+    to the canonical orientations once, with the eight forms and the eight counts each read in one C call."""
     cells = cells or tables.python_moves()
-    state_hash = state_hash or _hasher()
-    canon = canon or _canoniser()
-    # lanes[k] = paths reaching transform k of the canonical board
-    start, k0 = canon(tables.pack(board, zeros=False))
-    layer = {start: 1 << (LANE * k0)}
+    canon, weigh = _symmetric(*(tabs or _sym_tables()))
+    start, packed = canon(tables.pack(board, zeros=False), 1)
+    layer = {start: packed}
     total = 0
     boards = 0
-    # where orientation k of a board lands when the successor is orientation j of its canonical board
-    shifts = [[LANE * COMPOSE[k][j] for k in range(8)] for j in range(8)]
-    lanes = [LANE * k for k in range(8)]
-    forms_of = _forms_hasher(state_hash)
-    for _ in range(depth):
+    for d in range(depth):
         raw = defaultdict(int)
         for s, packed in expand(layer, cells, raw):
-            total += sum(((packed >> sh) & MASK) * h for sh, h in zip(lanes, forms_of(s)))
-        layer = defaultdict(int)
+            total += weigh(s, packed)
+        nxt = defaultdict(int)
         for t, packed in raw.items():
-            c, j = canon(t)
-            layer[c] += sum(((packed >> sh) & MASK) << to for sh, to in zip(lanes, shifts[j]))
+            c, moved = canon(t, packed)
+            nxt[c] += moved
+        layer = {c: v & LANE_MASK for c, v in nxt.items()}  # lanes stay far below 2^64
         boards += len(layer)
+        progress.advance(d + 1, depth, "layers")
     for s, packed in layer.items():
-        total += sum(((packed >> sh) & MASK) * h for sh, h in zip(lanes, forms_of(s)))
+        total += weigh(s, packed)
     return total & MASK, boards
-
-
-def _forms_hasher(state_hash):
-    chunks = tables.transform_chunks()
-    t0, t1, t2 = (chunks[g].tolist() for g in range(3))
-
-    def forms_of(s):
-        return [state_hash(x | y | z) for x, y, z in zip(t0[s & 511], t1[(s >> 9) & 511], t2[s >> 18])]
-
-    return forms_of
 
 
 def _prepare_sym(workload):
     cases = _cases(workload)
-    cells, state_hash, canon = tables.python_moves(), _hasher(), _canoniser()
+    cells, tabs = tables.python_moves(), _sym_tables()
 
     def batch():
-        return run_cases(lambda d, b: solve_sym(d, b, cells, state_hash, canon), cases)
+        return run_cases(lambda d, b: solve_sym(d, b, cells, tabs), cases)
 
     return batch
 

@@ -13,10 +13,12 @@ paths reaching it (mod 2^30), so equal boards are expanded once.
 from __future__ import annotations
 
 import itertools
+import operator
 from functools import lru_cache
 
 import numpy as np
 
+from harness import progress
 from harness.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
 
 MOD = 1 << 30
@@ -75,17 +77,26 @@ def captures(values: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]
     return tuple(moves) if moves else (((), 1),)
 
 
+@lru_cache(maxsize=None)
+def _edits(cell: int, values: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """captures() in board terms: (the cells a move empties, the die it puts in ``cell``)."""
+    nbrs = NEIGHBOURS[cell]
+    return tuple((tuple(nbrs[j] for j in subset), die) for subset, die in captures(values))
+
+
+_NEIGHBOUR_VALUES = tuple(operator.itemgetter(*nbrs) for nbrs in NEIGHBOURS)  # every cell has 2 to 4
+
+
 def successors(board: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every board one move away (one entry per move, so a board reached by two moves appears twice)."""
     out = []
     for cell in range(9):
         if board[cell]:
             continue
-        nbrs = NEIGHBOURS[cell]
-        for subset, die in captures(tuple(board[n] for n in nbrs)):
+        for emptied, die in _edits(cell, _NEIGHBOUR_VALUES[cell](board)):
             new = list(board)
-            for j in subset:
-                new[nbrs[j]] = 0
+            for n in emptied:
+                new[n] = 0
             new[cell] = die
             out.append(tuple(new))
     return out
@@ -104,14 +115,15 @@ def step(layer: dict, modulus: int = 0) -> tuple[dict, list]:
     (full) with their paths. Paths are kept modulo ``modulus`` when it is given, else exact."""
     nxt: dict[tuple[int, ...], int] = {}
     ended = []
+    get = nxt.get
     for b, count in layer.items():
         moves = successors(b)
         if not moves:  # full board: the game ends here
             ended.append((b, count))
         for s in moves:
-            nxt[s] = nxt.get(s, 0) + count
-            if modulus:
-                nxt[s] %= modulus
+            nxt[s] = get(s, 0) + count
+    if modulus:
+        nxt = {s: c % modulus for s, c in nxt.items()}
     return nxt, ended
 
 
@@ -120,16 +132,20 @@ def solve_reference(depth: int, board: tuple[int, ...]) -> int:
     return answers_by_depth(depth, board)[depth]
 
 
-def answers_by_depth(depth: int, board: tuple[int, ...]) -> list[int]:
-    """The answers for 0..depth moves from ``board``, all from one breadth-first search: after k layers, the
-    boards whose game ended earlier plus the boards of layer k are exactly the final boards of k moves."""
+def answers_by_depth(depth: int, board: tuple[int, ...], wanted=None, layers_done=None) -> dict[int, int]:
+    """The answers for 0..depth moves from ``board`` (only the depths in ``wanted``, when given), all from one
+    breadth-first search: after k layers, the boards whose game ended earlier plus the boards of layer k are
+    exactly the final boards of k moves. ``layers_done`` is called after each layer (for progress)."""
     layer = {tuple(board): 1}
     ended = 0  # sum of count * hash over the boards whose game ended so far
-    answers = [board_hash(board) % MOD]
-    for _ in range(depth):
+    answers = {0: board_hash(board) % MOD}
+    for k in range(1, depth + 1):
         layer, done = step(layer, MOD)
         ended += sum(count * board_hash(b) for b, count in done)
-        answers.append((ended + sum(count * board_hash(b) for b, count in layer.items())) % MOD)
+        if wanted is None or k in wanted:
+            answers[k] = (ended + sum(count * board_hash(b) for b, count in layer.items())) % MOD
+        if layers_done is not None:
+            layers_done()
     return answers
 
 
@@ -152,10 +168,18 @@ def path_count(depth: int, board: tuple[int, ...], limit: float = float("inf")):
 def reference(inputs) -> np.ndarray:
     """Cases from one start board (the empty-board series) share a single search up to their deepest case."""
     cases = [(int(d), tuple(int(v) for v in c)) for d, c in zip(inputs["depth"], inputs["cells"])]
-    deepest: dict[tuple[int, ...], int] = {}
+    wanted: dict[tuple[int, ...], set] = {}
     for d, b in cases:
-        deepest[b] = max(d, deepest.get(b, 0))
-    by_board = {b: answers_by_depth(d, b) for b, d in deepest.items()}
+        wanted.setdefault(b, set()).add(d)
+    total = sum(max(depths) for depths in wanted.values())
+    done = 0
+
+    def layer_done():
+        nonlocal done
+        done += 1
+        progress.advance(done, total, "layers")
+
+    by_board = {b: answers_by_depth(max(depths), b, depths, layer_done) for b, depths in wanted.items()}
     return np.array([by_board[b][d] for d, b in cases], dtype=np.int64)
 
 
