@@ -356,6 +356,13 @@ def test_huge_crosses_run_in_parts_that_report_progress(monkeypatch):
         assert events and events[-1] == (70 * 8 ** 5, 70 * 8 ** 5, "scores"), name
 
 
+def test_a_cross_too_large_for_the_caches_streams_its_output_and_still_matches():
+    """258 guesses x 32,768 secrets (8.5 MB): AVX-512 writes whole rows by non-temporal stores, the last two rows
+    the ordinary way."""
+    inputs = spec.sampled_cross_inputs(5, 8, 258, 6)
+    _check_all(spec.SCORE, [i for i in SCORERS if i.name in ("c-sliced-avx512", "c-sliced-avx2", "c-sse2")], inputs)
+
+
 def test_all_pairs_of_5p8c_is_named_only_and_the_slow_families_decline_it():
     kind = spec.SCORE.workload_kind("all-pairs-5p8c")
     assert not kind.default and kind.fixed_size and kind.default_size == 8 ** 10

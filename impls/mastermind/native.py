@@ -52,6 +52,13 @@ def _ptr(ffi, ctype, arr):
     return ffi.cast(ctype, ffi.from_buffer(arr))
 
 
+def _aligned_bytes(n: int, align: int = 64) -> np.ndarray:
+    """uint8[n] starting on an ``align``-byte boundary (whole-line non-temporal stores need it)."""
+    buf = np.empty(n + align, np.uint8)
+    off = -buf.ctypes.data % align
+    return buf[off:off + n]
+
+
 def sliced(codes: np.ndarray, pins: int) -> tuple[np.ndarray, np.ndarray]:
     """(pins, N) pin bytes and (16, N) color-count bytes: one byte array per pin and per color."""
     return (np.ascontiguousarray(digits(codes, pins).T), np.ascontiguousarray(color_counts(codes, pins).T))
@@ -63,7 +70,7 @@ def _prepare_score(source, isa, flags, layout):
         p, c, s, g = inp["pins"], inp["colors"], inp["secrets"], inp["guesses"]
         mod = module(source, isa, flags, SLICED_CDEF if layout == "sliced" else PACKED_CDEF)
         ffi, lib = mod.ffi, mod.lib
-        out = np.empty(len(s) * len(g) if inp["cross"] else len(s), np.uint8)
+        out = _aligned_bytes(len(s) * len(g) if inp["cross"] else len(s))
         keep = [out]
 
         def P(ctype, arr):

@@ -116,10 +116,12 @@ MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, 
     }
 }
 
-/* Four guesses against the same secrets at once: every secret byte loaded once serves four rows. */
+/* Four guesses against the same secrets at once: every secret byte loaded once serves four rows. With stream
+ * set (the rows 64-byte aligned, the output far larger than the caches) whole blocks go out by non-temporal
+ * stores: a cache line written without reading it first halves the memory traffic of a 1 GiB output. */
 #define MM_ROWS4 1
 MM_INLINE void rows4_sliced(const uint8_t *sp, const uint8_t *scn, size_t n, const uint8_t (*gp)[8],
-                            const uint8_t *const *gc, int pins, int colors, uint8_t *const *out) {
+                            const uint8_t *const *gc, int pins, int colors, uint8_t *const *out, int stream) {
     __m512i vp[4][8], vc[4][16];
     for (int j = 0; j < 4; j++) {
         for (int k = 0; k < pins; k++) vp[j][k] = _mm512_set1_epi8((char)gp[j][k]);
@@ -142,6 +144,13 @@ MM_INLINE void rows4_sliced(const uint8_t *sp, const uint8_t *scn, size_t n, con
             acc1 = _mm512_add_epi8(acc1, _mm512_min_epu8(x, vc[1][c]));
             acc2 = _mm512_add_epi8(acc2, _mm512_min_epu8(x, vc[2][c]));
             acc3 = _mm512_add_epi8(acc3, _mm512_min_epu8(x, vc[3][c]));
+        }
+        if (stream && m == ~0ull) {
+            _mm512_stream_si512((__m512i *)(out[0] + i), acc0);
+            _mm512_stream_si512((__m512i *)(out[1] + i), acc1);
+            _mm512_stream_si512((__m512i *)(out[2] + i), acc2);
+            _mm512_stream_si512((__m512i *)(out[3] + i), acc3);
+            continue;
         }
         _mm512_mask_storeu_epi8(out[0] + i, m, acc0);
         _mm512_mask_storeu_epi8(out[1] + i, m, acc1);
