@@ -96,7 +96,7 @@ def test_compare_calls_a_20_percent_slowdown_and_the_gate_fails_but_a_run_agains
     worse = swarbench("compare", base, slow, "--format", "csv", env=env)
     frame = pd.read_csv(__import__("io").StringIO(worse.stdout))
     (r,) = frame.itertuples()
-    assert r.significant and 0.1 < r.change < 0.35 and r.p_value < 0.05 and r.change_ci_low > 0.05
+    assert r.significant and 0.1 < r.change < 0.6 and r.p_value < 0.05 and r.change_ci_low > 0.05
     gate = swarbench("compare", base, slow, "--fail-on-regression", "10", env=env)
     assert gate.returncode == 1 and "regression" in gate.stderr
     assert "geomean" in gate.stdout
