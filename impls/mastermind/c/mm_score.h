@@ -70,7 +70,9 @@ MM_INLINE uint8_t score_sse2(uint32_t s, const uint8_t *sc, uint32_t g, const ui
 
 /* Byte-sliced rows (ours): pin k of n secrets in sp[k * stride + i], count of color c in scn[c * stride + i].
  * score = 15 b + all hits (= (b << 4) | (all - b)), summed byte-wise over 64 (AVX-512) or 32 (AVX2) secrets
- * per instruction for one guess given by its pins gp[] and counts gc[]; colors the guess lacks add nothing. */
+ * per instruction for one guess given by its pins gp[] and counts gc[]; colors the guess lacks add nothing.
+ * With stream set (out vector-aligned, the output far larger than the caches) whole vectors go out by
+ * non-temporal stores: a line written without being read first halves the memory traffic of a 1 GiB output. */
 MM_INLINE void row_sliced_c(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t lo, size_t hi,
                             const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
     for (size_t i = lo; i < hi; i++) {
@@ -101,24 +103,28 @@ MM_INLINE __m512i block512(const uint8_t *sp, const uint8_t *scn, size_t stride,
 }
 
 MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
-                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out, int stream) {
     __m512i vp[8], vc[16];
     int used[16], nu = 0;
     for (int k = 0; k < pins; k++) vp[k] = _mm512_set1_epi8((char)gp[k]);
     for (int c = 1; c <= colors; c++)
         if (gc[c]) { vc[nu] = _mm512_set1_epi8((char)gc[c]); used[nu++] = c; }
     size_t i = 0;
-    for (; i + 64 <= n; i += 64)
-        _mm512_storeu_si512(out + i, block512(sp, scn, stride, i, ~(__mmask64)0, vp, pins, vc, used, nu));
+    for (; i + 64 <= n; i += 64) {
+        __m512i acc = block512(sp, scn, stride, i, ~(__mmask64)0, vp, pins, vc, used, nu);
+        if (stream)
+            _mm512_stream_si512((__m512i *)(out + i), acc);
+        else
+            _mm512_storeu_si512(out + i, acc);
+    }
     if (i < n) {
         __mmask64 m = ~0ull >> (64 - (n - i));
         _mm512_mask_storeu_epi8(out + i, m, block512(sp, scn, stride, i, m, vp, pins, vc, used, nu));
     }
 }
 
-/* Four guesses against the same secrets at once: every secret byte loaded once serves four rows. With stream
- * set (the rows 64-byte aligned, the output far larger than the caches) whole blocks go out by non-temporal
- * stores: a cache line written without reading it first halves the memory traffic of a 1 GiB output. */
+/* Four guesses against the same secrets at once: every secret byte loaded once serves four rows (stream: as
+ * row_sliced). */
 #define MM_ROWS4 1
 MM_INLINE void rows4_sliced(const uint8_t *sp, const uint8_t *scn, size_t n, const uint8_t (*gp)[8],
                             const uint8_t *const *gc, int pins, int colors, uint8_t *const *out, int stream) {
@@ -161,7 +167,7 @@ MM_INLINE void rows4_sliced(const uint8_t *sp, const uint8_t *scn, size_t n, con
 #elif defined(__AVX2__)
 #include <immintrin.h>
 MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
-                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out, int stream) {
     __m256i vp[8], vc[16];
     int used[16], nu = 0;
     for (int k = 0; k < pins; k++) vp[k] = _mm256_set1_epi8((char)gp[k]);
@@ -178,13 +184,17 @@ MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, 
         for (int u = 0; u < nu; u++)
             acc = _mm256_add_epi8(acc, _mm256_min_epu8(
                 _mm256_loadu_si256((const __m256i *)(scn + used[u] * stride + i)), vc[u]));
-        _mm256_storeu_si256((__m256i *)(out + i), acc);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(out + i), acc);
+        else
+            _mm256_storeu_si256((__m256i *)(out + i), acc);
     }
     row_sliced_c(sp, scn, stride, i, n, gp, gc, pins, colors, out);
 }
 #else
 MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t n,
-                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out) {
+                          const uint8_t *gp, const uint8_t *gc, int pins, int colors, uint8_t *out, int stream) {
+    (void)stream;
     row_sliced_c(sp, scn, stride, 0, n, gp, gc, pins, colors, out);
 }
 #endif

@@ -9,9 +9,9 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
                         size_t ng, uint8_t *out, int pins, int colors) {
     uint8_t gp[8];
     size_t j = 0;
-#ifdef MM_ROWS4
     /* Non-temporal stores only where the output cannot stay in cache (a 4p6c cross, 1.7 MB, is re-read from L2). */
     int stream = ns * ng >= MM_STREAM_BYTES && ns % 64 == 0 && (uintptr_t)out % 64 == 0;
+#ifdef MM_ROWS4
     for (; j + 4 <= ng; j += 4) {
         uint8_t gp4[4][8];
         const uint8_t *gc4[4];
@@ -23,12 +23,14 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
         }
         rows4_sliced(sp, scn, ns, (const uint8_t (*)[8])gp4, gc4, pins, colors, out4, stream);
     }
-    if (stream) _mm_sfence(); /* the streamed lines are visible before the caller reads them */
 #endif
     for (; j < ng; j++) {
         pins_of(g[j], pins, gp);
-        row_sliced(sp, scn, ns, ns, gp, gc + 16 * j, pins, colors, out + j * ns);
+        row_sliced(sp, scn, ns, ns, gp, gc + 16 * j, pins, colors, out + j * ns, stream);
     }
+#if defined(__AVX2__) || defined(__AVX512BW__)
+    if (stream) _mm_sfence(); /* the streamed lines are visible before the caller reads them */
+#endif
 }
 
 void score_pairs_sliced(const uint8_t *sp, const uint8_t *scn, const uint8_t *gp, const uint8_t *gcn, size_t n,
