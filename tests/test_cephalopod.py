@@ -157,6 +157,23 @@ def test_c_fast_grows_past_its_reservation():
         assert mod.lib.fast_solve(work, t, tables.pack(spec.EMPTY), 4, boards) == d4["expected"]
 
 
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
+def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
+    # c-fast's summed last layers depend on row_hash_changes(); one wrong row must show FAIL, not a number
+    from harness.model import Implementation
+    from impls.cephalopod import native
+
+    broken = dict(tables.fast_tables())
+    broken["rowhash"] = broken["rowhash"].copy()
+    moves, base, _ = tables.array_moves()
+    broken["rowhash"][base[4]] += 1  # the centre with four empty neighbours: the empty board's first move
+    monkeypatch.setattr(native.tables, "fast_tables", lambda: broken)
+    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast, requires=("cc", "avx2"))
+    workload = KERNEL.make_workload(KERNEL.workload_kind("empty"), 3)
+    verdict = oracle.verify(KERNEL, impl, workload, oracle.reference_outputs(KERNEL, workload))
+    assert verdict.status == oracle.FAIL and "depth 1" in verdict.reason
+
+
 # -- every family --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", FAST)
 def test_fast_families_reproduce_every_row_of_the_data(name):
