@@ -167,6 +167,25 @@ def test_equity_reference_on_a_board_slice_matches_brute_force():
     assert (spec.reference_equity(inputs) == brute_equity(inputs["hero"], inputs["boards"])).all()
 
 
+def test_board_slice_and_royal_boards_without_listing_every_board():
+    # the combinatorial number system lists k-subsets in increasing-integer order, as the talk enumerates them
+    small = sorted(itertools.combinations(range(12), 5), key=lambda c: sum(1 << i for i in c))
+    assert [spec.colex_subset(i, 5) for i in range(len(small))] == [list(c) for c in small]
+    # so the default workload's evenly spaced boards are unranked directly, and are those of the full list
+    hero = spec.hero_hand("sA cA")
+    boards = spec.all_boards(hero)
+    for n in (1, 2, 40, 128):
+        assert (spec.board_slice(hero, n) == boards[np.linspace(0, len(boards) - 1, n).astype(np.int64)]).all()
+    royal = np.zeros(len(boards), bool)
+    for need in (hand("sK sQ sJ sT"), hand("cK cQ cJ cT")):
+        royal |= (boards & np.uint64(need)) == np.uint64(need)
+    assert sorted(spec.royal_boards(hero).tolist()) == boards[royal].tolist() and royal.sum() == 92
+    # a hero with two royal cards of one suit: three on the board and any two of the other 47 cards
+    tj = spec.royal_boards(spec.hero_hand("hT hJ"))
+    need = np.uint64(hand("hQ hK hA"))
+    assert len(set(tj.tolist())) == len(tj) == math.comb(47, 2) and ((tj & need) == need).all()
+
+
 def test_equity_for_another_hero_hand():
     inputs = spec.equity_inputs("7h 2c", 3)
     assert (spec.reference_equity(inputs) == brute_equity(inputs["hero"], inputs["boards"])).all()

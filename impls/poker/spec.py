@@ -331,11 +331,27 @@ OPPONENTS = math.comb(45, 2)
 AA = "sA cA"
 
 
+def colex_subset(index: int, k: int) -> list[int]:
+    """The positions c_1 < ... < c_k of the index-th k-subset in increasing-integer (colex) order, where
+    index = C(c_1, 1) + ... + C(c_k, k): the combinatorial number system, so no other subset is listed."""
+    out = []
+    for i in range(k, 0, -1):
+        c = i - 1
+        while math.comb(c + 1, i) <= index:
+            c += 1
+        index -= math.comb(c, i)
+        out.append(c)
+    return out[::-1]
+
+
 def board_slice(hero: int, n: int) -> np.ndarray:
-    """A fixed, evenly spaced slice of n boards (every k-th of the talk's order), so it spans every rank."""
-    boards = boards_of(hero)
-    n = max(1, min(n, len(boards)))
-    return boards[np.linspace(0, len(boards) - 1, n).astype(np.int64)].copy()
+    """A fixed, evenly spaced slice of n boards (every k-th of the talk's order), so it spans every rank.
+    Each board is unranked directly: the default workload does not build the 2,118,760 boards (3 s)."""
+    free = free_cards(hero)
+    total = math.comb(len(free), 5)
+    n = max(1, min(n, total))
+    picks = np.linspace(0, total - 1, n).astype(np.int64)
+    return np.array([sum(1 << free[c] for c in colex_subset(int(i), 5)) for i in picks], np.uint64)
 
 
 def equity_inputs(hero_text: str, n_boards: int | None) -> dict:
@@ -424,14 +440,14 @@ def _equity_kind(name, n_boards, default, description):
 
 def royal_boards(hero: int) -> np.ndarray:
     """Every board completing a royal flush with a hero card (for sA cA: sK sQ sJ sT or cK cQ cJ cT + any card)."""
-    boards = boards_of(hero)
     out = []
     for s in range(4):
         royal = sum(1 << (4 * r + s) for r in range(8, 13))
         need = royal & ~hero
-        if royal & hero:
-            out.append(boards[(boards & np.uint64(need)) == np.uint64(need)])
-    return np.concatenate(out) if out else np.zeros(0, np.uint64)
+        if royal & hero:  # the rest of the royal flush on the board, any other cards beside it, in the talk's order
+            rest = itertools.combinations(free_cards(hero | need), 5 - bin(need).count("1"))
+            out += sorted(need | sum(1 << c for c in cards) for cards in rest)
+    return np.array(out, np.uint64)
 
 
 def _equity_known():
