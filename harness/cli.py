@@ -108,8 +108,10 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--max-time", type=positive_float, default=0.1, metavar="SECONDS",
                    help="timing budget per measurement, shared by the workers (default 0.1: the whole default "
                         "run in a minute; raise it for tighter intervals)")
-    p.add_argument("--min-rounds", type=positive_int, default=3, metavar="R",
-                   help="at least this many timed batch calls per measurement (default 3)")
+    p.add_argument("--min-rounds", type=positive_int, default=2, metavar="R",
+                   help="at least this many timed batch calls per measurement, dealt out over the workers "
+                        "(default 2: one per worker, so a multi-second pure-Python batch is timed once in each "
+                        "process; short batches get many more rounds from --max-time)")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")

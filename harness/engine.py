@@ -43,7 +43,7 @@ class RunRequest:
     sizes: list[int] = field(default_factory=list)  # empty: each workload's own size; several: scaling mode
     seed: int = 0
     max_time: float = 0.1
-    min_rounds: int = 3
+    min_rounds: int = 2
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
     processes: int = 2

@@ -78,6 +78,9 @@ class WorkloadKind:
     ``bytes_per_op`` is a rough upper bound of memory per operation, used to refuse sizes that cannot fit.
     ``default`` kinds run in a plain ``swarbench run``; others only when named with ``--workload``.
     ``test_size`` is a small size that keeps the test suite fast.
+    ``expected(inputs)``, when given, returns the workload's published outputs (a contest's official answers):
+    the oracle compares with those instead of running the reference, which can take seconds on such a workload.
+    The suite's tests must show that the reference agrees with them.
     ``parameters`` names what the user may set with ``--param``; a kind that declares any is built with
     ``build(size, seed, values)``, ``values`` holding every declared parameter, parsed (defaults filled in).
     """
@@ -92,6 +95,7 @@ class WorkloadKind:
     bytes_per_op: float = 64.0
     params: Mapping[str, Any] = field(default_factory=dict)
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
+    expected: Optional[Callable[[Any], Any]] = None
 
     def parse_parameters(self, given: Mapping[str, str]) -> dict[str, Any]:
         """The values ``build`` receives: each declared parameter parsed from ``given`` or its default."""

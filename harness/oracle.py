@@ -117,4 +117,9 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
 
 
 def reference_outputs(kernel: Kernel, workload: Workload) -> Any:
+    """What every implementation must return: the workload kind's published outputs where it has them, else
+    the kernel's reference on the workload's inputs."""
+    kind = next((k for k in kernel.workloads if k.name == workload.name), None)
+    if kind is not None and kind.expected is not None:
+        return kind.expected(workload.inputs)
     return kernel.reference(workload.inputs)

@@ -53,6 +53,13 @@ def test_data_file_holds_what_the_spec_says():
         assert (name, depth, board, expected) == (row["name"], row["depth"], row["board"], row["expected"])
 
 
+def test_reference_reaches_the_published_answers_the_official_workload_is_checked_against():
+    workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
+    published = oracle.reference_outputs(KERNEL, workload)
+    assert published.tolist() == [v for *_, v in spec.OFFICIAL]
+    assert spec.reference(workload.inputs).tolist() == published.tolist()
+
+
 def test_reference_reproduces_the_small_and_medium_rows():
     got = spec.reference(_inputs(SMALL))
     assert got.tolist() == [r["expected"] for r in SMALL]
