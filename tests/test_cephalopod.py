@@ -361,3 +361,13 @@ def test_reports_shape_the_run_like_the_write_up():
     assert depth.chart.x == "depth" and depth.table["ms"].tolist() == [0.1, 0.2, 0.4]
     assert report.official_table(frame.iloc[0:0]) is None
     json.dumps(KERNEL.summarize(spec.Answers([1, 2], [0.1, 0.2], [3, 4])))
+
+
+def test_a_single_case_comes_from_the_case_parameter():
+    kind = KERNEL.workload_kind("single")
+    workload = KERNEL.make_workload(kind, given={"case": "3 000000000"})
+    assert workload.inputs["depth"].tolist() == [3] and workload.params == {"case": "3 000000000"}
+    assert workload.inputs["cells"].tolist() == [[0] * 9]
+    for bad, words in (("3", "expected 'DEPTH BOARD'"), ("-1 000000000", "negative"), ("2 00000007x", "7x")):
+        with pytest.raises(InvalidInput, match=words):
+            KERNEL.make_workload(kind, given={"case": bad})

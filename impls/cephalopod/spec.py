@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from harness import progress
-from harness.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
+from harness.model import InvalidInput, Kernel, KnownAnswer, Parameter, WorkloadKind
 
 MOD = 1 << 30
 MASK = MOD - 1
@@ -313,21 +313,16 @@ def _empty_series(size, seed):
     return make_inputs([(d, EMPTY) for d in range(1, int(size) + 1)]), int(size)
 
 
-def _single_from_env():
-    """The user's own case: $CEPHALOPOD_CASE as 'DEPTH BOARD' (e.g. '20 060222161'), else official test 1."""
-    import os
-
-    text = os.environ.get("CEPHALOPOD_CASE", "").strip()
-    if not text:
-        return OFFICIAL[0][1], parse_board(OFFICIAL[0][2])
+def parse_case(text: str) -> tuple[int, tuple[int, ...]]:
+    """--param case='DEPTH BOARD' (e.g. '20 060222161') to (depth, board); InvalidInput names what is wrong."""
     parts = text.split(None, 1)
     if len(parts) != 2:
-        raise InvalidInput(f"CEPHALOPOD_CASE {text!r}: expected 'DEPTH BOARD', e.g. '20 060222161'")
+        raise InvalidInput(f"case {text!r}: expected 'DEPTH BOARD', e.g. '20 060222161'")
     return parse_depth(parts[0]), parse_board(parts[1])
 
 
-def _single(size, seed):
-    return make_inputs([_single_from_env()]), 1
+def _single(size, seed, values):
+    return make_inputs([values["case"]]), 1
 
 
 WORKLOADS = (
@@ -336,8 +331,10 @@ WORKLOADS = (
     WorkloadKind("empty", _empty_series, "the empty board at depths 1..N, one case per depth (N = --size, "
                  "20 by default, up to 40; the per-case times chart time against depth)", default_size=20,
                  test_size=6, default=False, bytes_per_op=1 << 25),
-    WorkloadKind("single", _single, "one case from $CEPHALOPOD_CASE='DEPTH BOARD' (default: official test 1)",
-                 default_size=1, test_size=1, default=False, fixed_size=True, bytes_per_op=1 << 29),
+    WorkloadKind("single", _single, "one case given with --param case='DEPTH BOARD'", default_size=1, test_size=1,
+                 default=False, fixed_size=True, bytes_per_op=1 << 29,
+                 parameters={"case": Parameter("depth, then the nine cells, e.g. '20 060222161'",
+                                               f"{OFFICIAL[0][1]} {OFFICIAL[0][2]}", parse_case)}),
 )
 
 
