@@ -7,7 +7,8 @@ signed comparison is kept as c-talk-signed, expected to fail. `swarbench poker e
 
 Registered through the ``swarbench`` entry point like any plugin. To add an implementation, write a prepare
 function in the module of its family (python.py, vectorized.py, jit.py, native.py with C in c/) and append an
-``Implementation`` to that module's list.
+``Implementation`` to that module's list. Numba code goes in jitted.py, at module level with ``cache=True`` (a
+closure calling another jitted function would miss numba's cache in every worker: see jitted.py).
 """
 from harness import hookimpl
 
