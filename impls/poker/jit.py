@@ -7,8 +7,8 @@ a tiny input loads or compiles each function, never inside the timed call.
 One core and both: the equity drivers come in two builds over the same per-board function, a plain loop
 (numba-talk-hoisted) and a ``prange`` loop (numba-talk-hoisted-prange). The plain loop is the one-core figure
 rather than the prange driver under ``numba.set_num_threads(1)``: it wakes no thread pool and reduces nothing
-across threads, so it is the per-board cost alone, and it leaves numba's thread count (per calling thread, shared
-by every later case of the worker) alone, which setting and restoring it around the timed call would not.
+across threads, so it is the per-board cost alone; and numba's thread count is state of the calling thread, kept
+by every later case of the worker, so one case would have to set it and restore it inside its timed call.
 """
 from __future__ import annotations
 
