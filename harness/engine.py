@@ -140,6 +140,8 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
            "--benchmark-json", str(run_dir / f"benchmark-w{worker}.json"),
            "--benchmark-max-time", repr(share), "--benchmark-min-rounds", str(worker_min_rounds(request, worker)),
            "--benchmark-disable-gc", "--swarbench-cache", str(run_dir / CACHE),
+           # the last worker only reads the cache: nobody comes after it (a 5p8c reference pickles to 1 GiB)
+           *(["--swarbench-cache-readonly"] if worker == request.processes - 1 else []),
            "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
            "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker)]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),

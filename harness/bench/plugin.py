@@ -83,6 +83,8 @@ def pytest_addoption(parser):
                          "passed there is not verified again (its timed output is checked instead)")
     group.addoption("--swarbench-cache", default=None, metavar="DIR",
                     help="share generated workloads and reference outputs with the other workers of a run here")
+    group.addoption("--swarbench-cache-readonly", action="store_true",
+                    help="read the shared workloads but write none (the last worker of a run)")
     group.addoption("--swarbench-disable-plugin", action="append", default=[], metavar="NAME",
                     help="do not load this swarbench plugin")
     group.addoption("--swarbench-progress", action="store_true",
@@ -103,6 +105,7 @@ class Session:
         self.record_path = opt("swarbench_record")
         self.progress = opt("swarbench_progress")
         self.cache_dir = opt("swarbench_cache")
+        self.cache_writes = not opt("swarbench_cache_readonly")
         self.verified = self._verified_elsewhere()
         self._workloads: dict = {}
         self.done = 0
@@ -175,7 +178,7 @@ class Session:
         kernel = self.registry.kernels[case.kernel]
         workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
         built = (workload, oracle.reference_outputs(kernel, workload))
-        if path:
+        if path and self.cache_writes:
             try:
                 os.makedirs(self.cache_dir, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".part-")
