@@ -204,7 +204,21 @@ def test_worker_medians_show_a_difference_between_processes():
     fast = dict(base, worker=0, samples_s=[1.00e-6, 1.01e-6, 0.99e-6] * 5)
     slow = dict(base, worker=1, samples_s=[1.30e-6, 1.31e-6, 1.29e-6] * 5)
     frame = results.frame_from_records([fast, slow], "r", {})
-    assert json.loads(frame.loc[0, "worker_medians"]) == [1.0, 1.3]
+    assert json.loads(frame.loc[0, "worker_medians"]) == [1.0, 1.3] and frame.loc[0, "ns_per_op_best_worker"] == 1.0
     assert "workers differ by" in frame.loc[0, "stability"]
     same = results.frame_from_records([fast, dict(fast, worker=1)], "r", {})
     assert same.loc[0, "worker_spread"] == 0 and "workers differ" not in same.loc[0, "stability"]
+
+
+def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
+    from harness import engine
+
+    records = [{"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
+               {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
+               {"event": "result", "case": "k:wrong:w:n=1", "status": "FAIL", "check_s": 3.0},
+               {"event": "phase", "case": "k:slow:w:n=1"}]
+    assert engine.long_cases(records) == ["k:slow:w:n=1"]
+    request = engine.RunRequest(min_rounds=3, processes=2)
+    assert [engine.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
+    request = engine.RunRequest(min_rounds=2, processes=4)
+    assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
