@@ -179,15 +179,7 @@ class Session:
         workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
         built = (workload, oracle.reference_outputs(kernel, workload))
         if path and self.cache_writes:
-            try:
-                os.makedirs(self.cache_dir, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=self.cache_dir, prefix=".part-")
-                with os.fdopen(fd, "wb") as fh:
-                    pickle.dump(built, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)  # readers see the whole file or none
-            except Exception:  # an unpicklable workload costs time, never the run
-                if "tmp" in locals() and os.path.exists(tmp):
-                    os.unlink(tmp)
+            _write_pickle(self.cache_dir, path, built)
         return built
 
     def say(self, label: str, what: str, final: bool = False) -> None:
@@ -314,6 +306,21 @@ class Session:
         self.done += 1
         self.record(row)
         self.say(label, text, final=True)
+
+
+def _write_pickle(folder: str, path: str, value) -> None:
+    """Leave ``value`` at ``path`` for other workers; readers see the whole file or none. Anything that will not
+    pickle costs those workers time (they build it again), never the run."""
+    tmp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except Exception:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _steady_call_s(batch, first_call_s: float) -> float:
