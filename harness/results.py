@@ -32,6 +32,9 @@ COLUMNS = [
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit", "format_version",
 ]
+# Columns added within format 2: a results file written before them still loads, with these left empty.
+LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
+                 "ns_per_op_best_worker")
 OVERHEAD_KERNEL = "harness.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -264,6 +267,9 @@ def load(path: Path) -> pd.DataFrame:
         raise UsageError(f"{path} is not a swarbench results file: {str(exc).splitlines()[0]}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    for col in LATER_COLUMNS:
+        if col not in frame.columns and "format_version" in frame.columns:
+            frame[col] = math.nan
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise UsageError(f"{path} is not a swarbench results file: missing column(s) {', '.join(missing[:5])}")

@@ -222,3 +222,14 @@ def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
     assert [engine.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
     request = engine.RunRequest(min_rounds=2, processes=4)
     assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
+
+
+def test_results_saved_before_the_later_columns_still_load(tmp_path):
+    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
+           "samples_s": [1e-6, 1.1e-6], "iterations": 1, "worker": 0, "baseline": "a"}
+    frame = results.frame_from_records([rec], "r", {})
+    old = tmp_path / "results.csv"
+    frame.drop(columns=list(results.LATER_COLUMNS)).to_csv(old, index=False)
+    loaded = results.load(old)
+    assert loaded.loc[0, "ns_per_op_median"] == frame.loc[0, "ns_per_op_median"]
+    assert all(np.isnan(loaded.loc[0, c]) for c in ("worker_spread", "ns_per_op_best_worker"))
