@@ -97,7 +97,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--param", action="append", default=[], type=name_value, metavar="NAME=VALUE",
                    help="a parameter of the workloads that declare it, e.g. --param hero='7h 2c' (repeatable; "
                         "`swarbench list` shows each workload's parameters and defaults)")
-    p.add_argument("--processes", "-p", type=positive_int, default=4, metavar="P",
+    p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
                         "samples are merged, so each case is sampled in P separate stretches of the run "
                         "(default 2, which keeps the default run within a minute; more workers steady the "
