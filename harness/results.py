@@ -123,6 +123,7 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         workers = m.pop("_workers")
         m["processes"] = len(workers)
         m["worker_medians_s"] = [float(np.median(workers[w])) for w in sorted(workers)]
+        m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
         if hw:  # the median over the workers that could count

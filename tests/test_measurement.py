@@ -1,5 +1,6 @@
 """Measurement you can trust: workers, intervals, overhead, scaling, comparisons, and isolation of crashes."""
 import json
+from pathlib import Path
 import os
 
 import numpy as np
@@ -79,14 +80,16 @@ STEADY = """
 def _steady_run(env, slowdown: str) -> str:
     env = dict(env, SB_SLOWDOWN=slowdown)
     proc = swarbench("run", "--kernel", "cards.contains", "--impl", "steady", "--size", "20000",
-                     "--max-time", "0.4", "--processes", "2", "--no-overhead", "--quiet", env=env)
+                     "--max-time", "0.4", "--processes", "4", "--no-overhead", "--quiet", env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("render again with `swarbench report ")[1].split("`")[0]
 
 
-def test_compare_calls_a_20_percent_slowdown_and_the_gate_fails_but_a_run_against_itself_is_quiet(tmp_path):
+def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against_itself_is_quiet(tmp_path):
+    """End to end through a plugin. The slowdown is 2.5x so that this shared machine's own slow spells (whole
+    processes 1.7x slower for seconds) cannot hide it; the 20% case is proven on controlled samples below."""
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "steady", STEADY))
-    base, slow = _steady_run(env, "1"), _steady_run(env, "1.2")
+    base, slow = _steady_run(env, "1"), _steady_run(env, "2.5")
 
     same = swarbench("compare", base, base, "--fail-on-regression", "5", env=env)
     assert same.returncode == 0, same.stderr
@@ -96,12 +99,41 @@ def test_compare_calls_a_20_percent_slowdown_and_the_gate_fails_but_a_run_agains
     worse = swarbench("compare", base, slow, "--format", "csv", env=env)
     frame = pd.read_csv(__import__("io").StringIO(worse.stdout))
     (r,) = frame.itertuples()
-    assert r.significant and 0.1 < r.change < 0.6 and r.p_value < 0.05 and r.change_ci_low > 0.05
+    assert r.significant and r.change > 0.3 and r.p_value < 0.05 and r.change_ci_low > 0.1
     gate = swarbench("compare", base, slow, "--fail-on-regression", "10", env=env)
     assert gate.returncode == 1 and "regression" in gate.stderr
     assert "geomean" in gate.stdout
-    lenient = swarbench("compare", base, slow, "--fail-on-regression", "60", env=env)
+    lenient = swarbench("compare", base, slow, "--fail-on-regression", "900", env=env)
     assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
+
+
+def _loaded(name, blocks):
+    from harness.compare import LoadedRun
+
+    key = ("k.x", "impl", "w", 1000)
+    return LoadedRun(name, Path("."), {}, {key: np.concatenate(blocks)}, {key: blocks})
+
+
+def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not():
+    from harness import compare
+
+    rng = np.random.default_rng(7)
+
+    def process(level, n=200):  # one worker's samples: 3% noise around its level
+        return level * (1 + 0.03 * rng.standard_normal(n))
+
+    base = _loaded("a", [process(1.0) for _ in range(4)])
+    slower = _loaded("b", [process(1.2) for _ in range(4)])
+    row = compare.compare_pair(base, slower).iloc[0]
+    assert row.significant and 0.15 < row.change < 0.25 and row.change_ci_low > 0.1
+    assert len(compare.regressions(compare.compare_pair(base, slower), 10)) == 1
+
+    # Same code, but one of run b's processes ran in a 1.7x slow spell: the pooled samples differ beyond doubt
+    # (Mann-Whitney's p is tiny), yet resampling processes puts the spell inside the interval.
+    spell = _loaded("b", [process(1.0), process(1.7), process(1.0), process(1.0)])
+    row = compare.compare_pair(base, spell).iloc[0]
+    assert row.p_value < 0.05 and row.change_ci_low <= 0 <= row.change_ci_high and not row.significant
+    assert compare.regressions(compare.compare_pair(base, spell), 5).empty
 
 
 def test_statistics_of_one_measurement():
