@@ -32,8 +32,7 @@ class LoadedRun:
     run_id: str
     folder: Path
     machine: dict
-    samples: dict[tuple, np.ndarray]  # KEY -> ns/op samples of a PASS measurement
-    blocks: dict[tuple, list[np.ndarray]]  # KEY -> the same samples, one array per worker process
+    blocks: dict[tuple, list[np.ndarray]]  # KEY -> ns/op samples of a PASS measurement, one array per worker
 
 
 def load_run(spec: str, reports_dir: Path) -> LoadedRun:
@@ -42,16 +41,13 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     records = results.read_records(folder / results.RECORDS)
     if not records:
         raise UsageError(f"{folder} has no {results.RECORDS}: compare needs the raw samples a run saves there")
-    samples, blocks = {}, {}
+    blocks = {}
     for rec in results.merge_records(records):
         if rec.get("status") == "PASS" and rec.get("samples_s"):
-            key = tuple(rec.get(k) for k in KEY)
             n = int(rec.get("n") or 1)
-            samples[key] = results.ns_per_op(rec["samples_s"], n)
-            blocks[key] = [results.ns_per_op(b, n) for b in rec.get("worker_samples_s") or [rec["samples_s"]]]
+            blocks[tuple(rec.get(k) for k in KEY)] = [results.ns_per_op(b, n) for b in rec["worker_samples_s"]]
     run_id = results.load(csv_path)["run_id"].dropna().astype(str)
-    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), samples,
-                     blocks)
+    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), blocks)
 
 
 def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:
@@ -79,10 +75,10 @@ def ratio_interval(x_blocks: list[np.ndarray], y_blocks: list[np.ndarray],
 
 def compare_pair(a: LoadedRun, b: LoadedRun) -> pd.DataFrame:
     rows = []
-    for key in sorted(set(a.samples) & set(b.samples), key=str):
+    for key in sorted(set(a.blocks) & set(b.blocks), key=str):
         if key[0] == results.OVERHEAD_KERNEL:
             continue
-        x, y = a.samples[key], b.samples[key]
+        x, y = np.concatenate(a.blocks[key]), np.concatenate(b.blocks[key])
         ratio = float(np.median(y) / np.median(x))
         low, high = ratio_interval(a.blocks[key], b.blocks[key])
         p = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 else 1.0

@@ -2,9 +2,9 @@
 
 The benchmarks run in child ``python -m pytest`` processes, one after another (never side by side: two
 workers on two cores would measure each other). Each worker is fresh, runs kernels and implementations in an
-order shuffled by its own seed, and times its share of ``--max-time``; the frame merges their samples. Several
-short workers rather than one long one spread every case's samples over the whole run: a shared machine's slow
-spells (seconds long, 1.6x here) then touch a minority of a case's samples, and its median holds.
+order shuffled by its own seed, and times its share of ``--max-time``; the frame merges their samples and keeps
+each worker's own median, since a shared machine's slow spells (a whole process 1.7x slower here) show up as a
+difference between workers, not within one.
 
 The parent supervises each worker through the record file (a ``start`` line before each case, a ``result``
 line after): a worker killed by a signal (a segfault in C) or stuck past ``--timeout`` is stopped, the case it

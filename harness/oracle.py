@@ -85,11 +85,9 @@ def prepare_only(impl: Implementation, workload: Workload) -> Verdict:
 
 def verify_call_only(impl: Implementation, workload: Workload) -> Verdict:
     """Requirements, prepare, one call: what every verification starts with, and all a probe needs."""
-    why = features.unavailable(impl.requires)
-    if why:
-        return Verdict(SKIP, why)
     # The workload's own prepare comes first so its recorded time includes first builds and JIT compiles.
-    batch, verdict = _prepare(impl, workload)
+    verdict = prepare_only(impl, workload)
+    batch = verdict.batch
     if batch is None:
         return verdict
     out, call_s, err = _run(batch)

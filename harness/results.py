@@ -122,7 +122,6 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
         workers = m.pop("_workers")
         m["processes"] = len(workers)
-        m["worker_medians_s"] = [float(np.median(workers[w])) for w in sorted(workers)]
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
@@ -131,20 +130,17 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
     return list(merged.values())
 
 
-def _worker_split(medians_s: list[float], n: int, row: dict) -> dict:
+def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dict:
     """Each worker's own median (ns/op, JSON list) and how far apart they lie relative to the merged median: a
     difference between processes (memory layout, frequency, a neighbour) that more rounds in one process cannot
     show."""
-    ns = [x * 1e9 / n for x in medians_s]
+    ns = [float(np.median(s)) * 1e9 / n for s in worker_samples_s]
+    two = len(ns) > 1 and row["ns_per_op_median"] > 0
+    spread = (max(ns) - min(ns)) / row["ns_per_op_median"] if two else math.nan
     # The least disturbed worker's median: a shared machine's slow spells only ever add time (as timeit's
     # documentation argues for its minimum of repeats), so across runs this moves less than the pooled median.
-    best = min(ns) if ns else math.nan
-    if len(ns) < 2 or not row["ns_per_op_median"] > 0:
-        return {"worker_medians": json.dumps([round(x, 6) for x in ns]), "worker_spread": math.nan,
-                "ns_per_op_best_worker": best}
-    spread = (max(ns) - min(ns)) / row["ns_per_op_median"]
     out = {"worker_medians": json.dumps([round(x, 6) for x in ns]), "worker_spread": spread,
-           "ns_per_op_best_worker": best}
+           "ns_per_op_best_worker": min(ns) if ns else math.nan}
     if spread > SPLIT_WORKERS:
         out["stability"] = "; ".join(x for x in (row["stability"], f"workers differ by {spread:.0%}") if x)
     return out
@@ -166,7 +162,7 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
-        row.update(_worker_split(rec["worker_medians_s"], int(rec.get("n") or 1), row))
+        row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
         samples[len(rows)] = ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)

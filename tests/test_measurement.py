@@ -111,7 +111,7 @@ def _loaded(name, blocks):
     from harness.compare import LoadedRun
 
     key = ("k.x", "impl", "w", 1000)
-    return LoadedRun(name, Path("."), {}, {key: np.concatenate(blocks)}, {key: blocks})
+    return LoadedRun(name, Path("."), {}, {key: blocks})
 
 
 def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not():

@@ -42,7 +42,7 @@ def render(view: RunView) -> str:
                              fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns),
                              fmt_speedup(r["speedup"]),
                              fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-                             f"{fmt_cycles(r)} cyc" if fmt_cycles(r) else "",
+                             f"{cycles} cyc" if (cycles := fmt_cycles(r)) else "",
                              f"net {fmt_ns(r['ns_per_op_corrected'])}" if r["ns_per_op_corrected"] == r["ns_per_op_corrected"] else "",
                              r["family"],
                              f"prepare {fmt_seconds(r['prepare_s'])}"))
