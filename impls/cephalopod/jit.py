@@ -87,7 +87,10 @@ def _prepare_fast(workload):
 
     starts = [tables.pack(c) for c in workload.inputs["cells"]]
     cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
-    one(5, tables.pack((0,) * 9))  # compile (or load from numba's cache) outside the timed call
+    # Compile (or load from numba's cache), and grow the workspace to what this workload needs, outside the
+    # timed call: a later worker that skips its untimed warm-up on a long batch must not time the growth.
+    for depth, start in cases:
+        one(depth, start)
 
     def batch():
         return run_cases(one, cases)
