@@ -90,11 +90,15 @@ def check_request(request: RunRequest, registry: Registry) -> None:
             names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
             raise UsageError(f"no workload {name!r} for {', '.join(chosen)}; workloads: {', '.join(names)}")
     for name, value in request.params.items():
-        kinds = [kind for k in chosen for kind in registry.kernels[k].workloads if name in kind.parameters]
-        if not kinds:
+        declaring = [kind for k in chosen for kind in registry.kernels[k].workloads if name in kind.parameters]
+        kinds = [kind for kind in declaring if (kind.name in request.workloads if request.workloads else kind.default)]
+        if not declaring:
             declared = sorted({p for k in chosen for kind in registry.kernels[k].workloads for p in kind.parameters})
             raise UsageError(f"no workload of {', '.join(chosen)} takes --param {name} "
                              f"(parameters: {', '.join(declared) or 'none'})")
+        if not kinds:  # given, but nothing this run builds would read it
+            raise UsageError(f"--param {name} is for workload {', '.join(sorted({k.name for k in declaring}))}, "
+                             f"which this run does not select (add --workload)")
         for kind in kinds:
             kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
     memory = physical_memory()

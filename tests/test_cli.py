@@ -234,3 +234,5 @@ def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp
                                     env=env), "low 'ten' is not a whole number")
     assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "high=3", env=env),
                           "takes --param high", "parameters: low")
+    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "low=3", env=env),
+                          "--param low is for workload from", "add --workload")
