@@ -27,6 +27,7 @@ ISA_FLAGS = {
     "avx512f": ["-mavx512f"],
     "avx512bw": ["-mavx512f", "-mavx512bw", "-mavx512vl"],
     "avx512vl": ["-mavx512f", "-mavx512vl"],
+    "avx512vbmi": ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi"],
     "avx512_vpopcntdq": ["-mavx512f", "-mavx512vpopcntdq"],
     "avx512_bitalg": ["-mavx512f", "-mavx512bitalg", "-mavx512bw"],
 }

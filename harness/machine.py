@@ -12,7 +12,7 @@ from harness import counters, features
 PACKAGES = ("swarbench", "numpy", "numba", "llvmlite", "cffi", "pandas", "scipy", "pytest", "pytest-benchmark",
             "pluggy")
 SIMD_FLAGS = ("sse2", "ssse3", "sse4_2", "popcnt", "bmi2", "avx2", "avx512f", "avx512bw", "avx512vl",
-              "avx512_vpopcntdq", "avx512_bitalg", "neon", "asimd")
+              "avx512vbmi", "avx512_vpopcntdq", "avx512_bitalg", "neon", "asimd")
 
 
 def git_commit(start: Path) -> str:
