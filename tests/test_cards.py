@@ -135,3 +135,23 @@ def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_
     workload = spec.CONTAINS.make_workload(spec.CONTAINS.workloads[0], 64, 0)
     verdict = oracle.verify(spec.CONTAINS, impl, workload, spec.CONTAINS.reference(workload.inputs))
     assert verdict.status == oracle.FAIL and "known answer" in verdict.reason
+
+
+@pytest.mark.parametrize("threads, size", [
+    (3, 1000 + 13),  # shares of uneven length, each starting on a multiple of 64 pairs
+    (2, 40),  # fewer pairs than one share's alignment: the later shares are empty
+    (1, (1 << 18) + 37),  # a share big enough for remove's streaming stores, with a tail after them
+])
+def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
+    from impls.cards import native
+
+    monkeypatch.setattr(native, "SPLIT_MIN_PAIRS", 1)
+    monkeypatch.setattr(native, "cores", lambda: threads)
+    split = [i for i in native.IMPLEMENTATIONS if i.name.endswith("-mt")]
+    assert split
+    for kernel in spec.KERNELS:
+        workload = kernel.make_workload(kernel.workloads[0], size, 5)
+        expected = kernel.reference(workload.inputs)
+        for impl in (i for i in split if i.kernel == kernel.id):
+            verdict = oracle.verify(kernel, impl, workload, expected, known_answers=False)
+            assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.name, verdict.reason)

@@ -3,7 +3,10 @@
 Every C family exports the same two functions, so one wrapper serves them all. The loop and unrolled sources
 take the post's layout (16 int32 counts per hand, converted in prepare); the SWAR sources take the packed
 uint64 arrays as they are. Scalar sources are built with -fno-tree-vectorize so they stay what their name says.
+The ``-mt`` variants run the same SIMD source split over the machine's cores (c/split.h) once a batch is large
+enough to leave the caches.
 """
+import os
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +23,19 @@ PACKED_CDEF = """
 void contains_batch(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n);
 void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
 """
+SPLIT_CDEF = PACKED_CDEF + """
+void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads);
+void remove_batch_mt(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n, int threads);
+"""
+# Below this many pairs a batch stays in one thread: the inputs fit a core's L2 (16 bytes a pair) and starting
+# a thread would cost more than the work it takes over.
+SPLIT_MIN_PAIRS = 1 << 18
 COUNTS_CDEF = """
 void contains_batch(const int32_t *a, const int32_t *b, uint8_t *out, size_t n);
 void remove_batch(const int32_t *a, const int32_t *b, int32_t *out, size_t n);
 """
 
-# name, family, source, instruction sets, extra flags, layout
+# name, family, source, instruction sets, extra flags, layout ("split": packed, over all cores)
 VARIANTS = [
     ("c-loop", "cffi-scalar", "loop.c", (), SCALAR, "counts"),
     ("c-unrolled", "cffi-scalar", "unrolled.c", (), SCALAR, "counts"),
@@ -33,12 +43,33 @@ VARIANTS = [
     ("c-swar-sse2", "cffi-sse2", "sse2.c", ("sse2",), (), "packed"),
     ("c-swar-avx2", "cffi-avx2", "avx2.c", ("avx2",), (), "packed"),
     ("c-swar-avx512", "cffi-avx512", "avx512.c", ("avx512bw",), (), "packed"),
+    ("c-swar-avx2-mt", "cffi-avx2", "avx2.c", ("avx2",), (), "split"),
+    ("c-swar-avx512-mt", "cffi-avx512", "avx512.c", ("avx512bw",), (), "split"),
 ]
+
+
+def cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform: every core counts
+        return os.cpu_count() or 1
+
+
+def threads_for(n: int) -> int:
+    return cores() if n >= SPLIT_MIN_PAIRS else 1
+
+
+def _aligned(n: int, dtype) -> np.ndarray:
+    """An empty array of n items starting on a cache line (streamed stores write whole lines)."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(n * itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + n * itemsize].view(dtype)
 
 
 def _prepare(op, source, isa, flags, layout):
     def prepare(workload):
-        cdef = COUNTS_CDEF if layout == "counts" else PACKED_CDEF
+        cdef = {"counts": COUNTS_CDEF, "packed": PACKED_CDEF, "split": SPLIT_CDEF}[layout]
         mod = build(f"cards_{Path(source).stem}", C_DIR / source, cdef, isa, flags)
         ffi, lib = mod.ffi, mod.lib
         n = len(workload.inputs["a"])
@@ -51,21 +82,27 @@ def _prepare(op, source, isa, flags, layout):
             b = np.ascontiguousarray(workload.inputs["b"])
             ctype = "uint64_t *"
         if op == "contains":
-            out = np.empty(n, np.bool_)
+            out = _aligned(n, np.bool_)
             fn, out_type, result = lib.contains_batch, "uint8_t *", out
         elif layout == "counts":
             out = np.empty((n, 16), np.int32)
             fn, out_type = lib.remove_batch, "int32_t *"
             result = _PackedCounts(out)
         else:
-            out = np.empty(n, np.uint64)
+            out = _aligned(n, np.uint64)
             fn, out_type, result = lib.remove_batch, "uint64_t *", out
         pa, pb = ffi.cast(ctype, ffi.from_buffer(a)), ffi.cast(ctype, ffi.from_buffer(b))
         po = ffi.cast(out_type, ffi.from_buffer(out))
+        if layout == "split":
+            split_fn, threads = getattr(lib, f"{op}_batch_mt"), threads_for(n)
 
-        def batch():
-            fn(pa, pb, po, n)
-            return result
+            def batch():
+                split_fn(pa, pb, po, n, threads)
+                return result
+        else:
+            def batch():
+                fn(pa, pb, po, n)
+                return result
 
         batch.keepalive = (a, b, out)  # the C pointers borrow these buffers
         return batch
@@ -87,7 +124,9 @@ class _PackedCounts:
 
 IMPLEMENTATIONS = [
     Implementation(f"cards.{op}", name, family, _prepare(op, source, isa, flags, layout),
-                   requires=("cc", *isa), description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""))
+                   requires=("cc", *isa),
+                   description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else "")
+                   + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if layout == "split" else ""))
     for op in ("contains", "remove")
     for name, family, source, isa, flags, layout in VARIANTS
 ]

@@ -38,3 +38,6 @@ void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n)
     for (; j < n; j++)
         out[j] = a[j] - b[j];
 }
+
+#include "split.h"
+CARDS_SPLIT_EXPORTS

@@ -5,6 +5,9 @@
 #include <stdint.h>
 
 #define HIGH 0x8888888888888888ULL
+/* An output this large (a thread's share) cannot stay in L2 anyway: it goes out by non-temporal stores,
+ * which skip reading each line before writing it and so cut remove's memory traffic by a quarter. */
+#define STREAM_BYTES ((size_t)2 << 20)
 
 static inline __mmask8 contains8(const uint64_t *a, const uint64_t *b, __m512i h)
 {
@@ -36,6 +39,16 @@ void contains_batch(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n
 void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n)
 {
     size_t j = 0;
+    if (n * sizeof *out >= STREAM_BYTES) {
+        for (; j < n && (uintptr_t)(out + j) % 64; j++) /* streaming stores need a whole aligned line */
+            out[j] = a[j] - b[j];
+        for (; j + 8 <= n; j += 8) {
+            __m512i va = _mm512_loadu_si512((const void *)(a + j));
+            __m512i vb = _mm512_loadu_si512((const void *)(b + j));
+            _mm512_stream_si512((void *)(out + j), _mm512_sub_epi64(va, vb));
+        }
+        _mm_sfence(); /* the streamed lines are visible before the caller (or the joining thread) reads them */
+    }
     for (; j + 8 <= n; j += 8) {
         __m512i va = _mm512_loadu_si512((const void *)(a + j));
         __m512i vb = _mm512_loadu_si512((const void *)(b + j));
@@ -44,3 +57,6 @@ void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n)
     for (; j < n; j++)
         out[j] = a[j] - b[j];
 }
+
+#include "split.h"
+CARDS_SPLIT_EXPORTS
