@@ -381,6 +381,109 @@ def test_a_wrong_lane_width_is_a_fail():
     assert verdict.status in (oracle.FAIL, oracle.SKIP), verdict.reason
 
 
+# -- the table evaluator (python-swar-tables) and the hoisted C loop, path by path ----------------------------------
+def no_flush_hand(ranks):
+    """seven cards of the given ranks (sorted), suits dealt in turn: no suit gets more than two, and the cards of
+    one rank (at most four, in a row) all get different suits"""
+    return sum(1 << (4 * r + i % 4) for i, r in enumerate(sorted(ranks)))
+
+
+def test_python_rank_tables_hold_every_seven_card_rank_multiset():
+    no_flush, flush = python.rank_tables()
+    multisets = [m for m in itertools.combinations_with_replacement(range(13), 7)
+                 if max(m.count(r) for r in set(m)) <= 4]
+    assert len(multisets) == len(no_flush) == 49205
+    hands = np.array([no_flush_hand(m) for m in multisets], np.uint64)
+    words = [sum(1 << 4 * r for r in m) for m in multisets]
+    assert [no_flush[w] for w in words] == spec.reference_rank(hands, 7).tolist()
+    # the flush table: every stripe of 5, 6 or 7 cards of one suit, against the reference on those cards alone
+    assert len(flush) == 4 * sum(math.comb(13, k) for k in (5, 6, 7))
+    for k in (5, 6, 7):
+        stripes = [s for s in flush if bin(s).count("1") == k]
+        assert [flush[s] for s in stripes] == spec.reference_rank(np.array(stripes, np.uint64), k).tolist()
+
+
+def test_python_table_evaluator_on_flushes_of_every_suit_and_size():
+    # a flush of each suit, with the spade+heart count above 4 (spades, hearts) or below 3 (diamonds, clubs)
+    rng = np.random.default_rng(8)
+    hands = []
+    for suit in range(4):
+        for n in (5, 6, 7):
+            for _ in range(150):
+                suited = rng.choice(13, n, replace=False) * 4 + suit
+                others = [c for c in range(52) if c & 3 != suit]
+                hands.append(sum(1 << int(c) for c in [*suited, *rng.choice(others, 7 - n, replace=False)]))
+    hands += [hand(h) for h in ("sA s2 s3 s4 s5 h6 h7", "cT cJ cQ cK cA dA hA", "s2 s3 s4 h5 h6 h7 h8",
+                                "d2 d3 c4 c5 c6 c7 c8", "s9 s8 s7 s6 h5 h4 h3")]
+    rank = python.rank7_tables()
+    got = [rank(h) for h in hands]
+    assert got == spec.reference_rank(np.array(hands, np.uint64), 7).tolist()
+
+
+HOISTED_BOARDS = ["hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK sQ sJ sT", "d2 d3 d4 d5 d6",
+                  "h3 h4 h5 c7 d7", "sA d2 c3 h4 s9", "s5 h4 d3 cA sK", "hT hJ dQ cK s2", "s2 h2 d2 c2 sK",
+                  "s7 h7 d7 c9 s9", "s6 h6 d8 c8 sT", "h2 h5 h9 hJ hK", "d8 d9 dT c8 h8", "sA s5 h4 d3 c2",
+                  "s2 h3 d4 c5 sK", "h2 h3 h4 c5 s9", "sT hJ dQ cK c9"]
+
+
+def talk_loop(isa):
+    """(codes, equity) of the C talk loop of one build: codes(hero, board, hands, codes) fills one board's
+    opponent hands with the code the loop gives each; equity(hero, boards) returns wins, ties, losses"""
+    from harness import features
+
+    needs = {"scalar": ("cc",), "bmi2": ("cc", "bmi2", "popcnt"), "avx512": native.AVX512_RANK_NEEDS}[isa]
+    why = features.unavailable(needs)
+    if why:
+        pytest.skip(why)
+    mod = native.avx512_module() if isa == "avx512" else native.module(isa)
+    ffi, lib = mod.ffi, mod.lib
+
+    def equity(hero, boards):
+        out = np.zeros(3, np.int64)
+        pb, po = ffi.from_buffer("uint64_t[]", boards), ffi.from_buffer("int64_t[]", out)
+        if isa == "avx512":
+            lib.equity_talk_avx512(hero, pb, len(boards), 1, po)
+        else:
+            lib.equity(hero, pb, len(boards), native.TALK_HOISTED, 1, po)
+        return out.tolist()
+
+    codes = lib.talk_codes_avx512 if isa == "avx512" else lib.hoisted_codes
+    return (lambda hero, board, h, c: codes(hero, board, ffi.from_buffer("uint64_t[]", h),
+                                            ffi.from_buffer("uint32_t[]", c))), equity
+
+
+@pytest.mark.parametrize("isa", ["scalar", "bmi2", "avx512"])
+def test_talk_c_loops_code_every_opponent_hand(isa):
+    """The loops of c-talk-hoisted-bmi2 and c-talk-avx512 (masks of board + first card, straight completers, the
+    7-card kicker rule) give every opponent hand the reference's code: boards with flush draws of 3, 4 and 5
+    cards, straights on the board, wheel and broadway draws, quads, trips and two pairs on the board, and random
+    boards. The counts of the loops, on the same boards, are the reference's too."""
+    codes_of, equity = talk_loop(isa)
+    rng = np.random.default_rng(13)
+    cases = [(spec.hero_hand(h), hand(b)) for h in ("sA cA", "7h 2c") for b in HOISTED_BOARDS]
+    for _ in range(60):
+        cards = rng.choice(52, 7, replace=False)
+        cases.append((sum(1 << int(c) for c in cards[:2]), sum(1 << int(c) for c in cards[2:])))
+    hands = np.empty(1024, np.uint64)
+    codes = np.empty(1024, np.uint32)
+    got_hands, got_codes = [], []
+    for hero, board in cases:
+        if hero & board:
+            continue
+        n = codes_of(hero, board, hands, codes)
+        assert n == 990
+        assert sorted(hands[:n].tolist()) == sorted((spec.opponents_of(hero | board) | np.uint64(board)).tolist())
+        got_hands.append(hands[:n].copy())
+        got_codes.append(codes[:n].copy())
+    got_hands, got_codes = np.concatenate(got_hands), np.concatenate(got_codes)
+    expected = spec.reference_rank(got_hands, 7)
+    bad = np.flatnonzero(expected != got_codes)
+    assert not bad.size, (spec.describe(int(got_hands[bad[0]])), hex(expected[bad[0]]), hex(got_codes[bad[0]]))
+    for hero in (spec.hero_hand("sA cA"), spec.hero_hand("7h 2c")):
+        boards = np.array([b for h, b in cases if not (hero & b)], np.uint64)
+        assert equity(hero, boards) == spec.reference_equity({"hero": hero, "boards": boards, "full": False}).tolist()
+
+
 # -- Numba: one thread and prange give the same counts; compiled once per machine ------------------------------
 def test_numba_hoisted_equity_one_thread_and_prange_on_flush_boards():
     pytest.importorskip("numba")

@@ -19,6 +19,7 @@ void rank7_batch(const uint64_t *hands, uint32_t *out, size_t n);
 void rank7_batch_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads);
 int categories7(int64_t *out, int threads);
 void equity(uint64_t hero, const uint64_t *boards, size_t n, int mode, int threads, int64_t *out);
+int hoisted_codes(uint64_t hero, uint64_t board, uint64_t *hands, uint32_t *codes);
 """
 TALK, TALK_SIGNED, SMART, SMART_ISO, TALK_HOISTED = 0, 1, 2, 3, 4
 
@@ -41,6 +42,7 @@ void rank7_avx512(const uint64_t *hands, uint32_t *out, size_t n);
 void equity_talk_avx512(uint64_t hero, const uint64_t *boards, size_t n, int threads, int64_t *out);
 int categories7_avx512(int64_t *out, int threads);
 void rank7_avx512_mt(const uint64_t *hands, uint32_t *out, size_t n, int threads);
+int talk_codes_avx512(uint64_t hero, uint64_t board, uint64_t *hands, uint32_t *codes);
 """
 AVX512_RANK_NEEDS = ("cc", "avx512f", "avx512cd", "avx512_vpopcntdq")
 
@@ -169,13 +171,14 @@ IMPLEMENTATIONS = [
     Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
                    "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread"),
     Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),
-                   ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each starting from the "
-                   "board's rank counts, flushes looked for only where the board allows one; one thread"),
+                   ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each from the rank masks "
+                   "(greaterEqual<k>) of the board plus the first hole card, a straight looked for only where the "
+                   "second card completes one, a flush only where the board allows one; one thread"),
     Implementation("poker.equity", "c-talk-hoisted-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 0),
                    ("cc", "bmi2", "popcnt"), "the hoisted talk loop, boards split over every core"),
     Implementation("poker.equity", "c-talk-avx512", "cffi-avx512", _equity_avx512(1), AVX512_RANK_NEEDS,
-                   "the talk's method, the 990 opponent hands ranked eight at a time by the AVX-512 evaluator; "
-                   "one thread"),
+                   "the talk's method, the 990 opponent hands classified sixteen at a time (32-bit lanes) from the "
+                   "rank masks of the board plus the first hole card; one thread"),
     Implementation("poker.equity", "c-talk-avx512-mt", "cffi-avx512", _equity_avx512(0), AVX512_RANK_NEEDS,
                    "the same, boards split over every core"),
     Implementation("poker.equity", "c-talk-signed", "cffi-scalar", _equity("scalar", TALK_SIGNED, 0), ("cc",),

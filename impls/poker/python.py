@@ -1,11 +1,16 @@
 """Pure Python families: a naive evaluator over lists of counts, and the talk's SWAR evaluator on Python ints.
 
-Both produce the canonical code of spec.py. The equity implementations use the SWAR evaluator: the talk's
-method (every opponent hand ranked) and the smart one (91 rank classes per board, flush hands one by one,
-boards without a flush draw remembered per rank multiset).
+Both produce the canonical code of spec.py. A third rank7 evaluator (python-swar-tables) keeps the SWAR rank
+counts and suit-mask popcounts but replaces the branches after them by one lookup in tables that the SWAR
+evaluator fills in prepare: an interpreter pays per operation, so fewer operations per hand is the speed.
+
+The equity implementations use the SWAR evaluator: the talk's method (every opponent hand ranked) and the smart
+one (91 rank classes per board, flush hands one by one, boards without a flush draw remembered per rank
+multiset).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -170,6 +175,70 @@ def _rank7(fn, limit):
         return lambda: np.array([fn(h) for h in hands], np.uint32)
 
     return prepare
+
+
+# -- SWAR into tables: rank counts by the popcount's first two stages, the code by one dict lookup -------------
+SUITS = [NIB << s for s in range(4)]
+
+
+@functools.cache
+def rank_tables() -> tuple[dict[int, int], dict[int, int]]:
+    """The code of every 7-card rank multiset without a flush, keyed by its rank-count word (49,205 words), and
+    the code of every suit stripe of 5 to 7 cards, keyed by the stripe where it lies in the hand (4 x 4,719).
+    Both are filled by this module's SWAR evaluator (rank_by_counts, flush_code); built once per process."""
+    no_flush: dict[int, int] = {}
+
+    def counts(rank: int, left: int, word: int) -> None:
+        if rank == 13:
+            if not left:
+                no_flush[word] = rank_by_counts(word)
+            return
+        for k in range(min(4, left) + 1):
+            counts(rank + 1, left - k, word + (k << 4 * rank))
+
+    counts(0, 7, 0)
+    flush: dict[int, int] = {}
+    for m in range(1 << 13):
+        if 5 <= m.bit_count() <= 7:
+            stripe = sum(1 << 4 * r for r in range(13) if m >> r & 1)
+            code = flush_code(m)
+            for s in range(4):
+                flush[stripe << s] = code
+    return no_flush, flush
+
+
+def rank7_tables():
+    """rank7 for exactly seven cards: the talk's SWAR pieces, with the branches of rank_by_counts replaced by
+    one lookup of the rank-count word.
+
+    Flush: at most one suit can hold five of seven cards. One popcount of spades and hearts together (u) rules
+    out a flush in 58% of hands: with u = 3 or 4 neither pair of suits reaches five. Otherwise only the two
+    suits of the pair that holds five or more (u > 4: spades, hearts; u < 3: diamonds, clubs) are counted. The
+    stripe itself is the key of the flush table, so it is never gathered to a rank mask."""
+    no_flush, flush = rank_tables()
+    s0, s1, s2, s3 = SUITS
+    s01 = s0 | s1
+
+    def rank(h: int) -> int:
+        u = (h & s01).bit_count()
+        if u > 4:
+            if (x := h & s0).bit_count() > 4 or (x := h & s1).bit_count() > 4:
+                return flush[x]
+        elif u < 3:
+            if (x := h & s2).bit_count() > 4 or (x := h & s3).bit_count() > 4:
+                return flush[x]
+        c = h - (h >> 1 & M55)
+        return no_flush[(c & M33) + (c >> 2 & M33)]
+
+    return rank
+
+
+def _rank7_tables(workload):
+    if workload.inputs.get("exhaustive"):
+        raise TooSlow(f"{workload.size:,} hands in pure Python")
+    hands = [int(h) for h in workload.inputs["hands"]]
+    rank = rank7_tables()
+    return lambda: np.array(list(map(rank, hands)), np.uint32)
 
 
 # -- equity ------------------------------------------------------------------------------------------------
@@ -401,6 +470,10 @@ IMPLEMENTATIONS = [
                    description="lists of rank and suit counts, categories decided one by one"),
     Implementation("poker.rank7", "python-swar", "python-swar", _rank7(rank_swar, 1 << 21),
                    description="the talk's SWAR evaluator on Python ints"),
+    Implementation("poker.rank7", "python-swar-tables", "python-swar", _rank7_tables,
+                   description="rank counts by the SWAR popcount's first two stages, then one dict lookup of the "
+                               "code (every 7-card rank multiset, built in prepare by the SWAR evaluator); flush "
+                               "by suit-mask popcounts"),
     Implementation("poker.equity", "python-talk", "python-swar", _equity("talk", 300),
                    description="the talk's method with the SWAR evaluator on Python ints"),
     Implementation("poker.equity", "python-smart", "python-swar", _equity("smart", 5000),

@@ -250,38 +250,169 @@ static void talk_board(uint64_t hero, uint64_t board, int faithful, int64_t *wtl
     wtl[0] += w; wtl[1] += t; wtl[2] += l;
 }
 
-/* The talk's method with the board's work hoisted: still 990 classifications per board, but each one starts
-   from the board's rank counts (two nibble additions instead of the popcount stages), and looks for a flush
-   only when the board holds three cards of a suit and the hand adds enough of them. */
-static void talk_board_hoisted(uint64_t hero, uint64_t board, int64_t *wtl) {
+/* The talk's method with the board's work hoisted: still 990 classifications per board, one per opponent hand,
+   but each starts from rank masks of the board plus the first hole card instead of ranking seven cards afresh.
+
+   Rank masks: bit r of m_k is set when rank r holds k or more cards (greaterEqual<k> gathered to 13 bits).
+   Adding one card of rank bit r turns them into m_1 | r, m_2 | (m_1 & r), m_3 | (m_2 & r), m_4 | (m_3 & r): the
+   count of that rank reaches k exactly when it was at least k - 1 before. The board's masks are computed once,
+   the six-card masks once per first card, and each opponent hand costs four such steps plus its category.
+
+   Kickers need no popcount: an opponent's hand is exactly seven cards, so in each category the number of ranks
+   is fixed (seven for high card, five beside a pair, four beside trips), and keeping the top k of them is
+   dropping the lowest ones with m & (m - 1). A straight is only looked for when the second card's rank is one
+   of the ranks that complete a straight for the six cards (or the six already hold one): that mask is computed
+   once per first card, so most hands skip the straight test. */
+
+static inline uint32_t top_rank(uint32_t m) { return 1u << (31 - __builtin_clz(m)); }
+static inline uint32_t drop_low(uint32_t m) { return m & (m - 1); }
+
+/* the talk's addition chain on the ace-rotated mask: bit j set when ranks j - 1 .. j + 3 (bit 0 the low ace)
+   are all present, so the top bit + 3 is the best straight's top rank */
+static inline uint32_t straight_runs(uint32_t m) {
+    uint32_t x = (m << 1) | (m >> 12);
+    uint32_t s = x & (x >> 1);
+    s &= s >> 2;
+    return s & (x >> 4);
+}
+
+/* the ranks whose card would complete a straight (all 13 when m already holds one): on the rotated mask, a
+   hole at h completes one when the present run just below h and the one just above add up to four */
+static inline uint32_t straight_completers(uint32_t m) {
+    if (straight_runs(m)) return 0x1FFF;
+    uint32_t x = (m << 1) | (m >> 12);
+    uint32_t a1 = x << 1, a2 = a1 & (x << 2), a3 = a2 & (x << 3), a4 = a3 & (x << 4); /* runs below */
+    uint32_t b1 = x >> 1, b2 = b1 & (x >> 2), b3 = b2 & (x >> 3), b4 = b3 & (x >> 4); /* runs above */
+    uint32_t c = (a4 | (a3 & b1) | (a2 & b2) | (a1 & b3) | b4) & ~x & 0x3FFF;
+    return ((c >> 1) | (c << 12)) & 0x1FFF; /* position 0 and position 13 are both the ace */
+}
+
+/* the code of exactly seven cards without a flush, from their rank masks; straight: whether to look for one.
+   In seven cards a full house or quads leaves no room for a straight, so the order below is the category
+   order wherever two could both hold. */
+static inline uint32_t rank7_masks(uint32_t m1, uint32_t m2, uint32_t m3, uint32_t m4, int straight) {
+    if (m4) return (7u << 28) | (m4 << 14) | top_rank(m1 & ~m4);
+    if (m3) {
+        uint32_t t = top_rank(m3), pair = m2 & ~t; /* a second trips can be the pair */
+        if (pair) return (6u << 28) | (t << 14) | top_rank(pair);
+    }
+    if (straight) {
+        uint32_t s = straight_runs(m1);
+        if (s) return (4u << 28) | (1u << (top_bit(s) + 3));
+    }
+    if (m3) return (3u << 28) | (m3 << 14) | drop_low(drop_low(m1 & ~m3)); /* 4 other ranks, keep 2 */
+    if (m2) {
+        uint32_t rest = drop_low(m2);
+        if (rest) { /* two pair; with three pairs the lowest one drops and may still be the kicker */
+            uint32_t major = drop_low(rest) ? rest : m2;
+            return (2u << 28) | (major << 14) | top_rank(m1 & ~major);
+        }
+        return (1u << 28) | (m2 << 14) | drop_low(drop_low(m1 & ~m2)); /* 5 other ranks, keep 3 */
+    }
+    return drop_low(drop_low(m1)); /* 7 ranks, keep 5 */
+}
+
+/* One board, hoisted: the hero's code, the board's rank masks and flush draw, and the free cards. The free cards
+   are ordered by how many cards of their rank the board holds, then by rank: the opponent hands of one first
+   card then come in runs that take the same path through rank7_masks, which the branch predictor follows (any
+   order of the free cards enumerates each pair once). */
+typedef struct {
+    uint32_t mine, bm[4], bflush; /* bm[k - 1]: the board's ranks with k or more cards; bflush: its draw suit */
+    unsigned bsuit;               /* cards of the board in that suit (3 or more), or 0 when it has no draw */
+    int fsuit, nf;
+    uint32_t rank[52], suited[52]; /* each free card's rank bit, and the same bit if it is of the draw suit */
+    int card[52];
+} hoist_t;
+
+static void hoist_board(uint64_t hero, uint64_t board, hoist_t *hb) {
     uint64_t dead = hero | board;
-    uint32_t mine = rank7(dead);
+    hb->mine = rank7(dead);
     uint64_t bc = rank_counts(board);
-    int fsuit = -1;
-    unsigned bsuit = 0;
+    for (int k = 0; k < 4; k++) hb->bm[k] = gather(GE(bc, k + 1) >> 3);
+    hb->fsuit = -1;
+    hb->bsuit = 0;
     for (int s = 0; s < 4; s++) {
         unsigned k = nibble_bits((board >> s) & NIB);
-        if (k >= 3) { fsuit = s; bsuit = k; }
+        if (k >= 3) { hb->fsuit = s; hb->bsuit = k; }
     }
-    int free_cards[52], nf = 0;
-    for (int i = 0; i < 52; i++)
-        if (!((dead >> i) & 1)) free_cards[nf++] = i;
-    int64_t w = 0, t = 0, l = 0;
-    for (int a = 1; a < nf; a++) {
-        int ca = free_cards[a];
-        uint64_t ba = bc + (1ULL << (ca & ~3));
-        unsigned sa = bsuit + ((ca & 3) == fsuit);
+    hb->bflush = hb->fsuit >= 0 ? gather((board >> hb->fsuit) & NIB) : 0;
+    int nf = 0;
+    for (unsigned k = 0; k < 4; k++)
+        for (uint64_t f = ~dead & ((1ULL << 52) - 1); f; f &= f - 1) {
+            int c = __builtin_ctzll(f);
+            if (((bc >> (c & ~3)) & 15) != k) continue;
+            hb->card[nf] = c;
+            hb->rank[nf] = 1u << (c >> 2);
+            hb->suited[nf] = (c & 3) == hb->fsuit ? hb->rank[nf] : 0;
+            nf++;
+        }
+    hb->nf = nf;
+}
+
+/* the board plus the first hole card: six-card rank masks, the ranks completing a straight, the draw suit */
+typedef struct { uint32_t m1, m2, m3, m4, completes, flush; unsigned suited; } first_t;
+
+static inline first_t first_card(const hoist_t *hb, int a) {
+    uint32_t r = hb->rank[a];
+    const uint32_t *bm = hb->bm;
+    first_t f = {bm[0] | r, bm[1] | (bm[0] & r), bm[2] | (bm[1] & r), bm[3] | (bm[2] & r), 0,
+                 hb->bflush | hb->suited[a], hb->bsuit + (hb->suited[a] != 0)};
+    f.completes = straight_completers(f.m1);
+    return f;
+}
+
+/* the opponent's code once the second card (rank bit r, suited: its bit if of the draw suit) is added; draw is
+   a constant wherever this is inlined, so a board without a flush draw pays no flush test */
+static inline uint32_t second_card(const first_t *f, uint32_t r, uint32_t suited, int draw) {
+    if (draw && f->suited + (suited != 0) >= 5) return flush_code(f->flush | suited);
+    return rank7_masks(f->m1 | r, f->m2 | (f->m1 & r), f->m3 | (f->m2 & r), f->m4 | (f->m3 & r),
+                       (r & f->completes) != 0);
+}
+
+/* every pair b < a of the free cards against the hero: wins in *pw, wins and ties in *pwt */
+static inline __attribute__((always_inline)) void hoisted_pairs(const hoist_t *hb, int draw, int64_t *pw,
+                                                                int64_t *pwt) {
+    int64_t w = 0, wt = 0;
+    uint32_t mine = hb->mine;
+    uint64_t above = (uint64_t)mine + 1;
+    for (int a = 1; a < hb->nf; a++) {
+        first_t f = first_card(hb, a);
         for (int b = 0; b < a; b++) {
-            int cb = free_cards[b];
-            uint32_t theirs;
-            if (fsuit >= 0 && sa + ((cb & 3) == fsuit) >= 5)
-                theirs = flush_code(gather(((board | 1ULL << ca | 1ULL << cb) >> fsuit) & NIB));
-            else
-                theirs = rank_by_counts(ba + (1ULL << (cb & ~3)));
-            w += mine > theirs; t += mine == theirs; l += mine < theirs;
+            uint32_t theirs = second_card(&f, hb->rank[b], hb->suited[b], draw);
+            /* two compares whose carries are added, no branch: wins, and wins or ties */
+            w += theirs < mine;
+            wt += theirs < above;
         }
     }
-    wtl[0] += w; wtl[1] += t; wtl[2] += l;
+    *pw = w;
+    *pwt = wt;
+}
+
+static void talk_board_hoisted(uint64_t hero, uint64_t board, int64_t *wtl) {
+    hoist_t hb;
+    hoist_board(hero, board, &hb);
+    int64_t w, wt;
+    if (hb.fsuit < 0) hoisted_pairs(&hb, 0, &w, &wt);
+    else hoisted_pairs(&hb, 1, &w, &wt);
+    wtl[0] += w;
+    wtl[1] += wt - w;
+    wtl[2] += (int64_t)hb.nf * (hb.nf - 1) / 2 - wt;
+}
+
+/* For the tests: the opponent hands of one board in the hoisted loop's order, with the code the loop gives
+   each (through the same first_card and second_card). Returns how many (990 for a 7-card hero and board). */
+int hoisted_codes(uint64_t hero, uint64_t board, uint64_t *hands, uint32_t *codes) {
+    hoist_t hb;
+    hoist_board(hero, board, &hb);
+    int n = 0;
+    for (int a = 1; a < hb.nf; a++) {
+        first_t f = first_card(&hb, a);
+        for (int b = 0; b < a; b++, n++) {
+            hands[n] = board | 1ULL << hb.card[a] | 1ULL << hb.card[b];
+            codes[n] = second_card(&f, hb.rank[b], hb.suited[b], hb.fsuit >= 0);
+        }
+    }
+    return n;
 }
 
 static void *talk_job(void *arg) {

@@ -1,4 +1,5 @@
-/* The SWAR evaluator of poker_core.c on eight hands at once: one hand per 64-bit lane of a zmm register.
+/* The SWAR evaluator of poker_core.c on eight hands at once: one hand per 64-bit lane of a zmm register (the
+ * equity loop below classifies sixteen at once from 13-bit rank masks instead, and uses rank8 for the hero).
  *
  * Branches become lane masks. Every candidate code is computed for every lane, lowest category first, and a
  * later (better) category overwrites the code where its mask holds, so each lane ends with its best category.
@@ -114,30 +115,178 @@ static void spawn(void *(*fn)(void *), void *jobs, size_t size, int threads) {
     for (int t = 1; t < threads; t++) pthread_join(tid[t], NULL);
 }
 
-/* ---- equity, the talk's method eight opponents at a time: the hero ranked once per board, then every one of
-   the 990 opponent hands, built from consecutive free cards (card a with cards b..b+7) and ranked by rank8 ---- */
-static void talk_boards(uint64_t hero, const uint64_t *boards, size_t n, int64_t *wtl) {
-    int64_t w = 0, t = 0, l = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t board = boards[i], dead = hero | board;
-        uint64_t free_bits[45];
-        int nf = 0;
-        for (int c = 0; c < 52; c++)
-            if (!((dead >> c) & 1)) free_bits[nf++] = 1ULL << c;
-        V mine = _mm512_set1_epi64((long long)_mm512_cvtsi512_si32(rank8(SET(dead))) & 0xFFFFFFFFLL);
-        for (int a = 1; a < nf; a++) {
-            V base = SET(board | free_bits[a]);
-            for (int b = 0; b < a; b += 8) {
-                __mmask8 m = a - b >= 8 ? 0xFF : (__mmask8)((1u << (a - b)) - 1);
-                V hands = _mm512_or_si512(base, _mm512_maskz_loadu_epi64(m, free_bits + b));
-                V theirs = rank8(hands);
-                w += __builtin_popcount(_mm512_mask_cmpgt_epu64_mask(m, mine, theirs));
-                t += __builtin_popcount(_mm512_mask_cmpeq_epu64_mask(m, mine, theirs));
-                l += __builtin_popcount(_mm512_mask_cmplt_epu64_mask(m, mine, theirs));
+/* ---- equity, the talk's method sixteen opponents at a time: the hero ranked once per board, then every one of
+   the 990 opponent hands, classified from rank masks ---------------------------------------------------------
+   As in poker_core.c's hoisted loop: bit r of m_k is set when rank r holds k or more cards; the board's masks are
+   computed once, those of the board plus the first hole card a once per a, and the second card b (rank bit r)
+   gives m_1 | r, m_2 | (m_1 & r), m_3 | (m_2 & r), m_4 | (m_3 & r), one VPTERNLOGD each. Rank masks fit 13 bits,
+   so a zmm register holds sixteen hands (32-bit lanes) where rank8 holds eight. Every category's code is built
+   under a lane mask and the better category overwrites, as in rank8; full houses, quads, straights and flushes
+   are only built when some lane of the sixteen can hold one. Kickers take no popcount: an opponent's hand is
+   exactly seven cards, so each category has a fixed number of ranks and keeping the top k is dropping the
+   lowest ones, m & (m - 1). */
+#define V32(x) _mm512_set1_epi32((int)(x))
+#define OR_AND(a, b, c) _mm512_ternarylogic_epi32((a), (b), (c), 0xF8) /* a | (b & c) */
+
+static inline V drop_low32(V m) { return _mm512_and_si512(m, _mm512_sub_epi32(m, V32(1))); }
+
+/* the highest set bit of each lane (lanes must be nonzero where the result is used) */
+static inline V top_rank32(V m) { return _mm512_srlv_epi32(V32(0x80000000u), _mm512_lzcnt_epi32(m)); }
+
+/* the talk's addition chain on the ace-rotated mask: bit j set when ranks j - 1 .. j + 3 are present */
+static inline V straight_runs32(V m) {
+    V x = _mm512_or_si512(_mm512_slli_epi32(m, 1), _mm512_srli_epi32(m, 12));
+    V s = _mm512_and_si512(x, _mm512_srli_epi32(x, 1));
+    s = _mm512_and_si512(s, _mm512_srli_epi32(s, 2));
+    return _mm512_and_si512(s, _mm512_srli_epi32(x, 4));
+}
+
+static inline uint32_t straight_runs1(uint32_t m) {
+    uint32_t x = (m << 1) | (m >> 12), s = x & (x >> 1);
+    s &= s >> 2;
+    return s & (x >> 4);
+}
+
+/* the ranks whose card completes a straight (all 13 when m holds one): on the ace-rotated mask, a hole at h
+   completes one when the present run just below h and the one just above add up to four */
+static inline uint32_t straight_completers1(uint32_t m) {
+    if (straight_runs1(m)) return 0x1FFF;
+    uint32_t x = (m << 1) | (m >> 12);
+    uint32_t a1 = x << 1, a2 = a1 & (x << 2), a3 = a2 & (x << 3), a4 = a3 & (x << 4);
+    uint32_t b1 = x >> 1, b2 = b1 & (x >> 2), b3 = b2 & (x >> 3), b4 = b3 & (x >> 4);
+    uint32_t c = (a4 | (a3 & b1) | (a2 & b2) | (a1 & b3) | b4) & ~x & 0x3FFF;
+    return ((c >> 1) | (c << 12)) & 0x1FFF; /* positions 0 and 13 are both the ace */
+}
+
+static inline uint32_t gather1(uint64_t x) { /* nibble bits (bit 4r) to bit r */
+    x = (x | (x >> 3)) & 0x0303030303030303ULL;
+    x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+    x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+    return (uint32_t)((x | (x >> 24)) & 0xFFFF);
+}
+
+static inline V code32(uint32_t category, V major, V minor) {
+    return _mm512_ternarylogic_epi32(V32(category << 28), _mm512_slli_epi32(major, 14), minor, 0xFE);
+}
+
+/* sixteen opponents: their second cards' rank bits r on the six-card masks p1..p4 of board + first card;
+   completes: the ranks completing a straight for those six; flush: the lanes that make a flush, whose suit's
+   rank mask is fl */
+static inline V rank16(V p1, V p2, V p3, V p4, V r, uint32_t completes, __mmask16 flush, V fl) {
+    V q1 = _mm512_or_si512(p1, r), q2 = OR_AND(p2, p1, r), q3 = OR_AND(p3, p2, r), q4 = OR_AND(p4, p3, r);
+    V out = drop_low32(drop_low32(q1)); /* high card: 7 ranks, keep 5 */
+    __mmask16 pair = _mm512_test_epi32_mask(q2, q2);
+    if (pair) {
+        V rest = drop_low32(q2);
+        __mmask16 two = _mm512_test_epi32_mask(rest, rest);
+        out = _mm512_mask_mov_epi32(out, pair, code32(1, q2, drop_low32(drop_low32(_mm512_andnot_si512(q2, q1)))));
+        if (two) { /* with three pairs the lowest drops and may still be the kicker */
+            V low = drop_low32(rest);
+            V major = _mm512_mask_mov_epi32(q2, _mm512_test_epi32_mask(low, low), rest);
+            out = _mm512_mask_mov_epi32(out, two, code32(2, major, top_rank32(_mm512_andnot_si512(major, q1))));
+        }
+    }
+    __mmask16 trips = _mm512_test_epi32_mask(q3, q3);
+    if (trips) /* trips beside four other ranks: keep 2 */
+        out = _mm512_mask_mov_epi32(out, trips, code32(3, q3, drop_low32(drop_low32(_mm512_andnot_si512(q3, q1)))));
+    __mmask16 may = _mm512_test_epi32_mask(r, V32(completes));
+    if (may) {
+        V s = straight_runs32(q1);
+        __mmask16 st = _mm512_mask_test_epi32_mask(may, s, s);
+        out = _mm512_mask_mov_epi32(out, st, code32(4, _mm512_setzero_si512(), _mm512_slli_epi32(top_rank32(s), 3)));
+    }
+    if (flush) { /* a flush rules out full houses and quads in seven cards; five to seven ranks, keep 5 */
+        V s = straight_runs32(fl), k = fl;
+        for (int step = 0; step < 2; step++)
+            k = _mm512_mask_and_epi32(k, _mm512_cmpgt_epu32_mask(_mm512_popcnt_epi32(k), V32(5)), k,
+                                      _mm512_sub_epi32(k, V32(1)));
+        out = _mm512_mask_mov_epi32(out, flush, code32(5, _mm512_setzero_si512(), k));
+        __mmask16 sf = _mm512_mask_test_epi32_mask(flush, s, s);
+        out = _mm512_mask_mov_epi32(out, sf, code32(8, _mm512_setzero_si512(), _mm512_slli_epi32(top_rank32(s), 3)));
+    }
+    if (trips) { /* a second trips can be the pair; quads are trips too, so they are looked for here */
+        V t = top_rank32(q3), p = _mm512_andnot_si512(t, q2);
+        __mmask16 full = _mm512_mask_test_epi32_mask(trips, p, p);
+        out = _mm512_mask_mov_epi32(out, full, code32(6, t, top_rank32(p)));
+        __mmask16 quads = _mm512_test_epi32_mask(q4, q4);
+        out = _mm512_mask_mov_epi32(out, quads, code32(7, q4, top_rank32(_mm512_andnot_si512(q4, q1))));
+    }
+    return out;
+}
+
+/* one board: wins, and wins or ties, added to wwt[0] and wwt[1]; returns the number of opponent hands. With
+   codes (the tests only), each hand and the code it got are stored too: codes is a constant NULL in the timed
+   loop, so that branch is compiled out there. */
+static inline __attribute__((always_inline)) int talk_board16(uint64_t hero, uint64_t board, int64_t *wwt,
+                                                             uint64_t *hands, uint32_t *codes) {
+    uint64_t dead = hero | board;
+    uint32_t mine = (uint32_t)_mm512_cvtsi512_si32(rank8(SET(dead)));
+    /* the board's rank counts (the popcount's first two stages), greaterEqual<k> gathered to 13 bits */
+    uint64_t c = board - ((board >> 1) & 0x5555555555555555ULL);
+    c = (c & 0x3333333333333333ULL) + ((c >> 2) & 0x3333333333333333ULL);
+    uint32_t bm[4];
+    for (int k = 0; k < 4; k++) bm[k] = gather1((((c | (NIBS << 3)) - (k + 1) * NIBS) & (NIBS << 3)) >> 3);
+    int fsuit = -1;
+    unsigned bsuit = 0;
+    for (int s = 0; s < 4; s++) {
+        unsigned k = (unsigned)__builtin_popcountll((board >> s) & NIBS);
+        if (k >= 3) { fsuit = s; bsuit = k; }
+    }
+    uint32_t bflush = fsuit >= 0 ? gather1((board >> fsuit) & NIBS) : 0;
+    uint32_t rank[48] = {0}, suited[48] = {0};
+    int card[48], nf = 0;
+    for (int cd = 0; cd < 52; cd++)
+        if (!((dead >> cd) & 1)) {
+            card[nf] = cd;
+            rank[nf] = 1u << (cd >> 2);
+            suited[nf] = (cd & 3) == fsuit ? rank[nf] : 0;
+            nf++;
+        }
+    V mine_v = V32(mine), acc_w = _mm512_setzero_si512(), acc_wt = _mm512_setzero_si512();
+    int stored = 0;
+    for (int a = 1; a < nf; a++) {
+        uint32_t ra = rank[a];
+        uint32_t m1 = bm[0] | ra, m2 = bm[1] | (bm[0] & ra), m3 = bm[2] | (bm[1] & ra), m4 = bm[3] | (bm[2] & ra);
+        uint32_t completes = straight_completers1(m1);
+        unsigned sa = bsuit + (suited[a] != 0); /* a flush needs sa + (b suited) >= 5 */
+        V p1 = V32(m1), p2 = V32(m2), p3 = V32(m3), p4 = V32(m4), fa = V32(bflush | suited[a]);
+        for (int b = 0; b < a; b += 16) {
+            __mmask16 live = a - b >= 16 ? 0xFFFF : (__mmask16)((1u << (a - b)) - 1);
+            V r = _mm512_maskz_loadu_epi32(live, rank + b);
+            __mmask16 flush = 0;
+            V fl = fa;
+            if (fsuit >= 0 && sa >= 4) {
+                V sb = _mm512_maskz_loadu_epi32(live, suited + b);
+                flush = sa >= 5 ? live : _mm512_test_epi32_mask(sb, sb);
+                fl = _mm512_or_si512(fa, sb);
+            }
+            V theirs = rank16(p1, p2, p3, p4, r, completes, flush, fl);
+            /* a lane's counters gain 1 (subtracting -1) where it wins, and where it wins or ties */
+            acc_w = _mm512_mask_sub_epi32(acc_w, _mm512_mask_cmplt_epu32_mask(live, theirs, mine_v), acc_w, V32(-1));
+            acc_wt = _mm512_mask_sub_epi32(acc_wt, _mm512_mask_cmple_epu32_mask(live, theirs, mine_v), acc_wt,
+                                           V32(-1));
+            if (codes) {
+                _mm512_mask_storeu_epi32(codes + stored, live, theirs);
+                for (int k = b; k < a && k < b + 16; k++)
+                    hands[stored++] = board | 1ULL << card[a] | 1ULL << card[k];
             }
         }
     }
-    wtl[0] = w; wtl[1] = t; wtl[2] = l;
+    wwt[0] += _mm512_reduce_add_epi32(acc_w);
+    wwt[1] += _mm512_reduce_add_epi32(acc_wt);
+    return nf * (nf - 1) / 2;
+}
+
+static void talk_boards(uint64_t hero, const uint64_t *boards, size_t n, int64_t *wtl) {
+    int64_t wwt[2] = {0, 0}, all = 0;
+    for (size_t i = 0; i < n; i++) all += talk_board16(hero, boards[i], wwt, NULL, NULL);
+    wtl[0] = wwt[0]; wtl[1] = wwt[1] - wwt[0]; wtl[2] = all - wwt[1];
+}
+
+/* For the tests: one board's opponent hands in the loop's order and the code each got. Returns how many. */
+int talk_codes_avx512(uint64_t hero, uint64_t board, uint64_t *hands, uint32_t *codes) {
+    int64_t wwt[2] = {0, 0};
+    return talk_board16(hero, board, wwt, hands, codes);
 }
 
 typedef struct { uint64_t hero; const uint64_t *boards; size_t n; int64_t wtl[3]; } talk_job_t;
