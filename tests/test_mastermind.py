@@ -358,9 +358,42 @@ def test_huge_crosses_run_in_parts_that_report_progress(monkeypatch):
 
 def test_a_cross_too_large_for_the_caches_streams_its_output_and_still_matches():
     """258 guesses x 32,768 secrets (8.5 MB): AVX-512 writes whole rows by non-temporal stores, the last two rows
-    the ordinary way."""
+    the ordinary way (the lookup kernel: every aligned block of every row, the rows in pairs)."""
     inputs = spec.sampled_cross_inputs(5, 8, 258, 6)
-    _check_all(spec.SCORE, [i for i in SCORERS if i.name in ("c-sliced-avx512", "c-sliced-avx2", "c-sse2")], inputs)
+    names = ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-lookup-avx512vbmi")
+    _check_all(spec.SCORE, [i for i in SCORERS if i.name in names], inputs)
+
+
+@pytest.mark.parametrize("pins, colors", [(5, 4), (3, 11)])
+def test_the_lookup_scorer_in_parts_with_lookups_and_where_they_do_not_pay(monkeypatch, pins, colors):
+    """c-lookup-avx512vbmi runs a huge cross in parts of guesses both ways: by lookups (5p4c) and, where they would
+    not pay (3p11c: one pin per group, three groups of colors), by the sliced rows."""
+    monkeypatch.setattr(spec, "PART_ABOVE", 0)
+    inputs = spec.sampled_cross_inputs(pins, colors, 30, pins + colors)
+    _check_all(spec.SCORE, [i for i in SCORERS if i.name == "c-lookup-avx512vbmi"], inputs)
+
+
+def test_the_lookup_scorer_over_more_secrets_than_one_chunk():
+    """Beyond 32,768 secrets c-lookup-avx512vbmi scores every row over one chunk of them before the next (rows
+    in pairs over 6p6c's 46,656; one by one over 40,001 random 7p5c secrets, rows starting at varied offsets)."""
+    lookup = [i for i in SCORERS if i.name == "c-lookup-avx512vbmi"]
+    _check_all(spec.SCORE, lookup, spec.sampled_cross_inputs(6, 6, 9, 1))
+    inputs = spec.random_pairs_inputs(7, 5, 40001, 2)
+    _check_all(spec.SCORE, lookup, dict(inputs, guesses=inputs["guesses"][:7].copy(), cross=True))
+
+
+@pytest.mark.parametrize("pins", range(2, 9))
+def test_cross_scorers_that_specialise_per_game_on_every_game(pins):
+    """c-lookup-avx512vbmi picks its planes per game (one hit plane per guess where that suffices, else groups of
+    colors, else the sliced rows) and runs rows in groups whose starts share their offset in a cache line
+    (64 / gcd(secrets, 64) rows apart, the rest one by one); numba-sliced compiles its fused row per pin count;
+    c-sliced-avx512 visits only the colors of four guesses at once. Every game of this pin count, secret counts of
+    every alignment (64, 96, 130, 67), and enough guesses (300) for whole groups and rows left over."""
+    impls = [i for i in SCORERS if i.name in ("c-lookup-avx512vbmi", "numba-sliced", "c-sliced-avx512")]
+    for colors in range(2, 16):
+        inputs = spec.random_pairs_inputs(pins, colors, 300, 100 * pins + colors)
+        for n in (64, 96, 130, 67):
+            _check_all(spec.SCORE, impls, dict(inputs, secrets=inputs["secrets"][:n].copy(), cross=True))
 
 
 def test_all_pairs_of_5p8c_is_named_only_and_the_slow_families_decline_it():

@@ -28,8 +28,8 @@ def _args(kind, inp):
         unused = np.int64((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
         return (s, count_words(s, p), g, count_words(g, p), unused)
     sp, scn = np.ascontiguousarray(digits(s, p).T), np.ascontiguousarray(color_counts(s, p).T)
-    if inp["cross"]:
-        return (sp, scn, digits(g, p), color_counts(g, p), c)
+    if inp["cross"]:  # the pin count as a tuple's length: a compile-time constant of the kernel (fused_row)
+        return (sp, scn, digits(g, p), color_counts(g, p), tuple(range(p)))
     return (sp, scn, np.ascontiguousarray(digits(g, p).T), np.ascontiguousarray(color_counts(g, p).T), c)
 
 
@@ -71,5 +71,6 @@ IMPLEMENTATIONS = [
     Implementation("mastermind.score", "numba-swar", "numba", _family("swar"), requires=_NUMBA,
                    description="nibble zero test, byte-wise SWAR min over two uint64 count words"),
     Implementation("mastermind.score", "numba-sliced", "numba", _family("sliced"), requires=_NUMBA,
-                   description="byte-sliced: one byte array per pin and color, vectorised over secrets"),
+                   description="byte-sliced: one byte array per pin and color, vectorised over secrets; a cross "
+                               "scores each guess in one pass over its pins and its own colors"),
 ]

@@ -98,11 +98,63 @@ def sliced_row(sp, scn, gp, gc, colors, row):
             row[i] += min(cc[i], y)
 
 
+@numba.njit(nogil=True, inline="always", cache=True)
+def fused_row(sp, pin_ids, scn, gp, slot, cnt, row):
+    """One guess against every secret in a single pass: row = 15 b + all hits, each byte computed once and
+    stored once (sliced_row loads and stores the row again for every pin and color).
+
+    The pin count is the length of the tuple pin_ids, a compile-time constant: numba compiles one version per
+    game width, the pin loop unrolls, and the loop over secrets is a straight run of byte compares, masked adds
+    and mins that LLVM vectorises. The guess's colors are its distinct ones only (at most one per pin): slot[k]
+    is the secrets' count plane of the k-th (plane 0, all zeros, past the last) and cnt[k] its count in the
+    guess (0 past the last); the planes are bound to locals before the loop, so the loop reads eight fixed
+    arrays rather than indexing by a value it would have to reload."""
+    n = row.shape[0]
+    P = len(pin_ids)
+    c0, c1, c2, c3 = scn[slot[0]], scn[slot[1]], scn[slot[2]], scn[slot[3]]
+    c4, c5, c6, c7 = scn[slot[4]], scn[slot[5]], scn[slot[6]], scn[slot[7]]
+    y0, y1, y2, y3, y4, y5, y6, y7 = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], cnt[5], cnt[6], cnt[7]
+    for i in range(n):
+        acc = np.uint8(0)
+        for k in range(P):
+            acc += np.uint8(15) if sp[k, i] == gp[k] else np.uint8(0)
+        # a guess of P pins has at most P colors: the slots beyond P are known empty when this is compiled
+        acc += min(c0[i], y0)
+        if P > 1:
+            acc += min(c1[i], y1)
+        if P > 2:
+            acc += min(c2[i], y2)
+        if P > 3:
+            acc += min(c3[i], y3)
+        if P > 4:
+            acc += min(c4[i], y4)
+        if P > 5:
+            acc += min(c5[i], y5)
+        if P > 6:
+            acc += min(c6[i], y6)
+        if P > 7:
+            acc += min(c7[i], y7)
+        row[i] = acc
+
+
 @numba.njit(nogil=True, cache=True)
-def sliced_cross(sp, scn, gpins, gcounts, colors, out):
+def sliced_cross(sp, scn, gpins, gcounts, pin_ids, out):
+    """Every guess against every secret, one fused pass per guess (fused_row); pin_ids = tuple(range(pins))."""
     n = sp.shape[1]
+    slot = np.zeros(8, np.int64)
+    cnt = np.zeros(8, np.uint8)
     for j in range(gpins.shape[0]):
-        sliced_row(sp, scn, gpins[j], gcounts[j], colors, out[j * n:(j + 1) * n])
+        gc = gcounts[j]
+        m = 0
+        for c in range(1, 16):  # the guess's colors, in order; the rest of the slots stay empty
+            if gc[c]:
+                slot[m] = c
+                cnt[m] = gc[c]
+                m += 1
+        for k in range(m, 8):
+            slot[k] = 0
+            cnt[k] = 0
+        fused_row(sp, pin_ids, scn, gpins[j], slot, cnt, out[j * n:(j + 1) * n])
     return out
 
 

@@ -29,6 +29,18 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
 void score_pairs_sliced(const uint8_t *sp, const uint8_t *scn, const uint8_t *gp, const uint8_t *gcn, size_t n,
                         uint8_t *out, int pins, int colors);
 """
+LOOKUP_CDEF = """
+size_t lk_plan_bytes(void);
+int lk_make_plan(int pins, int colors, void *plan);
+int lk_pays(const void *plan);
+int lk_index(const void *plan, const uint32_t *codes, size_t n, uint8_t *idx, size_t stride);
+void score_cross_lookup(const void *plan, const uint8_t *idx, size_t stride, size_t ns, const uint32_t *g,
+                        size_t ng, uint8_t *out);
+void score_pairs_sliced(const uint8_t *sp, const uint8_t *scn, const uint8_t *gp, const uint8_t *gcn, size_t n,
+                        uint8_t *out, int pins, int colors);
+void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const uint32_t *g, const uint8_t *gc,
+                        size_t ng, uint8_t *out, int pins, int colors);
+"""
 KNUTH_CDEF = """
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
                const int32_t *targets, int nt, uint8_t *out);
@@ -121,6 +133,67 @@ SCORE_VARIANTS = [
 ]
 
 
+def _prepare_lookup(source, isa):
+    """Table lookups (c/score_lookup_vbmi.c): the game's plan and the secrets' group indices are built here, the
+    guesses' tables in the timed call. Where the lookups would not pay (lk_pays: many pins, one per group) and for
+    explicit pairs (no guess shared by many secrets), the module's byte-sliced code runs instead."""
+    def prepare(workload):
+        inp = workload.inputs
+        p, c = inp["pins"], inp["colors"]
+        s, g = np.ascontiguousarray(inp["secrets"], np.uint32), np.ascontiguousarray(inp["guesses"], np.uint32)
+        S = len(s)
+        mod = module(source, isa, (), LOOKUP_CDEF)
+        ffi, lib = mod.ffi, mod.lib
+        keep = [s, g]
+
+        def P(ctype, arr):
+            keep.append(arr)
+            return _ptr(ffi, ctype, arr)
+
+        plan = _aligned_bytes(lib.lk_plan_bytes())
+        pplan = P("void *", plan)
+        planes = lib.lk_make_plan(p, c, pplan)
+        if not planes:
+            raise MemoryError(f"lk_make_plan: no plan for {p}p{c}c")  # every valid game has one
+        if not inp["cross"]:
+            out = np.empty(S, np.uint8)
+            sp, scn = sliced(s, p)
+            gp, gcn = sliced(g, p)
+            args = (P("uint8_t *", sp), P("uint8_t *", scn), P("uint8_t *", gp), P("uint8_t *", gcn), S,
+                    P("uint8_t *", out), p, c)
+            parts = [(args, S)]
+            fn = lib.score_pairs_sliced
+        else:
+            out = _aligned_bytes(S * len(g))
+            po, pg = P("uint8_t *", out), P("uint32_t *", g)
+            if lib.lk_pays(pplan):
+                stride = -(-S // 64) * 64  # planes start 64-byte aligned
+                idx = _aligned_bytes(planes * stride)
+                pidx = P("uint8_t *", idx)
+                if lib.lk_index(pplan, P("uint32_t *", s), S, pidx, stride):
+                    raise MemoryError("lk_index: out of memory")
+                parts = [((pplan, pidx, stride, S, pg + lo, hi - lo, po + lo * S), hi * S)
+                         for lo, hi in cross_parts(len(g), S)]
+                fn = lib.score_cross_lookup
+            else:
+                sp, scn = sliced(s, p)
+                psp, pscn, pgc = P("uint8_t *", sp), P("uint8_t *", scn), P("uint8_t *", color_counts(g, p))
+                parts = [((psp, pscn, S, pg + lo, pgc + 16 * lo, hi - lo, po + lo * S, p, c), hi * S)
+                         for lo, hi in cross_parts(len(g), S)]
+                fn = lib.score_cross_sliced
+        batch = parts_batch(fn, parts, len(out), out)
+        batch.keepalive = keep  # the C pointers borrow these buffers
+        return batch
+
+    return prepare
+
+
+# name, family, source, instruction sets
+LOOKUP_VARIANTS = [
+    ("c-lookup-avx512vbmi", "cffi-avx512", "score_lookup_vbmi.c", ("avx512vbmi",)),
+]
+
+
 def _prepare_knuth(source, isa, flags):
     def prepare(workload):
         inp = workload.inputs
@@ -193,6 +266,11 @@ IMPLEMENTATIONS = [
                    _prepare_score(source, isa, flags, layout), requires=_requires(isa),
                    description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""))
     for name, family, source, isa, flags, layout in SCORE_VARIANTS
+] + [
+    Implementation("mastermind.score", name, family, _prepare_lookup(source, isa), requires=_requires(isa),
+                   description=f"C, {source} built for {', '.join(isa)}: byte-permute lookups of pin groups and "
+                               "color-count groups")
+    for name, family, source, isa in LOOKUP_VARIANTS
 ] + [
     Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags), requires=_requires(isa),
                    description=f"C, {source}: {what}")
