@@ -117,9 +117,9 @@ def test_byte_tables_give_the_eight_forms_and_their_hashes(board):
     chunks = [sum(bit << q for q, bit in enumerate(u[8 * g:8 * g + 8])) for g in range(3)]
     b = tables.byte_tables()
     for k in range(8):
-        form = s
+        form = s & ~tables.OUTER_MASK  # the centre and the empty count stay
         for g in range(3):
-            form ^= int(b["swap"][g, chunks[g], k])
+            form |= int(b["land"][g, chunks[g], k])
         assert form == tables.pack(spec.transform(board, k))
         h = sum(int(b["hash"][g, chunks[g], k]) for g in range(3)) + board[4] * 10 ** 4
         assert h == spec.board_hash(spec.transform(board, k))
@@ -162,6 +162,30 @@ def test_c_fast_grows_past_its_reservation():
     d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
     for _ in range(150):  # 300 stored layers, more than the 8-bit layer tag holds: the table is cleared on wrap
         assert mod.lib.fast_solve(work, t, tables.pack(spec.EMPTY), 4, boards) == d4["expected"]
+    # tables of 4 slots per parent from 16 up: layers outgrow their tables while being built, and are re-placed
+    tiny = build("cephalopod_fast_tiny", native.C_DIR / "fast.c", native.FAST_CDEF, ("avx2", "bmi2"),
+                 ("-DTABLE_MUL=1", "-DTABLE_MIN=16"))
+    t = native._bind(tiny.ffi, "fast_tables", arrays)
+    work = tiny.ffi.gc(tiny.lib.fast_new(), tiny.lib.fast_free)
+    for r in rows + [d4]:
+        assert tiny.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards) == \
+            r["expected"], r["name"]
+
+
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["numba-fast"].requires)), reason="needs numba")
+def test_numba_fast_grows_past_its_workspace():
+    # room for 8 boards and 16 slots, tables of one slot per parent from 16 up: the search starts again with
+    # twice the room until it fits, and layers outgrow their tables while being built
+    from impls.cephalopod import jit
+
+    work = jit.FastWorkspace(8, 16, table_min=16, table_mul=1)
+    rows = [r for r in ROWS if r["name"] in ("cg_test_06", "cg_test_07", "empty_board_d20")]
+    for r in rows * 2:
+        assert work.solve(r["depth"], tables.pack(spec.parse_board(r["board"])))[0] == r["expected"], r["name"]
+    assert work.grown > 0
+    d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
+    for _ in range(150):  # more stored layers than the 8-bit layer tag holds
+        assert work.solve(4, tables.pack(spec.EMPTY))[0] == d4["expected"]
 
 
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")

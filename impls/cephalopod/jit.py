@@ -53,52 +53,69 @@ IMPLEMENTATIONS = [
 
 
 # -- numba-fast: c/fast.c's search in Numba ------------------------------------------------------------------
-def _fast_solver():
-    from .jit_kernels import solve_fast
+def fast_arrays() -> tuple:
+    """numba-fast's tables, flat (an index is one multiply-add, no strides): moves, base, nsh (each cell's four
+    neighbours as shifts into the board, 40 for none: bits that are always zero), hash, rowhash, land, perm, e3
+    (the empty cells among three, by their 9 bits) and low (the lowest set bit of a 9-bit mask)."""
+    f = tables.fast_tables()
+    nbr = tables.flat_tables()["nbr"]
+    nsh = np.where(nbr >= 0, 3 * nbr, 40).astype(np.int64).ravel()
+    e3 = np.array([sum(1 << j for j in range(3) if not (v >> (3 * j)) & 7) for v in range(512)], np.int64)
+    low = np.array([(e & -e).bit_length() - 1 if e else 0 for e in range(512)], np.int64)
+    return (f["moves"].ravel(), f["base"].astype(np.int64), nsh, f["hash"].ravel(), f["rowhash"].ravel(),
+            f["land"].ravel(), f["perm"].astype(np.int64).ravel(), e3, low)
 
-    return solve_fast
+
+class FastWorkspace:
+    """numba-fast's buffers, kept across calls: two layers of boards and counts, the hash table (with the tag of
+    its last layer) and the move list. ``solve`` starts again with twice the room when a layer outgrows them."""
+
+    def __init__(self, states, slots, table_min=None, table_mul=None):
+        from . import jit_kernels as k
+
+        self.kernel = k.solve_fast
+        self.table_min = k.TABLE_MIN if table_min is None else table_min
+        self.table_mul = k.TABLE_MUL if table_mul is None else table_mul
+        self.buffers = tuple(np.zeros(k.CHUNK + k.SLACK, np.uint32) for _ in range(6))
+        self.args = fast_arrays()
+        self.grown = 0
+        self.allocate(states, slots)
+
+    def allocate(self, states, slots):
+        self.states = np.zeros((2, states), np.uint32)
+        self.counts = np.zeros((2, 8 * states), np.uint32)
+        self.table = np.zeros(slots, np.int64)
+        self.tag = 0
+
+    def solve(self, depth, start):
+        while True:
+            answer, boards, self.tag = self.kernel(depth, start, self.states, self.counts, self.table, self.tag,
+                                                   self.table_min, self.table_mul, *self.buffers, *self.args)
+            if answer >= 0:
+                return answer, boards
+            self.allocate(2 * self.states.shape[1], 2 * self.table.shape[0])
+            self.grown += 1
 
 
 def _prepare_fast(workload):
     from .native import RESERVE_SLOTS, RESERVE_STATES
 
-    solve = _fast_solver()
-    f = tables.fast_tables()
-    args = (f["moves"].astype(np.int64), f["base"].astype(np.int64), tables.flat_tables()["nbr"].astype(np.int64),
-            f["hash"].astype(np.int64), f["rowhash"].astype(np.int64), f["swap"].astype(np.int64),
-            f["perm"].astype(np.int64))
-    work = {"size": RESERVE_STATES, "tag": 0}
-
-    def allocate(states):
-        work["states"] = np.zeros((2, states), np.int64)
-        work["counts"] = np.zeros((2, states, 8), np.int64)
-        work["table"] = np.zeros(4 * states, np.int64)
-        work["tag"] = 0
-
-    allocate(RESERVE_STATES)
-
-    def one(depth, start):
-        while True:
-            answer, boards, work["tag"] = solve(depth, start, work["states"], work["counts"], work["table"],
-                                                work["tag"], *args)
-            if answer >= 0:
-                return answer, boards
-            allocate(2 * work["states"].shape[1])  # a layer larger than any this search has met: start again
-
+    work = FastWorkspace(RESERVE_STATES, RESERVE_SLOTS)
     starts = [tables.pack(c) for c in workload.inputs["cells"]]
     cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
     # Compile (or load from numba's cache), and grow the workspace to what this workload needs, outside the
     # timed call: a later worker that skips its untimed warm-up on a long batch must not time the growth.
     for depth, start in cases:
-        one(depth, start)
+        work.solve(depth, start)
 
     def batch():
-        return run_cases(one, cases)
+        return run_cases(work.solve, cases)
 
     return batch
 
 
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "numba-fast", "numba", _prepare_fast, requires=("module:numba",),
-    description="c-fast's search in Numba: workspace made in prepare, table never cleared (layer tags), last two "
-                "layers summed from per-row hash changes"))
+    description="c-fast's search in Numba: workspace made in prepare, table never cleared (layer tags), a move "
+                "list in chunks (canonicalised with slots prefetched, inserted without a branch on new or old), "
+                "last two layers summed from per-row hash changes"))

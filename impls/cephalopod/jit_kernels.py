@@ -8,6 +8,10 @@ and ``cache=True`` compiles them once per machine. This module imports numba: ji
 """
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 
 # -- numba-bfs and numba-sym -----------------------------------------------------------------------------------
@@ -125,137 +129,267 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
 
 # -- numba-fast: c/fast.c's search ------------------------------------------------------------------------------
 # The same steps as c/fast.c (see there): a workspace made once in prepare, a table never cleared between
-# layers (a slot holds board << 32 | layer tag << 24 | index), and the last two layers summed from the per-row
-# hash changes instead of being built. Scalar: the eight forms are a loop, not a register. The row key of an
-# empty cell is computed inline in three places on purpose: the same lines as an njit helper (even with
-# inline="always") made the search three times slower.
-@numba.njit(cache=True, nogil=True)
-def forms_min(s, swap):
-    u = (s & 0xFFF) | ((s >> 3) & 0xFFF000)  # the 24 bits of the eight outer cells
-    best = np.int64(1) << 40
-    lane = 0
-    for k in range(8):
-        f = s ^ swap[0, u & 255, k] ^ swap[1, (u >> 8) & 255, k] ^ swap[2, u >> 16, k]
-        if f < best:
-            best = f
-            lane = k
-    return best, lane
+# layers (a slot holds board << 32 | layer tag << 24 | index), a move list in chunks (listed, canonicalised with
+# their slots prefetched, then inserted without a branch on new or old), and the last two layers summed from
+# the per-row hash changes instead of being built. Scalar: the eight forms are eight ORs, not a register.
+#
+# What made it fast here, measured on the official tests (the sum of each test's best time; the previous
+# numba-fast took 79 ms, this one 36 ms; M cycles are of the time stamp counter, summed over the tests):
+#  - array indexes cast to unsigned (U(...)): numba wraps a negative signed index around, which costs a shift,
+#    an AND and an add per access and kept LLVM from unrolling the loops;
+#  - helpers inlined at numba's level (inline="always"): a call passes every array as seven words;
+#  - the row key of an empty cell without a loop: each cell's neighbours are read at fixed shifts (`nsh`), a
+#    missing neighbour at bit 40, always zero; empty cells and the lowest of them from small tables.
+#    These three together: a first chunked version took 118 ms, with them 64 ms.
+#  - the layer before the last sums its successors' hashes per parent in `hs`, then multiplies by the
+#    parent's counts once (it used to multiply per successor row): 48 -> 11 M cycles, 59 -> 43 ms.
+#  - a corner has one move and an edge at most four: four deltas are copied per cell, the centre's other
+#    seven only when it has more (29 -> 19 M cycles for the listing).
+#  - the probe loop's test as one integer comparison, and the minimum of the eight forms as a tree: LLVM made
+#    the last step of a chain of minimums a branch, mispredicted whenever symmetry 7 won (27 -> 25 M cycles).
+#  - a prefetch of each table slot (LLVM's prefetch intrinsic; numba has none): 47 -> 43 ms.
+# Tried and dropped: two symmetries per 64-bit OR (lanes 2j and 2j+1 side by side: no faster); touching the
+# slot with a real load instead of the prefetch (no faster than nothing).
+U = np.uint64  # index type: unsigned indexes skip numba's negative-index wraparound
+CHUNK = 256
+SLACK = 128
+# table slots per parent, from TABLE_MIN up to TABLE_CAP (without the prefetch 8 measured better than 32; with it,
+# alike); arguments of the search rather than constants so that the tests can make layers outgrow their tables
+TABLE_MIN, TABLE_MUL, TABLE_CAP = 4096, 8, 1 << 20
 
-@numba.njit(cache=True, nogil=True)
-def add_hashes(acc, s, c, hashes, scale):
-    """acc[k] += c[k] * scale * (hash of form k of s), modulo 2^32"""
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Hint that arr[idx] will be read soon (LLVM's llvm.prefetch: read, keep in all cache levels)."""
+    if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(arr)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arr, ary, [args[1]])
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        # declared under its bare name: the full name carries the pointer type (.p0i8 with typed pointers, .p0
+        # with opaque ones, which differ between LLVM versions), and LLVM's upgrader completes a bare one
+        # (checked here with llvmlite 0.50, LLVM 22)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(arr, idx), codegen
+
+
+@numba.njit(inline="always")
+def smallest_form(t, land):
+    """The smallest of the eight forms of board t, and the symmetry (lane) that gives it. The forms are compared
+    as (outer cells << 3 | lane), so the minimum carries its lane; the centre and the empty count are the same
+    in every form and are put back at the end."""
+    u = (t & 0xFFF) | ((t >> 3) & 0xFFF000)  # the 24 bits of the eight outer cells
+    a = (u & 255) * 8
+    b = 2048 + ((u >> 8) & 255) * 8
+    c = 4096 + (u >> 16) * 8
+    f0 = np.int64(land[U(a)] | land[U(b)] | land[U(c)]) << 3
+    f1 = (np.int64(land[U(a + 1)] | land[U(b + 1)] | land[U(c + 1)]) << 3) | 1
+    f2 = (np.int64(land[U(a + 2)] | land[U(b + 2)] | land[U(c + 2)]) << 3) | 2
+    f3 = (np.int64(land[U(a + 3)] | land[U(b + 3)] | land[U(c + 3)]) << 3) | 3
+    f4 = (np.int64(land[U(a + 4)] | land[U(b + 4)] | land[U(c + 4)]) << 3) | 4
+    f5 = (np.int64(land[U(a + 5)] | land[U(b + 5)] | land[U(c + 5)]) << 3) | 5
+    f6 = (np.int64(land[U(a + 6)] | land[U(b + 6)] | land[U(c + 6)]) << 3) | 6
+    f7 = (np.int64(land[U(a + 7)] | land[U(b + 7)] | land[U(c + 7)]) << 3) | 7
+    best = min(min(min(f0, f1), min(f2, f3)), min(min(f4, f5), min(f6, f7)))
+    return (best >> 3) | (t & 0xF8007000), best & 7
+
+
+@numba.njit(inline="always")
+def add_hashes(acc, s, counts, c0, hashes, scale):
+    """acc[k] += counts[c0 + k] * scale * (hash of form k of s), modulo 2^64"""
     u = (s & 0xFFF) | ((s >> 3) & 0xFFF000)
+    a = (u & 255) * 8
+    b = 2048 + ((u >> 8) & 255) * 8
+    c = 4096 + (u >> 16) * 8
     centre = ((s >> 12) & 7) * 10000
     for k in range(8):
-        h = hashes[0, u & 255, k] + hashes[1, (u >> 8) & 255, k] + hashes[2, u >> 16, k] + centre
-        acc[k] = (acc[k] + c[k] * scale * h) & 0xFFFFFFFF
+        h = np.int64(hashes[U(a + k)]) + hashes[U(b + k)] + hashes[U(c + k)] + centre
+        acc[k] += np.int64(counts[U(c0 + k)]) * scale * h
+
+
+@numba.njit(inline="always")
+def row_of(s, cell, base, nsh):
+    """The row of the move tables for empty `cell` of s: its neighbours' values side by side."""
+    o = U(4 * cell)
+    return (base[U(cell)] + ((s >> nsh[o]) & 7) + (((s >> nsh[o + U(1)]) & 7) << 3)
+            + (((s >> nsh[o + U(2)]) & 7) << 6) + (((s >> nsh[o + U(3)]) & 7) << 9))
+
+
+@numba.njit(inline="always")
+def empty_cells(s, e3):
+    """bit c set when cell c of s is empty (e3: the same for three cells)"""
+    return e3[U(s & 511)] | (e3[U((s >> 9) & 511)] << 3) | (e3[U((s >> 18) & 511)] << 6)
+
 
 @numba.njit(cache=True, nogil=True)
-def add_successors(acc, s, c, moves, base, nbr, hashes, rowhash):
-    """acc[k] += c[k] * (sum of the hashes of form k of every successor of s); a full board counts itself."""
-    n = 0
-    for cell in range(9):
-        if (s >> (3 * cell)) & 7:
-            continue
-        key = 0
-        for q in range(4):
-            nb = nbr[cell, q]
-            if nb < 0:
-                break
-            key |= ((s >> (3 * nb)) & 7) << (3 * q)
-        row = base[cell] + key
-        n += moves[row, 0]
-        for k in range(8):
-            acc[k] = (acc[k] + c[k] * rowhash[row, k]) & 0xFFFFFFFF
-    add_hashes(acc, s, c, hashes, n if n else 1)
+def build_layer(states, counts, n, nstates, ncounts, table, tag, table_min, table_mul, acc, mvb, mvp, cb, cs, cl,
+                cp, moves, base, nsh, hashes, land, perm, e3, low):
+    """The layer after the n boards of states/counts, into nstates/ncounts: (boards, table tag), or boards -1
+    when the workspace is too small. Counts of full successors go to acc."""
+    size = table_min
+    while size < table_mul * n and size < TABLE_CAP:
+        size *= 2
+    while size < 4 * n:
+        size *= 2
+    if size > table.shape[0]:
+        return -1, tag
+    tag += 1
+    if tag > 255:  # the tags ran out: the only time the table is cleared
+        table[:] = 0
+        tag = 1
+    m = 0
+    for q in range(8):  # the count row of the next new board is kept zeroed ahead
+        ncounts[U(8 + q)] = 0
+    cap = nstates.shape[0]
+    i = 1
+    while i <= n:
+        # 1. the moves of the next parents
+        k = 0
+        while i <= n and k < CHUNK:
+            s = np.int64(states[U(i)])
+            e = empty_cells(s, e3)
+            if e == 0:  # only the start can be full
+                add_hashes(acc, s, counts, 8 * i, hashes, 1)
+            while e:
+                r = row_of(s, low[U(e)], base, nsh) * 12
+                e &= e - 1
+                cnt = moves[U(r)]
+                for q in range(4):  # a corner has one move, an edge at most four
+                    mvb[U(k + q)] = s + moves[U(r + 1 + q)]
+                    mvp[U(k + q)] = i
+                if cnt > 4:  # the centre between three or four dice
+                    for q in range(4, 11):
+                        mvb[U(k + q)] = s + moves[U(r + 1 + q)]
+                        mvp[U(k + q)] = i
+                k += cnt
+            i += 1
+        if m + k + 2 > cap:
+            return -1, tag
+        if 2 * (m + k) > size:  # a layer much larger than its parents: a larger table, the boards re-placed
+            while 2 * (m + k) > size:
+                size *= 2
+            if size > table.shape[0]:
+                return -1, tag
+            tag += 1
+            if tag > 255:
+                table[:] = 0
+                tag = 1
+            for q in range(1, m + 1):
+                b = np.int64(nstates[U(q)])
+                h = (b * 0x587A1437) & 0xFFFFFFFF
+                slot = (h ^ (h >> 16)) & (size - 1)
+                while (table[U(slot)] >> 24) & 255 == tag:
+                    slot = (slot + 1) & (size - 1)
+                table[U(slot)] = (b << 32) | (tag << 24) | q
+        mask = size - 1
+        # 2. canonical boards, their slots prefetched
+        j = 0
+        for q in range(k):
+            t = np.int64(mvb[U(q)])
+            if t >> 27 == 0:  # full: its paths end here
+                add_hashes(acc, t, counts, 8 * np.int64(mvp[U(q)]), hashes, 1)
+                continue
+            b, lane = smallest_form(t, land)
+            h = (b * 0x587A1437) & 0xFFFFFFFF
+            slot = (h ^ (h >> 16)) & mask
+            prefetch(table, U(slot))
+            cb[U(j)] = b
+            cs[U(j)] = slot
+            cl[U(j)] = lane * 8
+            cp[U(j)] = mvp[U(q)] * 8
+            j += 1
+        # 3. merged into the layer
+        for q in range(j):
+            b = np.int64(cb[U(q)])
+            slot = np.int64(cs[U(q)])
+            key = (b << 8) | tag
+            x = (table[U(slot)] >> 24) ^ key  # 0: b is here; low byte 0 and more: another board of this layer
+            while ((x & 255) | (((x - 1) >> 63) & 1)) == 0:
+                slot = (slot + 1) & mask
+                x = (table[U(slot)] >> 24) ^ key
+            fresh = (x & 255) != 0
+            idx = m + 1 if fresh else table[U(slot)] & 0xFFFFFF
+            table[U(slot)] = (b << 32) | (tag << 24) | idx
+            nstates[U(m + 1)] = b  # overwritten by the next new board unless b is new
+            lb = np.int64(cl[U(q)])
+            pb = np.int64(cp[U(q)])
+            for to in range(8):
+                ncounts[U(idx * 8 + to)] += counts[U(pb + perm[U(lb + to)])]
+            m += fresh
+            for to in range(8):
+                ncounts[U((m + 1) * 8 + to)] = 0
+    return m, tag
+
 
 @numba.njit(cache=True, nogil=True)
-def solve_fast(depth, start, work_states, work_counts, table, tag, moves, base, nbr, hashes, rowhash, swap, perm):
+def solve_fast(depth, start, wstates, wcounts, table, tag, table_min, table_mul, mvb, mvp, cb, cs, cl, cp,
+               moves, base, nsh, hashes, rowhash, land, perm, e3, low):
+    """(answer, boards stored, table tag), or answer -1 when the workspace is too small."""
     acc = np.zeros(8, np.int64)
+    hs = np.zeros(8, np.int64)
+    one = np.ones(8, np.uint32)
     if depth == 0:
-        add_hashes(acc, start, np.ones(8, np.int64), hashes, 1)
+        add_hashes(acc, start, one, 0, hashes, 1)
         return acc[0] & 0x3FFFFFFF, np.int64(0), tag
     cur = 0
-    c0, lane = forms_min(start, swap)
-    work_states[0, 1] = c0
+    c0, lane = smallest_form(np.int64(start), land)
+    wstates[0, 1] = c0
     for to in range(8):
-        work_counts[0, 1, to] = 1 if perm[lane, to] == 0 else 0
+        wcounts[0, 8 + to] = 1 if perm[lane * 8 + to] == 0 else 0
     n = 1
     boards = np.int64(0)
     for d in range(depth):
-        states, counts = work_states[cur], work_counts[cur]
+        states, counts = wstates[cur], wcounts[cur]
         if d >= depth - 2:  # the last two layers: summed, never built
             for i in range(1, n + 1):
-                s = states[i]
-                if d == depth - 1:
-                    add_successors(acc, s, counts[i], moves, base, nbr, hashes, rowhash)
-                    continue
-                if s >> 27 == 0:
-                    add_hashes(acc, s, counts[i], hashes, 1)
-                for cell in range(9):
-                    if (s >> (3 * cell)) & 7:
+                s = np.int64(states[U(i)])
+                e = empty_cells(s, e3)
+                if e == 0:
+                    add_hashes(acc, s, counts, 8 * i, hashes, 1)
+                for k in range(8):
+                    hs[k] = 0
+                while e:
+                    r = row_of(s, low[U(e)], base, nsh) * 12
+                    e &= e - 1
+                    if d == depth - 1:  # depth 1: the successors' hashes from the row itself
+                        for k in range(8):
+                            hs[k] += rowhash[U(r // 12 * 8 + k)]
+                        add_hashes(hs, s, one, 0, hashes, moves[U(r)])
                         continue
-                    key = 0
-                    for q in range(4):
-                        nb = nbr[cell, q]
-                        if nb < 0:
-                            break
-                        key |= ((s >> (3 * nb)) & 7) << (3 * q)
-                    row = base[cell] + key
-                    for q in range(moves[row, 0]):
-                        add_successors(acc, (s + moves[row, 1 + q]) & 0xFFFFFFFF, counts[i], moves, base,
-                                       nbr, hashes, rowhash)
+                    for q in range(moves[U(r)]):
+                        # hs += the hashes of every successor of t (t itself when t is full)
+                        t = (s + moves[U(r + 1 + q)]) & 0xFFFFFFFF
+                        et = empty_cells(t, e3)
+                        nt = 0
+                        while et:
+                            row = row_of(t, low[U(et)], base, nsh)
+                            et &= et - 1
+                            nt += moves[U(row * 12)]
+                            for k in range(8):
+                                hs[k] += rowhash[U(row * 8 + k)]
+                        nt = max(nt, 1)
+                        u = (t & 0xFFF) | ((t >> 3) & 0xFFF000)
+                        ha = (u & 255) * 8
+                        hb = 2048 + ((u >> 8) & 255) * 8
+                        hc = 4096 + (u >> 16) * 8
+                        centre = ((t >> 12) & 7) * 10000
+                        for k in range(8):
+                            hs[k] += nt * (np.int64(hashes[U(ha + k)]) + hashes[U(hb + k)] + hashes[U(hc + k)]
+                                           + centre)
+                for k in range(8):
+                    acc[k] += np.int64(counts[U(8 * i + k)]) * hs[k]
             break
         nxt = 1 - cur
-        size = 4096
-        while size < 4 * n:
-            size *= 2
-        tag += 1
-        if tag > 255:
-            table[:] = 0
-            tag = 1
-        m = 0
-        for i in range(1, n + 1):
-            s = states[i]
-            c = counts[i]
-            if s >> 27 == 0:
-                add_hashes(acc, s, c, hashes, 1)
-            for cell in range(9):
-                if (s >> (3 * cell)) & 7:
-                    continue
-                key = 0
-                for q in range(4):
-                    nb = nbr[cell, q]
-                    if nb < 0:
-                        break
-                    key |= ((s >> (3 * nb)) & 7) << (3 * q)
-                row = base[cell] + key
-                for q in range(moves[row, 0]):
-                    t = (s + moves[row, 1 + q]) & 0xFFFFFFFF
-                    if t >> 27 == 0:
-                        add_hashes(acc, t, c, hashes, 1)
-                        continue
-                    t, lane = forms_min(t, swap)
-                    if 2 * (m + 1) > size or m + 2 > work_states.shape[1] or size > table.shape[0]:
-                        return np.int64(-1), boards, tag  # outgrew the workspace: prepare reserves more
-                    h = (t * 0x587A1437) & 0xFFFFFFFF
-                    slot = (h ^ (h >> 16)) & (size - 1)
-                    while True:
-                        e = table[slot]
-                        if (e >> 24) & 255 != tag:
-                            m += 1
-                            table[slot] = (t << 32) | (tag << 24) | m
-                            work_states[nxt, m] = t
-                            for to in range(8):
-                                work_counts[nxt, m, to] = c[perm[lane, to]]
-                            break
-                        if e >> 32 == t:
-                            idx = e & 0xFFFFFF
-                            for to in range(8):
-                                work_counts[nxt, idx, to] = (work_counts[nxt, idx, to] + c[perm[lane, to]]) \
-                                    & 0xFFFFFFFF
-                            break
-                        slot = (slot + 1) & (size - 1)
+        m, tag = build_layer(states, counts, n, wstates[nxt], wcounts[nxt], table, tag, table_min, table_mul, acc,
+                             mvb, mvp, cb, cs, cl, cp, moves, base, nsh, hashes, land, perm, e3, low)
+        if m < 0:
+            return np.int64(-1), boards, tag
         cur, n = nxt, m
         boards += n
         if n == 0:
@@ -264,4 +398,3 @@ def solve_fast(depth, start, work_states, work_counts, table, tag, moves, base, 
     for k in range(8):
         total += acc[k]
     return total & 0x3FFFFFFF, boards, tag
-

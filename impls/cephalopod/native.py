@@ -112,7 +112,7 @@ IMPLEMENTATIONS = [
 # -- c/fast.c: the write-up's later steps and the summed last layers -----------------------------------------
 FAST_CDEF = """
 typedef struct {
-    const uint32_t *moves; const int32_t *base; const uint32_t *nmask; const uint32_t *swap; const uint32_t *hash;
+    const uint32_t *moves; const int32_t *base; const uint32_t *nmask; const uint32_t *land; const uint32_t *hash;
     const uint32_t *rowhash; const int32_t *perm;
 } fast_tables;
 typedef ... fast_work;
@@ -124,8 +124,9 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
 
 
 # Boards per layer and table slots reserved (and touched) in prepare: the largest canonical layer this search
-# builds is 149,105 boards (the empty board, layer 36 of 40; the official tests' largest is 31,557), and a layer
-# of n boards uses a table of the power of two at or above 4n. A larger layer still works: the buffers grow.
+# builds is 149,105 boards (the empty board, layer 36 of 40; the official tests' largest is 31,557), and the
+# layer after n boards uses a table of the power of two at or above 16n, capped at 2^20 slots but never under
+# 4n (fast.c, TABLE_MUL and TABLE_CAP). A larger layer still works: the buffers grow.
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
@@ -143,5 +144,7 @@ def _prepare_fast(workload):
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast", "cffi-avx2", _prepare_fast, requires=("cc", "avx2", "bmi2"),
     description="C (fast.c), steps 7-16: buffers reserved and touched in prepare, table never zeroed (layer "
-                "tags), byte tables for forms and hashes, lane sums reduced once, pipelined prefetch; and the "
-                "last two layers summed from per-row hash changes without building their boards"))
+                "tags), byte tables for forms and hashes, lane sums reduced once, a move list in L1-sized chunks "
+                "(listed, canonicalised with their slots prefetched, inserted without a branch on new or old), "
+                "table at load 1/16; and the last two layers summed from per-row hash changes without building "
+                "their boards"))

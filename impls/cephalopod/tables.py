@@ -170,11 +170,12 @@ def _weights() -> np.ndarray:
 def byte_tables() -> dict[str, np.ndarray]:
     """Per byte g of the outer bits and each of its 256 values, for the eight symmetries k:
 
-    ``swap[g, b, k]``: XOR it into the board and the bits of b move where symmetry k puts them (the centre and the
-    empty count stay); ``hash[g, b, k]``: what those bits add to the hash of symmetry k of the board.
+    ``land[g, b, k]``: where the bits of b land under symmetry k (in packed-board positions), so OR-ing the three
+    bytes' entries gives the outer cells of symmetry k of the board (the centre and the empty count never move);
+    ``hash[g, b, k]``: what those bits add to the hash of symmetry k of the board.
     """
     weights = _weights()
-    swap = np.zeros((3, 256, 8), np.uint32)
+    land = np.zeros((3, 256, 8), np.uint32)
     hashes = np.zeros((3, 256, 8), np.uint32)
     for g in range(3):
         for b in range(256):
@@ -184,9 +185,9 @@ def byte_tables() -> dict[str, np.ndarray]:
                 pos = _outer_bit(8 * g + q)
                 cell, bit = divmod(pos, 3)
                 for k, perm in enumerate(PERMS):
-                    swap[g, b, k] ^= (1 << pos) ^ (1 << (3 * perm.index(cell) + bit))
+                    land[g, b, k] |= 1 << (3 * perm.index(cell) + bit)
                     hashes[g, b, k] += (weights[k, cell] << bit)
-    return {"swap": swap, "hash": hashes}
+    return {"land": land, "hash": hashes}
 
 
 @lru_cache(maxsize=None)
@@ -222,5 +223,5 @@ def fast_tables() -> dict[str, np.ndarray]:
     b = byte_tables()
     nmask = np.array([sum(7 << (3 * n) for n in NEIGHBOURS[c]) for c in range(9)], np.uint32)
     return {k: np.ascontiguousarray(v) for k, v in {
-        "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "swap": b["swap"], "hash": b["hash"],
+        "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "land": b["land"], "hash": b["hash"],
         "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32)}.items()}

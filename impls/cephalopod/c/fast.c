@@ -5,26 +5,47 @@
  * state array and a count array of eight uint32 per state (the paths reaching each orientation of the
  * canonical board), index 0 unused; counts wrap modulo 2^32, a multiple of 2^30.
  *
- * What this file does beyond c/avx2.c:
+ * What this file does beyond c/avx2.c (times: the twelve official tests, the sum of each test's best of 20 runs,
+ * called from C on the 2-core Xeon this was written on; each against the state just before the change):
  *  - step 7 and 16: every buffer is allocated and its pages touched by fast_reserve(), called in prepare;
  *    a solve allocates nothing unless a layer outgrows the reservation.
  *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board, a layer
  *    tag and the index; a slot whose tag is not the current layer's is empty. Only when the 8-bit tag wraps
  *    (every 255 layers) is the table cleared.
  *  - step 10: the eight forms come from three 256-entry tables over the eight outer cells (the centre never
- *    moves), XORed into the board, so the centre and the empty count ride along: 24 KiB instead of 48 KiB.
+ *    moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in every
+ *    form, so they are left out of the comparison and put back once.
  *  - step 9: state hashes from the same kind of byte tables, eight orientations in one register.
  *  - step 11: sums stay in eight 32-bit lanes (exact modulo 2^32) and are reduced once, at the end.
- *  - step 4 done as a pipeline: a move's canonical board is hashed and its slot prefetched LAG moves before
- *    it is inserted, so several cache misses are in flight at once. No move list is written at all (the
- *    write-up's step 17, non-temporal stores to the move list, has nothing left to store; steps 12 and 13,
- *    one state array and terminal boards on the move list, are about that list too). Tried and dropped: a
- *    separate move buffer canonicalised in chunks of 128-1024 (no faster here), and prefetching the count
- *    line of a board already in the table before adding to it (no faster, even at depth 40).
+ *  - the write-up's move list (steps 4, 12, 13), in chunks of CHUNK moves that stay in L1: the moves of the
+ *    next parents are listed (each empty cell's row of deltas is copied whole, 8 lanes, and the list
+ *    advances by the row's count, so no branch depends on how many moves a cell has), then every move is
+ *    canonicalised and its slot prefetched, then the chunk is inserted (against a ring of canonical moves
+ *    inserted 8 moves after their prefetch: 28.5 -> 24 ms).
+ *  - the table is sized for a load of 1/16 (TABLE_MUL) of the parents, up to TABLE_CAP slots (and never
+ *    under 4 per parent): with linear probing, a board found past its first slot costs a mispredicted
+ *    branch after a load; at 1/4 that happened on 11.5% of the insertions, at 1/16 on about 3% (18 -> 17 ms
+ *    now; 1/8: 17.2 ms, 1/32: alike). Four-slot buckets compared in one AVX2 load were slower (29 ms against
+ *    24 then): the load of a bucket that the previous insertion has just written to waits for the store.
+ *  - insertion without a data-dependent branch but the rare probe: the index of a new board is m + 1 by a
+ *    conditional move, its board is written to states[m + 1] whether new or not (overwritten by the next
+ *    new one otherwise), and the count row m + 1 is kept zeroed ahead, so a new board's counts are added to
+ *    zeros like an old one's. A branch on "new or not" (37% new) cost ~10 M cycles per run of the tests, and
+ *    so did the probe loop's test while gcc split it into two branches, the first one "same board?" (see
+ *    other_board(): one comparison, 20 -> 18 ms). The insertions are a function of their own, and the chunk's
+ *    canonical moves one 2-D array: in build_layer gcc kept the layer's size m on the stack, a load and a
+ *    store in the chain of every insertion (18 -> 17 ms).
  *  - beyond the write-up: the base-10 hash is linear in the cells, so the hashes of all successors of a
  *    board (all eight orientations) are (number of moves) x (its own hashes) + a per-(cell, neighbours) row
  *    summed over its empty cells (tables.row_hash_changes). The last layer is then one pass over its parents,
  *    and the layer before it one pass over its moves, with no canonical form, hash table or insertion.
+ * Tried and dropped: prefetching the count rows of boards already in the table before the insertions (a
+ * pass over the chunk: 19.5 -> 25 ms); moving from one parent to the next without a branch in the listing
+ * (each step then waits for the load of the next board: 19.5 -> 21.5 ms); four listing steps per board
+ * whatever its empty cells (85% have one to four; 18 -> 20 ms); parents visited by their number of empty
+ * cells, so that the loop over the cells predicts (the listing lost 2.7 M cycles, the sort and the scattered
+ * parents cost more: 18 -> 19.5 ms); huge pages for the table (no change); a stronger slot hash (as many
+ * probes as the write-up's multiply-xorshift); chunks of 128 or 512 moves (alike).
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -36,16 +57,19 @@
 #define OUTER 0x07FF8FFFu  /* the eight cells a symmetry moves */
 #define LOW_BITS 0x01249249u  /* bit 0 of each cell */
 #define MAX_INDEX ((1u << 24) - 1)
-#ifndef LAG
-#define LAG 8  /* moves between a slot's prefetch and its insertion */
+#define CHUNK 256       /* moves listed, canonicalised and inserted at a time (128-512 measured alike) */
+#define SLACK 128       /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
+#ifndef TABLE_MUL  /* the tests build with tiny values, so that layers outgrow their tables */
+#define TABLE_MUL 16    /* table slots per parent board, from TABLE_MIN up to TABLE_CAP */
+#define TABLE_MIN 4096
 #endif
-#define RING 16
+#define TABLE_CAP (1u << 20)
 
 typedef struct {
     const uint32_t *moves;    /* rows of 12: number of moves, then the deltas */
     const int32_t *base;      /* [9] first row of each cell */
     const uint32_t *nmask;    /* [9] the bits of each cell's neighbours (pext gives the row key) */
-    const uint32_t *swap;     /* [3][256][8] */
+    const uint32_t *land;     /* [3][256][8] where the bits of a byte of the outer cells land, per symmetry */
     const uint32_t *hash;     /* [3][256][8] */
     const uint32_t *rowhash;  /* [rows][8] */
     const int32_t *perm;      /* [8][8] how counts move when lane k held the smallest form */
@@ -58,11 +82,6 @@ typedef struct {
     size_t table_cap;
     uint32_t tag;
 } fast_work;
-
-typedef struct {
-    uint32_t board, hash, lane;
-    const uint32_t *counts;
-} pending;
 
 static void *touched(size_t bytes)
 {
@@ -121,15 +140,6 @@ static inline __m256i load8(const uint32_t *p)
     return _mm256_loadu_si256((const __m256i *)p);
 }
 
-/* the eight symmetric forms of s, lane k = symmetry k (centre and empty count unchanged) */
-static inline __m256i forms(const fast_tables *T, uint32_t s)
-{
-    uint32_t u = _pext_u32(s, OUTER);
-    __m256i x = _mm256_xor_si256(load8(T->swap + (u & 255) * 8), load8(T->swap + 2048 + ((u >> 8) & 255) * 8));
-    x = _mm256_xor_si256(x, load8(T->swap + 4096 + (u >> 16) * 8));
-    return _mm256_xor_si256(x, _mm256_set1_epi32((int)s));
-}
-
 /* the base-10 hashes of the eight forms of s */
 static inline __m256i hashes(const fast_tables *T, uint32_t s)
 {
@@ -142,12 +152,14 @@ static inline __m256i hashes(const fast_tables *T, uint32_t s)
 /* the smallest form of s; *lane is the symmetry that produced it */
 static inline uint32_t canonical(const fast_tables *T, uint32_t s, uint32_t *lane)
 {
-    __m256i f = forms(T, s);
+    uint32_t u = _pext_u32(s, OUTER);
+    __m256i f = _mm256_or_si256(load8(T->land + (u & 255) * 8), load8(T->land + 2048 + ((u >> 8) & 255) * 8));
+    f = _mm256_or_si256(f, load8(T->land + 4096 + (u >> 16) * 8));  /* the outer cells of each form */
     __m256i m = _mm256_min_epu32(f, _mm256_permute2x128_si256(f, f, 1));
     m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
     m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
     *lane = (uint32_t)__builtin_ctz((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(f, m))));
-    return (uint32_t)_mm256_cvtsi256_si32(m);
+    return (uint32_t)_mm256_cvtsi256_si32(m) | (s & ~OUTER);
 }
 
 static inline uint32_t empty_cells(uint32_t s)  /* bit c set when cell c is empty */
@@ -181,11 +193,6 @@ static inline uint32_t slot_hash(uint32_t s)
     return h ^ (h >> 16);
 }
 
-static inline __m256i moved_counts(const fast_tables *T, const uint32_t *c, uint32_t lane)
-{
-    return _mm256_permutevar8x32_epi32(load8(c), load8((const uint32_t *)T->perm + 8 * lane));
-}
-
 /* A fresh tag for a layer's table; the table is cleared only when the tags run out. */
 static void next_tag(fast_work *w)
 {
@@ -195,74 +202,150 @@ static void next_tag(fast_work *w)
     }
 }
 
-typedef struct {
-    fast_work *w;
-    const fast_tables *T;
-    uint32_t *states, *counts;  /* the layer being built */
-    int b;                      /* its buffer */
-    size_t size;                /* table slots in use (a power of two) */
-    uint32_t m;                 /* boards in the layer */
-} builder;
-
-static inline __attribute__((always_inline)) int place(builder *L, uint32_t board, uint32_t hash, uint32_t *idx)
-{
-    uint64_t *table = L->w->table;
-    uint64_t tag = (uint64_t)L->w->tag << 24;
-    size_t mask = L->size - 1;
-    for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
-        uint64_t e = table[slot];
-        if ((e & 0xFF000000u) != tag) {
-            *idx = ++L->m;
-            table[slot] = (uint64_t)board << 32 | tag | *idx;
-            return 1;
-        }
-        if ((uint32_t)(e >> 32) == board) {
-            *idx = (uint32_t)e & MAX_INDEX;
-            return 0;
-        }
-    }
-}
-
-/* Double the table, re-placing the layer's boards under a new tag. */
-static __attribute__((noinline, cold)) int grow_table(builder *L)
-{
-    size_t size = L->size * 2;
-    if (size > L->w->table_cap && reserve_table(L->w, size)) return -1;
-    next_tag(L->w);
-    L->size = size;
-    uint32_t m = L->m, idx;
-    L->m = 0;
-    for (uint32_t i = 1; i <= m; i++) place(L, L->states[i], slot_hash(L->states[i]), &idx);
-    return 0;
-}
-
-static __attribute__((noinline, cold)) int grow_layer(builder *L)
-{
-    if (L->m >= MAX_INDEX || reserve_layer(L->w, L->b, 2 * L->w->cap[L->b])) return -1;
-    L->states = L->w->states[L->b];
-    L->counts = L->w->counts[L->b];
-    return 0;
-}
-
-static inline __attribute__((always_inline)) int settle(builder *L, const pending *p)
-{
-    if (__builtin_expect(2 * ((size_t)L->m + 1) > L->size, 0) && grow_table(L)) return -1;
-    if (__builtin_expect((size_t)L->m + 2 > L->w->cap[L->b], 0) && grow_layer(L)) return -1;
-    uint32_t idx;
-    __m256i v = moved_counts(L->T, p->counts, p->lane);
-    int fresh = place(L, p->board, p->hash, &idx);
-    __m256i *dst = (__m256i *)(L->counts + 8 * (size_t)idx);
-    if (fresh)
-        L->states[idx] = p->board;
-    else
-        v = _mm256_add_epi32(_mm256_loadu_si256(dst), v);
-    _mm256_storeu_si256(dst, v);
-    return 0;
-}
-
 static inline __m256i sum8(__m256i acc, __m256i h, const uint32_t *c)
 {
     return _mm256_add_epi32(acc, _mm256_mullo_epi32(h, load8(c)));
+}
+
+/* 1 when slot entry e holds a board of this layer other than the one whose key (board << 8 | tag) is given. One
+ * comparison: with the tag difference rotated to the top, the entry is another board of this layer exactly when
+ * the result is neither 0 (the same board) nor 2^56 or more (another layer's tag: an empty slot). */
+static inline int other_board(uint64_t e, uint64_t key)
+{
+    uint64_t x = (e >> 24) ^ key;
+    uint64_t r = (x >> 8) | (x << 56);
+    return r - 1 < (1ull << 56) - 1;
+}
+
+/* Insert board b of the layer being built (tag `tag`) with counts v; m is the number of boards so far. */
+static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, size_t mask, uint64_t tag,
+                                                             uint32_t *states, uint32_t *counts, uint32_t m,
+                                                             uint32_t b, size_t slot, __m256i v)
+{
+    uint64_t e = table[slot];
+    while (other_board(e, (uint64_t)b << 8 | tag >> 24)) {
+        slot = (slot + 1) & mask;
+        e = table[slot];
+    }
+    uint32_t fresh = (e & 0xFF000000u) != tag;
+    uint32_t idx = fresh ? m + 1 : (uint32_t)e & MAX_INDEX;
+    table[slot] = (uint64_t)b << 32 | tag | idx;
+    states[m + 1] = b;
+    __m256i *dst = (__m256i *)(counts + 8 * (size_t)idx);
+    _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), v));
+    m += fresh;
+    _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 1)), _mm256_setzero_si256());
+    return m;
+}
+
+/* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
+ * from build_layer, so that gcc keeps m and the pointers in registers. */
+static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t mask, uint64_t tag, uint32_t *ns,
+                                                       uint32_t *nc, uint32_t m, uint32_t (*cm)[CHUNK + SLACK],
+                                                       size_t j, const uint32_t *counts, const uint32_t *perm)
+{
+    for (size_t q = 0; q < j; q++) {
+        __m256i v = _mm256_permutevar8x32_epi32(load8(counts + 8 * (size_t)cm[3][q]), load8(perm + 8 * cm[2][q]));
+        m = insert(table, mask, tag, ns, nc, m, cm[0][q], cm[1][q], v);
+    }
+    return m;
+}
+
+static size_t table_size(uint32_t n)
+{
+    size_t size = TABLE_MIN;
+    while (size < TABLE_MUL * (size_t)n && size < TABLE_CAP) size *= 2;
+    while (size < 4 * (size_t)n) size *= 2;
+    return size;
+}
+
+/* Double the table (a layer outgrew it), re-placing the m boards of the layer under a new tag. */
+static __attribute__((noinline, cold)) int grow_table(fast_work *w, const uint32_t *states, uint32_t m, size_t *size)
+{
+    *size *= 2;
+    if (*size > w->table_cap && reserve_table(w, *size)) return -1;
+    next_tag(w);
+    uint64_t tag = (uint64_t)w->tag << 24;
+    size_t mask = *size - 1;
+    for (uint32_t i = 1; i <= m; i++) {
+        size_t slot = slot_hash(states[i]) & mask;
+        while ((w->table[slot] & 0xFF000000u) == tag) slot = (slot + 1) & mask;
+        w->table[slot] = (uint64_t)states[i] << 32 | tag | i;
+    }
+    return 0;
+}
+
+static __attribute__((noinline, cold)) int grow_layer(fast_work *w, int b, size_t need)
+{
+    size_t cap = w->cap[b];
+    while (cap < need) cap *= 2;
+    if (need > MAX_INDEX) return -1;
+    return reserve_layer(w, b, cap);
+}
+
+/* One stored layer: every move of the n boards of buffer `cur`, canonicalised and merged into buffer !cur.
+ * Returns its number of boards, or -1 when memory runs out. */
+static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t n, __m256i *acc_io)
+{
+    uint32_t mv_board[CHUNK + SLACK], mv_parent[CHUNK + SLACK];
+    /* the canonical moves, cm[0..3][q] = board, slot, lane, parent: one base register for the four (as a struct,
+     * gcc assembled each move in a vector register; as four arrays, it ran out of registers) */
+    uint32_t cm[4][CHUNK + SLACK];
+    const uint32_t *states = w->states[cur], *counts = w->counts[cur];
+    int nb = !cur;
+    size_t size = table_size(n);
+    if (size > w->table_cap && reserve_table(w, size)) return -1;
+    next_tag(w);
+    __m256i acc = *acc_io;
+    uint32_t m = 0;
+    _mm256_storeu_si256((__m256i *)(w->counts[nb] + 8), _mm256_setzero_si256());
+    for (uint32_t i = 1; i <= n;) {
+        /* 1. the moves of the next parents, each empty cell's row of deltas copied whole */
+        size_t k = 0;
+        for (; i <= n && k < CHUNK; i++) {
+            uint32_t s = states[i];
+            uint32_t e = empty_cells(s);
+            if (__builtin_expect(!e, 0)) {  /* only the start can be full */
+                acc = sum8(acc, hashes(T, s), counts + 8 * (size_t)i);
+                continue;
+            }
+            __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
+            do {
+                const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
+                _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
+                _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
+                if (__builtin_expect(r[0] > 8, 0)) {
+                    _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
+                    _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
+                }
+                k += r[0];
+                e &= e - 1;
+            } while (e);
+        }
+        if (__builtin_expect(2 * ((size_t)m + k) > size, 0) && grow_table(w, w->states[nb], m, &size)) return -1;
+        if (__builtin_expect((size_t)m + k + 2 > w->cap[nb], 0) && grow_layer(w, nb, (size_t)m + k + 2)) return -1;
+        /* 2. canonical boards, their slots prefetched */
+        uint64_t *table = w->table;
+        size_t mask = size - 1, j = 0;
+        for (size_t q = 0; q < k; q++) {
+            uint32_t t = mv_board[q];
+            if (__builtin_expect((t >> ZERO_SHIFT) == 0, 0)) {  /* full: its paths end here */
+                acc = sum8(acc, hashes(T, t), counts + 8 * (size_t)mv_parent[q]);
+                continue;
+            }
+            uint32_t lane, b = canonical(T, t, &lane), slot = slot_hash(b) & (uint32_t)mask;
+            _mm_prefetch((const char *)(table + slot), _MM_HINT_T0);
+            cm[0][j] = b; cm[1][j] = slot; cm[2][j] = lane; cm[3][j] = mv_parent[q];
+            j++;
+        }
+        /* 3. merged into the layer */
+        uint64_t tag = (uint64_t)w->tag << 24;
+        uint32_t *ns = w->states[nb], *nc = w->counts[nb];
+        const uint32_t *perm = (const uint32_t *)T->perm;
+        m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm);
+    }
+    *acc_io = acc;
+    return m;
 }
 
 /* The answer modulo 2^30 for `depth` moves from `start`; *boards gets the canonical boards stored (layers 1 to
@@ -271,13 +354,14 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
 {
     *boards = 0;
     if (depth == 0) return (uint32_t)_mm256_cvtsi256_si32(hashes(T, start)) & MASK30;
-    if (fast_reserve(w, 2, 1024)) return -1;
+    if (fast_reserve(w, 4, 4096)) return -1;
     __m256i acc = _mm256_setzero_si256();
     uint32_t lane, n = 1;
     int cur = 0;
     w->states[0][1] = canonical(T, start, &lane);
     uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
-    _mm256_storeu_si256((__m256i *)(w->counts[0] + 8), moved_counts(T, one, lane));
+    _mm256_storeu_si256((__m256i *)(w->counts[0] + 8),
+                        _mm256_permutevar8x32_epi32(load8(one), load8((const uint32_t *)T->perm + 8 * lane)));
     for (int d = 0; d < depth; d++) {
         const uint32_t *states = w->states[cur], *counts = w->counts[cur];
         if (d == depth - 1) {  /* the last layer: every parent's successors at once */
@@ -300,39 +384,10 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
             }
             break;
         }
-        /* a layer to store: canonical boards through the hash table, slots prefetched LAG moves ahead */
-        builder L = {w, T, w->states[!cur], w->counts[!cur], !cur, 4096, 0};
-        while (L.size < 4 * (size_t)n) L.size *= 2;
-        if (L.size > w->table_cap && reserve_table(w, L.size)) return -1;
-        next_tag(w);
-        pending ring[RING];
-        size_t queued = 0, done = 0;
-        for (uint32_t i = 1; i <= n; i++) {
-            uint32_t s = states[i];
-            const uint32_t *c = counts + 8 * (size_t)i;
-            uint32_t e = empty_cells(s);
-            if (!e) acc = sum8(acc, hashes(T, s), c);  /* only the start can be full */
-            for (; e; e &= e - 1) {
-                const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-                for (uint32_t q = 1; q <= r[0]; q++) {
-                    uint32_t t = s + r[q];
-                    if ((t >> ZERO_SHIFT) == 0) {  /* full: its paths end here */
-                        acc = sum8(acc, hashes(T, t), c);
-                        continue;
-                    }
-                    pending *p = ring + (queued++ & (RING - 1));
-                    p->board = canonical(T, t, &p->lane);
-                    p->hash = slot_hash(p->board);
-                    p->counts = c;
-                    _mm_prefetch((const char *)(w->table + (p->hash & (L.size - 1))), _MM_HINT_T0);
-                    if (queued - done > LAG && settle(&L, ring + (done++ & (RING - 1)))) return -1;
-                }
-            }
-        }
-        while (done < queued)
-            if (settle(&L, ring + (done++ & (RING - 1)))) return -1;
+        int64_t m = build_layer(w, T, cur, n, &acc);
+        if (m < 0) return -1;
         cur = !cur;
-        n = L.m;
+        n = (uint32_t)m;
         *boards += n;
         if (n == 0) break;  /* every game has ended: nothing left to move */
     }
