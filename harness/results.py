@@ -101,17 +101,15 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         if rec.get("event", "result") != "result":
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
-        if key not in merged:
-            merged[key] = dict(rec, samples_s=list(rec.get("samples_s") or []), _prepare=[], _workers={},
-                               _hw=[])
+        if key not in merged:  # the first record gives the fields; its samples are added below like any other's
+            merged[key] = dict(rec, samples_s=[], rounds=0, iterations=0, _prepare=[], _workers={}, _hw=[])
         m = merged[key]
-        if rec is not m and SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
+        if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
-        if rec is not m:
-            m["samples_s"] += list(rec.get("samples_s") or [])
-            m["rounds"] = (m.get("rounds") or 0) + (rec.get("rounds") or 0)
-            m["iterations"] = max(m.get("iterations") or 0, rec.get("iterations") or 0)
-            m["summary"] = m.get("summary") or rec.get("summary")
+        m["samples_s"] += list(rec.get("samples_s") or [])
+        m["rounds"] += rec.get("rounds") or 0
+        m["iterations"] = max(m["iterations"], rec.get("iterations") or 0)
+        m["summary"] = m.get("summary") or rec.get("summary")
         if rec.get("prepare_s") is not None:
             m["_prepare"].append(rec["prepare_s"])
         if rec.get("hw_cycles_per_op") is not None:
