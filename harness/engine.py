@@ -28,7 +28,7 @@ from typing import Callable, Optional
 import pandas as pd
 
 from harness import machine as machine_mod
-from harness import results
+from harness import oracle, results
 from harness.errors import UsageError
 from harness.model import ReportSection, matches
 from harness.registry import Registry
@@ -133,15 +133,12 @@ def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
     return run_id, run_dir
 
 
-LONG_CALL_S = 0.5  # a batch call this long is timed only by the first --min-rounds workers
-
-
 def long_cases(records: list[dict]) -> list[str]:
-    """Cases whose verification call took LONG_CALL_S or more. Their --min-rounds are dealt out one per worker
-    to the first workers; a later worker would only repeat seconds of pure Python for a sample nobody asked for,
+    """Cases whose verification call took oracle.LONG_BATCH_S or more. Their --min-rounds are dealt out one per
+    worker to the first workers; a later worker would only repeat seconds of pure Python for a sample nobody asked for,
     so it leaves them out."""
     return sorted({r["case"] for r in records if r.get("event") == "result" and r.get("status") == "PASS"
-                   and (r.get("check_s") or 0) >= LONG_CALL_S})
+                   and (r.get("check_s") or 0) >= oracle.LONG_BATCH_S})
 
 
 def worker_min_rounds(request: RunRequest, worker: int) -> int:

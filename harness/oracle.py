@@ -15,6 +15,10 @@ from harness.cbuild import BuildError
 from harness.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
+# A batch whose verification call takes this long is a long batch: seconds of pure Python with nothing left to
+# warm. It is timed cold, once per worker, and only by as many workers as --min-rounds asks for; the worker
+# that verified it counts its verification call as that sample (harness.bench.plugin, harness.engine).
+LONG_BATCH_S = 0.5
 
 
 @dataclass
@@ -22,7 +26,7 @@ class Verdict:
     status: str
     reason: str = ""
     prepare_s: float = float("nan")
-    call_s: float = float("nan")  # duration of the verification call (a first, untimed run of the batch)
+    call_s: float = float("nan")  # duration of the verification call (a first run of the batch, not yet a sample)
     batch: Optional[BatchCall] = None
     mismatch: Optional[Mismatch] = None
     outputs: Any = None

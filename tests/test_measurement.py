@@ -242,6 +242,15 @@ def test_worker_medians_show_a_difference_between_processes():
     assert same.loc[0, "worker_spread"] == 0 and "workers differ" not in same.loc[0, "stability"]
 
 
+def test_merged_samples_are_each_workers_samples_once():
+    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
+           "samples_s": [1e-6, 2e-6], "rounds": 2, "iterations": 1, "worker": 0, "baseline": "a"}
+    (merged,) = results.merge_records([rec, dict(rec, worker=1, samples_s=[5e-6], rounds=1)])
+    assert sorted(merged["samples_s"]) == [1e-6, 2e-6, 5e-6] and merged["rounds"] == 3
+    frame = results.frame_from_records([rec], "r", {})
+    assert frame.loc[0, "samples"] == 2 and frame.loc[0, "rounds"] == 2
+
+
 def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
     from harness import engine
 
@@ -254,6 +263,40 @@ def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
     assert [engine.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
     request = engine.RunRequest(min_rounds=2, processes=4)
     assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
+
+
+SLOW_CALL = """
+    import os, time
+    from harness import Implementation, hookimpl
+    from impls.cards.spec import reference_contains
+
+    def slow(workload):
+        out = reference_contains(workload.inputs)
+
+        def batch():
+            with open(os.environ["SB_CALLS"], "a") as fh:
+                fh.write(workload.name + "\\n")
+            time.sleep(0.6)  # a long batch: over oracle.LONG_BATCH_S
+            return out
+        return batch
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "slowcall", "python-naive", slow))
+"""
+
+
+def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(tmp_path):
+    calls = tmp_path / "calls.txt"
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "slowcall", SLOW_CALL), SB_CALLS=str(calls))
+    proc = swarbench("run", "-k", "cards.contains", "-i", "slowcall", "-n", "64", "--processes", "2",
+                     "--min-rounds", "2", "--max-time", "0.01", "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    on_workload = [line for line in calls.read_text().split() if line == "deals"]
+    assert len(on_workload) == 2  # worker 0 verifies (its sample), worker 1 times one cold call; no repeats
+    row = _frame(env).loc["slowcall"]
+    assert row["samples"] == 2 and row["processes"] == 2
+    assert 0.55 < row["s_per_call_median"] < 5
 
 
 def test_results_saved_before_the_later_columns_still_load(tmp_path):

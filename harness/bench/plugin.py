@@ -11,8 +11,11 @@ result behind, and the engine can tell which case was running when it died.
 
 Rounds and iterations are chosen from the verification call's duration instead of pytest-benchmark's own
 calibration: a pure-Python batch of a million operations takes a second, and calibration would run it several
-more times before measuring. The verification call (same callable, same inputs) is the warm-up of long batches;
-short batches (under 50 ms) also get a pytest-benchmark warm-up round.
+more times before measuring. Short batches (under 50 ms) get a pytest-benchmark warm-up round after the
+verification call. A batch of half a second or more is timed cold, as its first call in the process: a later
+worker times its one call that way, and the worker that verified it counts its verification call (same
+callable, same inputs, timed by the same clock, kept only once the oracle passed it) as its first sample
+instead of calling it again, which would cost seconds and measure nothing a first call does not.
 
 The workers of one run share what does not depend on the process: each workload and its reference outputs are
 built by the first worker that needs them and left in ``--swarbench-cache`` for the others, and a case that an
@@ -40,10 +43,7 @@ from harness.bench import overhead
 from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
-WARMUP_BELOW_S = 0.05
-# A worker that skips the verification call warms up with one untimed round unless a round is this long (a
-# multi-second pure-Python batch has nothing left to warm, and a second copy of it would double its cost).
-COLD_WARMUP_BELOW_S = 0.5
+WARMUP_BELOW_S = 0.05  # a worker that did not verify the batch also warms up below oracle.LONG_BATCH_S
 
 
 @dataclass(frozen=True)
@@ -243,7 +243,7 @@ class Session:
             self._reject(row, label, verdict, impl)
         self.phase(case.id, label, "timing")
         outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}",
-                             warmed=checked_s is None)
+                             checked_here=checked_s is None)
         if checked_s is not None:
             mismatch = kernel.check(expected, outputs, workload.inputs)
             if mismatch:
@@ -284,20 +284,25 @@ class Session:
             "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
         }
 
-    def _time(self, benchmark, verdict, row, group, warmed: bool = True):
+    def _time(self, benchmark, verdict, row, group, checked_here: bool = True):
         call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
         max_time = float(self.config.getoption("benchmark_max_time"))
         min_rounds = int(self.config.getoption("benchmark_min_rounds"))
         rounds = max(min_rounds, min(100_000, math.ceil(max_time / (call_s * iterations))))
-        warmup = 1 if call_s * iterations < (WARMUP_BELOW_S if warmed else COLD_WARMUP_BELOW_S) else 0
+        warmup = 1 if call_s * iterations < (WARMUP_BELOW_S if checked_here else oracle.LONG_BATCH_S) else 0
+        # a long batch's verification call here is its first sample (see the module's docstring)
+        first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
+        rounds -= len(first)
         benchmark.group = group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
-        outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
-        stats = getattr(benchmark, "stats", None)
-        row.update(samples_s=list(stats.stats.data) if stats is not None else [], rounds=rounds,
-                   iterations=iterations)
+        outputs, samples = verdict.outputs, []
+        if rounds > 0:
+            outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
+            stats = getattr(benchmark, "stats", None)
+            samples = list(stats.stats.data) if stats is not None else []
+        row.update(samples_s=first + samples, rounds=len(first) + max(rounds, 0), iterations=iterations)
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             row.update(counters.per_op(*counters.count(verdict.batch, call_s), row["n"]))
         return outputs
