@@ -32,7 +32,7 @@ class Verdict:
     outputs: Any = None
 
 
-def _error(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     first = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {first[0] if first else ''}"
 
@@ -46,7 +46,7 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
     except BuildError as exc:
         return None, Verdict(SKIP, f"C build failed: {exc}")
     except Exception as exc:
-        return None, Verdict(ERROR, f"prepare raised {_error(exc)}")
+        return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
     return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
 
 
@@ -55,7 +55,7 @@ def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:
     try:
         out = batch()
     except Exception as exc:
-        return None, float("nan"), f"batch call raised {_error(exc)}"
+        return None, float("nan"), f"batch call raised {describe_error(exc)}"
     return out, time.perf_counter() - start, None
 
 
@@ -101,11 +101,13 @@ def verify_call_only(impl: Implementation, workload: Workload) -> Verdict:
 
 
 def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: Any,
-           known_answers: bool = True) -> Verdict:
+           known_answers: bool = True, keep_outputs: bool = False) -> Verdict:
+    """The verdict of one checked call. A PASS keeps the call's outputs only if asked (``keep_outputs``: the
+    caller may use the call as a sample); otherwise they are let go, not kept alive beside the next call's."""
     verdict = verify_call_only(impl, workload)
     if verdict.status != PASS:
         return verdict
-    outputs, verdict.outputs = verdict.outputs, None  # do not keep a second copy of the outputs alive
+    outputs, verdict.outputs = verdict.outputs, None
     mismatch = kernel.check(expected, outputs, workload.inputs)
     if mismatch:  # the outputs stay so the results can say what the wrong implementation computed
         return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch,
@@ -115,6 +117,8 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
         if failed:
             failed.prepare_s = verdict.prepare_s
             return failed
+    if keep_outputs:
+        verdict.outputs = outputs
     return verdict
 
 

@@ -308,3 +308,35 @@ def test_results_saved_before_the_later_columns_still_load(tmp_path):
     loaded = results.load(old)
     assert loaded.loc[0, "ns_per_op_median"] == frame.loc[0, "ns_per_op_median"]
     assert all(np.isnan(loaded.loc[0, c]) for c in ("worker_spread", "ns_per_op_best_worker"))
+
+
+BROKEN_SUMMARY = """
+    import numpy as np
+    from harness import Implementation, Kernel, WorkloadKind, hookimpl
+
+    def summary(outputs):
+        raise RuntimeError("the summary broke")
+
+    KIND = WorkloadKind("numbers", lambda size, seed: ({"x": np.arange(size)}, size), "0..n-1", 64)
+    KERNEL = Kernel("sbtest.double", "doubles", "number", (KIND,), reference=lambda i: 2 * i["x"],
+                    baseline="right", summarize=summary)
+
+    @hookimpl
+    def swarbench_add_kernels(registry):
+        registry.add_kernel(KERNEL)
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("sbtest.double", "right", "numpy",
+                                                   lambda w: lambda: 2 * w.inputs["x"]))
+"""
+
+
+def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "brokensummary", BROKEN_SUMMARY))
+    proc = swarbench("run", "-k", "sbtest.*", "-k", "cards.contains", "-i", "right", "-i", "swar", *FAST, env=env)
+    assert proc.returncode == 1, proc.stderr
+    frame = _frame(env)
+    assert frame.loc["right", "status"] == "ERROR"
+    assert frame.loc["right", "reason"] == "harness error: RuntimeError: the summary broke"
+    assert frame.loc["swar", "status"] == "PASS"  # the run went on

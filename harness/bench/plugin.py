@@ -219,6 +219,22 @@ class Session:
                      "t": time.time()})
 
     def run_case(self, case: Case, benchmark) -> None:
+        """Check, then time, one case; whatever goes wrong, the case ends with a result line."""
+        finished = self.done
+        try:
+            self._run_case(case, benchmark)
+        except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception):
+            raise
+        except Exception as exc:
+            if self.done == finished:  # an error in the harness or a kernel's own code: said, not lost
+                impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
+                verdict = oracle.Verdict(oracle.ERROR, f"harness error: {oracle.describe_error(exc)}")
+                row = self._row(case.id, impl, verdict, case.workload, case.size, self.seed, {})
+                self._finish(row, f"{case.kernel} {case.implementation} ({case.workload})",
+                             f"{verdict.status} {verdict.reason}")
+            raise
+
+    def _run_case(self, case: Case, benchmark) -> None:
         self.start(case.id)
         kernel = self.registry.kernels[case.kernel]
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
@@ -230,7 +246,7 @@ class Session:
         if checked_s is None:
             self.phase(case.id, label, "checking")
             with progress.reporting(self.reporter(case.id, label, "checking")):
-                verdict = oracle.verify(kernel, impl, workload, expected)
+                verdict = oracle.verify(kernel, impl, workload, expected, keep_outputs=True)
         else:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = oracle.prepare_only(impl, workload)
@@ -297,7 +313,9 @@ class Session:
         benchmark.group = group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
-        outputs, samples = verdict.outputs, []
+        # the verification call's outputs stand for a long batch's only call here; else they are let go before
+        # any timed call makes its own
+        outputs, verdict.outputs, samples = (verdict.outputs if rounds <= 0 else None), None, []
         if rounds > 0:
             outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
             stats = getattr(benchmark, "stats", None)
