@@ -482,3 +482,17 @@ def test_the_gpu_family_is_skipped_with_the_reason_where_there_is_no_gpu():
         assert why.startswith(("needs a CUDA GPU", "numba not importable"))
     else:
         assert v.status == oracle.PASS
+
+
+def test_the_5p8c_workload_opens_with_knuths_own_first_choice():
+    # Every codeword is a recolouring and reordering of the lowest codeword of its pattern, which changes no
+    # partition size; so Knuth's rule on the empty history picks the pattern with the smallest largest part, and
+    # of that pattern the lowest codeword (every codeword is still possible).
+    codes = spec.all_codewords(5, 8)
+    largest = {}
+    for first in ("11111", "11112", "11122", "11123", "11223", "11234", "12345"):
+        scores = spec.score_cross(codes, np.array([spec.pack(first, 5, 8)], np.uint32), 5, 8)[0]
+        largest[first] = int(np.bincount(scores).max())
+    assert min(largest, key=largest.get) == "11234" and sorted(largest.values())[:2] == [7051, 7070]
+    kind = next(k for k in spec.KNUTH.workloads if k.name == "shared-5p8c")
+    assert kind.params["pins"] == 5 and not kind.default
