@@ -135,8 +135,8 @@ def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
 
 def long_cases(records: list[dict]) -> list[str]:
     """Cases whose verification call took oracle.LONG_BATCH_S or more. Their --min-rounds are dealt out one per
-    worker to the first workers; a later worker would only repeat seconds of pure Python for a sample nobody asked for,
-    so it leaves them out."""
+    worker to the first workers; a later worker would only repeat seconds of pure Python for a sample nobody
+    asked for, so it leaves them out."""
     return sorted({r["case"] for r in records if r.get("event") == "result" and r.get("status") == "PASS"
                    and (r.get("check_s") or 0) >= oracle.LONG_BATCH_S})
 

@@ -70,6 +70,15 @@ def cpu_model() -> str:
         return platform.processor() or platform.machine()
 
 
+def cores() -> int:
+    """Cores this process may run on (its affinity mask where the platform has one): how many threads a
+    multi-threaded implementation should use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform: every core counts
+        return os.cpu_count() or 1
+
+
 def is_x86() -> bool:
     return platform.machine().lower() in {"x86_64", "amd64", "i386", "i686"}
 

@@ -145,8 +145,7 @@ def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_
 def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
     from impls.cards import native
 
-    monkeypatch.setattr(native, "SPLIT_MIN_PAIRS", 1)
-    monkeypatch.setattr(native, "cores", lambda: threads)
+    monkeypatch.setattr(native, "threads_for", lambda n: threads)
     split = [i for i in native.IMPLEMENTATIONS if i.name.endswith("-mt")]
     assert split
     for kernel in spec.KERNELS:

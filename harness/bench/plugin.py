@@ -320,7 +320,7 @@ class Session:
             outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
             stats = getattr(benchmark, "stats", None)
             samples = list(stats.stats.data) if stats is not None else []
-        row.update(samples_s=first + samples, rounds=len(first) + max(rounds, 0), iterations=iterations)
+        row.update(samples_s=first + samples, rounds=len(first) + rounds, iterations=iterations)
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             row.update(counters.per_op(*counters.count(verdict.batch, call_s), row["n"]))
         return outputs

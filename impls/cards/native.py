@@ -6,12 +6,12 @@ uint64 arrays as they are. Scalar sources are built with -fno-tree-vectorize so 
 The ``-mt`` variants run the same SIMD source split over the machine's cores (c/split.h) once a batch is large
 enough to leave the caches.
 """
-import os
 from pathlib import Path
 
 import numpy as np
 
-from harness.cbuild import build
+from harness import features
+from harness.cbuild import aligned_empty, build
 from harness.model import Implementation
 
 from .spec import counts_of
@@ -27,8 +27,8 @@ SPLIT_CDEF = PACKED_CDEF + """
 void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads);
 void remove_batch_mt(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n, int threads);
 """
-# Below this many pairs a batch stays in one thread: the inputs fit a core's L2 (16 bytes a pair) and starting
-# a thread would cost more than the work it takes over.
+# Below this many pairs a batch stays in one thread: the inputs fit a core's L2 (16 bytes a pair) and handing
+# a share to a helper thread would cost more than the work it takes over.
 SPLIT_MIN_PAIRS = 1 << 18
 COUNTS_CDEF = """
 void contains_batch(const int32_t *a, const int32_t *b, uint8_t *out, size_t n);
@@ -48,23 +48,8 @@ VARIANTS = [
 ]
 
 
-def cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # no affinity on this platform: every core counts
-        return os.cpu_count() or 1
-
-
 def threads_for(n: int) -> int:
-    return cores() if n >= SPLIT_MIN_PAIRS else 1
-
-
-def _aligned(n: int, dtype) -> np.ndarray:
-    """An empty array of n items starting on a cache line (streamed stores write whole lines)."""
-    itemsize = np.dtype(dtype).itemsize
-    raw = np.empty(n * itemsize + 64, np.uint8)
-    start = -raw.ctypes.data % 64
-    return raw[start:start + n * itemsize].view(dtype)
+    return features.cores() if n >= SPLIT_MIN_PAIRS else 1
 
 
 def _prepare(op, source, isa, flags, layout):
@@ -82,14 +67,14 @@ def _prepare(op, source, isa, flags, layout):
             b = np.ascontiguousarray(workload.inputs["b"])
             ctype = "uint64_t *"
         if op == "contains":
-            out = _aligned(n, np.bool_)
+            out = aligned_empty(n, np.bool_)
             fn, out_type, result = lib.contains_batch, "uint8_t *", out
         elif layout == "counts":
             out = np.empty((n, 16), np.int32)
             fn, out_type = lib.remove_batch, "int32_t *"
             result = _PackedCounts(out)
         else:
-            out = _aligned(n, np.uint64)
+            out = aligned_empty(n, np.uint64)
             fn, out_type, result = lib.remove_batch, "uint64_t *", out
         pa, pb = ffi.cast(ctype, ffi.from_buffer(a)), ffi.cast(ctype, ffi.from_buffer(b))
         po = ffi.cast(out_type, ffi.from_buffer(out))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cbuild import build
+from harness.cbuild import aligned_empty, build
 from harness.model import Implementation
 
 from .spec import all_codewords, color_counts, cross_parts, digits, parts_batch
@@ -64,13 +64,6 @@ def _ptr(ffi, ctype, arr):
     return ffi.cast(ctype, ffi.from_buffer(arr))
 
 
-def _aligned_bytes(n: int, align: int = 64) -> np.ndarray:
-    """uint8[n] starting on an ``align``-byte boundary (whole-line non-temporal stores need it)."""
-    buf = np.empty(n + align, np.uint8)
-    off = -buf.ctypes.data % align
-    return buf[off:off + n]
-
-
 def sliced(codes: np.ndarray, pins: int) -> tuple[np.ndarray, np.ndarray]:
     """(pins, N) pin bytes and (16, N) color-count bytes: one byte array per pin and per color."""
     return (np.ascontiguousarray(digits(codes, pins).T), np.ascontiguousarray(color_counts(codes, pins).T))
@@ -82,7 +75,7 @@ def _prepare_score(source, isa, flags, layout):
         p, c, s, g = inp["pins"], inp["colors"], inp["secrets"], inp["guesses"]
         mod = module(source, isa, flags, SLICED_CDEF if layout == "sliced" else PACKED_CDEF)
         ffi, lib = mod.ffi, mod.lib
-        out = _aligned_bytes(len(s) * len(g) if inp["cross"] else len(s))
+        out = aligned_empty(len(s) * len(g) if inp["cross"] else len(s))
         keep = [out]
 
         def P(ctype, arr):
@@ -150,7 +143,7 @@ def _prepare_lookup(source, isa):
             keep.append(arr)
             return _ptr(ffi, ctype, arr)
 
-        plan = _aligned_bytes(lib.lk_plan_bytes())
+        plan = aligned_empty(lib.lk_plan_bytes())
         pplan = P("void *", plan)
         planes = lib.lk_make_plan(p, c, pplan)
         if not planes:
@@ -164,11 +157,11 @@ def _prepare_lookup(source, isa):
             parts = [(args, S)]
             fn = lib.score_pairs_sliced
         else:
-            out = _aligned_bytes(S * len(g))
+            out = aligned_empty(S * len(g))
             po, pg = P("uint8_t *", out), P("uint32_t *", g)
             if lib.lk_pays(pplan):
                 stride = -(-S // 64) * 64  # planes start 64-byte aligned
-                idx = _aligned_bytes(planes * stride)
+                idx = aligned_empty(planes * stride)
                 pidx = P("uint8_t *", idx)
                 if lib.lk_index(pplan, P("uint32_t *", s), S, pidx, stride):
                     raise MemoryError("lk_index: out of memory")

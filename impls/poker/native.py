@@ -5,11 +5,11 @@ a define so that editing the core rebuilds both modules (the build cache keys on
 Threaded variants ("-2t") split the batch (or the boards) over every core this process may use.
 """
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
 
+from harness import features
 from harness.cbuild import build
 from harness.model import Implementation
 
@@ -22,13 +22,6 @@ void equity(uint64_t hero, const uint64_t *boards, size_t n, int mode, int threa
 int hoisted_codes(uint64_t hero, uint64_t board, uint64_t *hands, uint32_t *codes);
 """
 TALK, TALK_SIGNED, SMART, SMART_ISO, TALK_HOISTED = 0, 1, 2, 3, 4
-
-
-def cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def module(isa: str):
@@ -55,7 +48,7 @@ def avx512_module():
 def _rank7_avx512(threads):
     def prepare(workload):
         mod = avx512_module()
-        n_threads = cores() if threads == 0 else threads
+        n_threads = features.cores() if threads == 0 else threads
         if workload.inputs.get("exhaustive"):
             out = np.zeros(10, np.int64)
             po = mod.ffi.cast("int64_t *", mod.ffi.from_buffer(out))
@@ -87,7 +80,7 @@ def _rank7_avx512(threads):
 def _equity_avx512(threads):
     def prepare(workload):
         mod = avx512_module()
-        n_threads = cores() if threads == 0 else threads
+        n_threads = features.cores() if threads == 0 else threads
         boards = np.ascontiguousarray(workload.inputs["boards"])
         hero = int(workload.inputs["hero"])
         out = np.zeros(3, np.int64)
@@ -107,7 +100,7 @@ def _equity_avx512(threads):
 def _rank7(isa, threads):
     def prepare(workload):
         lib, ffi = module(isa).lib, module(isa).ffi
-        n_threads = cores() if threads == 0 else threads
+        n_threads = features.cores() if threads == 0 else threads
         if workload.inputs.get("exhaustive"):
             out = np.zeros(10, np.int64)
             po = ffi.cast("int64_t *", ffi.from_buffer(out))
@@ -134,7 +127,7 @@ def _rank7(isa, threads):
 def _equity(isa, mode, threads):
     def prepare(workload):
         lib, ffi = module(isa).lib, module(isa).ffi
-        n_threads = cores() if threads == 0 else threads
+        n_threads = features.cores() if threads == 0 else threads
         boards = np.ascontiguousarray(workload.inputs["boards"])
         hero = int(workload.inputs["hero"])
         # suit isomorphism is exact only when the board list is closed under the hero's suit symmetries

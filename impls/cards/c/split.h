@@ -4,8 +4,8 @@
  * are not split (the caller passes threads = 1), since handing work over costs more than they take.
  *
  * The helper threads are started once and kept: starting and joining a thread per call cost 13 us at best and
- * 51 us on average here, a tenth of a million-pair call. Between calls a helper spins for about a millisecond
- * (back-to-back calls find it awake), then sleeps on a condition variable. */
+ * 51 us on average here, a tenth of a million-pair call. Between calls a helper yields the core a few thousand
+ * times (a few milliseconds: back-to-back calls find it awake), then sleeps on a condition variable. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -22,7 +22,7 @@ struct cards_share {
     size_t n;
 };
 
-enum { CARDS_MAX_THREADS = 64, CARDS_SPINS = 1 << 12 }; /* yields before sleeping: a few milliseconds */
+enum { CARDS_MAX_THREADS = 64, CARDS_SPINS = 1 << 12 }; /* a helper's yields before it sleeps */
 
 static struct {
     pthread_mutex_t call;  /* one split call at a time (cffi releases the GIL, so callers can overlap) */
