@@ -36,7 +36,8 @@ class BuildError(RuntimeError):
 
 def aligned_empty(n: int, dtype=np.uint8, align: int = 64) -> np.ndarray:
     """An uninitialised array of n items starting on an ``align``-byte boundary, for C kernels whose stores
-    want whole cache lines (non-temporal stores) or whose loads want aligned vectors."""
+    want whole cache lines (non-temporal stores) or whose loads want aligned vectors. (An empty array has no
+    bytes to align: NumPy may point it anywhere.)"""
     itemsize = np.dtype(dtype).itemsize
     raw = np.empty(n * itemsize + align, np.uint8)
     start = -raw.ctypes.data % align
