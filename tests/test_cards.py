@@ -62,6 +62,41 @@ def test_the_swar_identity_is_exact_on_the_whole_single_kind_domain():
                 assert ((((a | spec.HIGH) - b) & spec.HIGH) == spec.HIGH) == (x >= y)
 
 
+def test_every_contains_implementation_is_exact_on_every_pair_of_counts_in_one_kind():
+    # Each kind, every (hand count, play count) in its domain, alone and again over the rest of a full deck on both
+    # sides: 666 pairs, so the bit-sliced layouts fill one 512-pair block and end in a part of the next.
+    pairs, expected = [], []
+    for background in (0, None):
+        for kind in range(1, 16):
+            rest = 0 if background == 0 else spec.FULL_DECK & ~(15 << (4 * kind))
+            for x in range(int(spec.MAX_COUNT[kind]) + 1):
+                for y in range(int(spec.MAX_COUNT[kind]) + 1):
+                    pairs.append((rest | x << (4 * kind), rest | y << (4 * kind)))
+                    expected.append(x >= y)
+    inputs = {"a": np.array([a for a, _ in pairs], np.uint64), "b": np.array([b for _, b in pairs], np.uint64)}
+    workload = Workload("cards.contains", "kinds", len(pairs), inputs)
+    assert (spec.reference_contains(inputs) == expected).all()
+    for impl in CONTAINS:
+        verdict = oracle.verify(spec.CONTAINS, impl, workload, np.array(expected), known_answers=False)
+        assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.name, verdict.reason)
+
+
+def test_bit_planes_hold_every_count_and_refuse_what_they_cannot():
+    from impls.cards.native import PLANE_SHIFTS, bit_planes
+
+    hands = spec.deal(1000, seed=11, failing=False)["a"]
+    planes = bit_planes(hands)
+    assert planes.shape == (2, 41, 8)
+    rebuilt = np.zeros(1024, np.uint64)
+    for p, shift in enumerate(PLANE_SHIFTS):
+        bits = (planes[:, p, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)  # pair 64 w + j: bit j
+        rebuilt |= bits.reshape(-1) << np.uint64(shift)
+    assert (rebuilt[:1000] == hands).all() and not rebuilt[1000:].any()  # the padding is empty hands
+    for bad in (8 << 12, 2 << 56, 1):  # a count of 8, two small jokers, nibble 0
+        with pytest.raises(InvalidInput, match="bit-sliced layout"):
+            bit_planes(np.array([0, bad], np.uint64))
+
+
 counts = st.tuples(*[st.integers(0, 4)] * 13 + [st.integers(0, 1)] * 2)
 EDGE = [
     ({}, {}),  # empty hand, empty play
@@ -141,6 +176,7 @@ def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_
     (3, 1000 + 13),  # shares of uneven length, each starting on a multiple of 64 pairs
     (2, 40),  # fewer pairs than one share's alignment: the later shares are empty
     (1, (1 << 18) + 37),  # a share big enough for remove's streaming stores, with a tail after them
+    (3, 512 * 7 + 100),  # bit-sliced shares of whole 512-pair blocks, uneven, the last with a part block
 ])
 def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
     from impls.cards import native

@@ -4,7 +4,8 @@ Every C family exports the same two functions, so one wrapper serves them all. T
 take the post's layout (16 int32 counts per hand, converted in prepare); the SWAR sources take the packed
 uint64 arrays as they are. Scalar sources are built with -fno-tree-vectorize so they stay what their name says.
 The ``-mt`` variants run the same SIMD source split over the machine's cores (c/split.h) once a batch is large
-enough to leave the caches.
+enough to leave the caches. The ``c-sliced`` variants of contains read hands transposed into bit planes
+(``bit_planes``, in prepare): one source, c/sliced.c, built scalar, for AVX2 and for AVX-512.
 """
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from harness import features
 from harness.cbuild import aligned_empty, build
-from harness.model import Implementation
+from harness.model import Implementation, InvalidInput
 
 from .spec import counts_of
 
@@ -46,6 +47,44 @@ VARIANTS = [
     ("c-swar-avx2-mt", "cffi-avx2", "avx2.c", ("avx2",), (), "split"),
     ("c-swar-avx512-mt", "cffi-avx512", "avx512.c", ("avx512bw",), (), "split"),
 ]
+
+
+# The bit-sliced layout (c/sliced.c): per block of 512 hands, bits 0..2 of each rank's count (kinds 1..13,
+# counts 0..4), then the one bit of each joker (kinds 14, 15), as 41 planes of 512 bits.
+SLICED_BLOCK = 512
+PLANE_SHIFTS = [4 * kind + bit for kind in range(1, 14) for bit in range(3)] + [4 * 14, 4 * 15]
+SLICED_BITS = sum(1 << s for s in PLANE_SHIFTS)
+SLICED_CDEF = """
+void contains_batch(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n);
+void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads);
+"""
+# name, family, instruction sets, extra flags, split over the cores
+SLICED_VARIANTS = [
+    ("c-sliced", "cffi-scalar", (), SCALAR, False),
+    ("c-sliced-avx2", "cffi-avx2", ("avx2",), (), False),
+    ("c-sliced-avx512", "cffi-avx512", ("avx512bw",), (), False),
+    ("c-sliced-avx2-mt", "cffi-avx2", ("avx2",), (), True),
+    ("c-sliced-avx512-mt", "cffi-avx512", ("avx512bw",), (), True),
+]
+
+
+def bit_planes(vectors: np.ndarray) -> np.ndarray:
+    """Packed hands to the planes c/sliced.c reads: uint64[blocks, 41, 8], the last block padded with empty hands.
+
+    Word w of a plane holds pairs 64 w .. 64 w + 63 of its block, pair 64 w + j in bit j.
+    """
+    vectors = np.asarray(vectors, dtype=np.uint64)
+    if (vectors & np.uint64(~SLICED_BITS & (2**64 - 1))).any():  # the kernel's validation allows none of these
+        raise InvalidInput("a hand has a count the bit-sliced layout cannot hold (more than 4, or 2 of a joker)")
+    blocks = -(-len(vectors) // SLICED_BLOCK)
+    padded = np.zeros(blocks * SLICED_BLOCK, np.uint64)
+    padded[:len(vectors)] = vectors
+    planes = np.empty((blocks, len(PLANE_SHIFTS), SLICED_BLOCK // 8), np.uint8)
+    for p, shift in enumerate(PLANE_SHIFTS):
+        bits = ((padded >> np.uint64(shift)) & np.uint64(1)).astype(np.uint8)
+        planes[:, p, :] = np.packbits(bits, bitorder="little").reshape(blocks, -1)
+    # the bytes are little-endian words (pair 64 w + j is bit j); read them so, whatever this machine's order
+    return planes.reshape(-1).view("<u8").astype(np.uint64).reshape(blocks, len(PLANE_SHIFTS), -1)
 
 
 def threads_for(n: int) -> int:
@@ -95,6 +134,33 @@ def _prepare(op, source, isa, flags, layout):
     return prepare
 
 
+def _prepare_sliced(isa, flags, split):
+    def prepare(workload):
+        mod = build("cards_sliced", C_DIR / "sliced.c", SLICED_CDEF, isa, flags)
+        ffi, lib = mod.ffi, mod.lib
+        n = len(workload.inputs["a"])
+        a, b = bit_planes(workload.inputs["a"]), bit_planes(workload.inputs["b"])
+        out = aligned_empty(n, np.bool_)
+        pa = ffi.cast("uint64_t *", ffi.from_buffer(a))
+        pb = ffi.cast("uint64_t *", ffi.from_buffer(b))
+        po = ffi.cast("uint8_t *", ffi.from_buffer(out))
+        if split:
+            threads = threads_for(n)
+
+            def batch():
+                lib.contains_batch_mt(pa, pb, po, n, threads)
+                return out
+        else:
+            def batch():
+                lib.contains_batch(pa, pb, po, n)
+                return out
+
+        batch.keepalive = (a, b, out)  # the C pointers borrow these buffers
+        return batch
+
+    return prepare
+
+
 class _PackedCounts:
     """(N, 16) counts a count-layout remove wrote, packed to uint64 only when the oracle reads them."""
 
@@ -114,4 +180,10 @@ IMPLEMENTATIONS = [
                    + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if layout == "split" else ""))
     for op in ("contains", "remove")
     for name, family, source, isa, flags, layout in VARIANTS
+] + [
+    Implementation("cards.contains", name, family, _prepare_sliced(isa, flags, split), requires=("cc", *isa),
+                   description="C, sliced.c: hands as 41 bit planes per 512 (transposed in prepare)"
+                   + (f", built for {', '.join(isa)}" if isa else "")
+                   + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if split else ""))
+    for name, family, isa, flags, split in SLICED_VARIANTS
 ]

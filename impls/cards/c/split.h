@@ -85,11 +85,12 @@ static int cards_ensure_helpers(int want)
     return cards_pool.helpers + 1 < want ? cards_pool.helpers + 1 : want;
 }
 
-/* Shares start on multiples of 64 pairs, so an output that starts on a cache line keeps its shares on lines
- * (no two threads write one line; the streaming stores of remove stay aligned). Threads that cannot be started
- * leave their shares to the calling thread: the batch is always complete. */
+/* Shares start on multiples of `unit` pairs (a multiple of 64), so an output that starts on a cache line keeps its
+ * shares on lines (no two threads write one line; the streaming stores of remove stay aligned). Each `unit`
+ * pairs take `unit_words` words of a and of b: 64 for packed hands, a whole block of planes for bit-sliced ones.
+ * Threads that cannot be started leave their shares to the calling thread: the batch is always complete. */
 static void cards_split(cards_kernel fn, const uint64_t *a, const uint64_t *b, void *out, size_t out_size,
-                        size_t n, int threads)
+                        size_t n, int threads, size_t unit, size_t unit_words)
 {
     if (threads > CARDS_MAX_THREADS) threads = CARDS_MAX_THREADS;
     if (threads <= 1) {
@@ -101,9 +102,10 @@ static void cards_split(cards_kernel fn, const uint64_t *a, const uint64_t *b, v
     struct cards_share *share = cards_pool.share;
     size_t lo = 0;
     for (int t = 0; t < CARDS_MAX_THREADS; t++) { /* helpers beyond this call's threads get empty shares */
-        size_t hi = t >= threads - 1 ? n : ((n * (size_t)(t + 1) / (size_t)threads) & ~(size_t)63);
+        size_t hi = t >= threads - 1 ? n : n * (size_t)(t + 1) / (size_t)threads / unit * unit;
         if (hi < lo) hi = lo;
-        share[t] = (struct cards_share){fn, a + lo, b + lo, (char *)out + lo * out_size, hi - lo};
+        size_t in = lo / unit * unit_words;
+        share[t] = (struct cards_share){fn, a + in, b + in, (char *)out + lo * out_size, hi - lo};
         lo = hi;
     }
     atomic_store_explicit(&cards_pool.pending, cards_pool.helpers, memory_order_relaxed);
@@ -122,19 +124,19 @@ static void cards_split(cards_kernel fn, const uint64_t *a, const uint64_t *b, v
 /* The multi-threaded entry points every source that includes this header exports, over its own
  * contains_batch and remove_batch (wrapped, so each is called through a pointer of its own type). */
 #define CARDS_SPLIT_EXPORTS                                                                                    \
-    static void contains_share(const uint64_t *a, const uint64_t *b, void *out, size_t n)                    \
+    static void contains_share(const uint64_t *a, const uint64_t *b, void *out, size_t n)                      \
     {                                                                                                          \
         contains_batch(a, b, (uint8_t *)out, n);                                                               \
     }                                                                                                          \
-    static void remove_share(const uint64_t *a, const uint64_t *b, void *out, size_t n)                      \
+    static void remove_share(const uint64_t *a, const uint64_t *b, void *out, size_t n)                        \
     {                                                                                                          \
         remove_batch(a, b, (uint64_t *)out, n);                                                                \
     }                                                                                                          \
-    void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads)       \
+    void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads)          \
     {                                                                                                          \
-        cards_split(contains_share, a, b, out, sizeof *out, n, threads);                                       \
+        cards_split(contains_share, a, b, out, sizeof *out, n, threads, 64, 64);                               \
     }                                                                                                          \
-    void remove_batch_mt(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n, int threads)          \
+    void remove_batch_mt(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n, int threads)           \
     {                                                                                                          \
-        cards_split(remove_share, a, b, out, sizeof *out, n, threads);                                         \
+        cards_split(remove_share, a, b, out, sizeof *out, n, threads, 64, 64);                                 \
     }
