@@ -34,6 +34,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
+    return value
+
+
 def size_list(text: str) -> list[int]:
     try:
         return [positive_int(part.strip()) for part in text.split(",") if part.strip()] or positive_int("")
@@ -103,6 +113,15 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "(default 2, which keeps the default run within a minute; more workers steady the "
                         "figures on a noisy machine; batches over 0.5 s are timed only by the first --min-rounds "
                         "workers)")
+    p.add_argument("--passes", type=positive_int, default=3, metavar="K",
+                   help="in each worker, go through a workload's implementations K times, reshuffled each time, "
+                        "timing a K-th of every case's rounds per pass (interleaved repetitions: a slow moment "
+                        "of the machine falls on all competitors alike; default 3)")
+    p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
+                   help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
+                        f"more than {results.SPLIT_WORKERS:.0%}% (one of them caught a slow spell; a further worker "
+                        "outvotes it), long batches aside. Default 0: on this shared machine half the cases "
+                        "disagree in a noisy stretch, and settling them cost the default run 10 s")
     p.add_argument("--timeout", type=positive_float, default=600.0, metavar="SECONDS",
                    help="a case (prepare, check and timing) running longer is stopped and reported as timed out "
                         "(default 600)")
@@ -190,7 +209,8 @@ def cmd_run(args, reg) -> int:
     request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, sizes=sizes,
                                 seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
-                                timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param))
+                                timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
+                                passes=args.passes, settle=args.settle)
     outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
     notes = list(outcome.problems)
     if outcome.interrupted:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
 import pandas as pd
 
 from harness import machine as machine_mod
@@ -49,6 +50,8 @@ class RunRequest:
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
     processes: int = 2
+    passes: int = 3  # interleaved passes through each workload's implementations, in every worker
+    settle: int = 0  # extra workers, at most, for the cases whose workers disagree (see unsettled_cases)
     timeout: float = 600.0
     overhead: bool = True
     params: dict[str, str] = field(default_factory=dict)  # --param NAME=VALUE for the workloads that declare NAME
@@ -115,9 +118,12 @@ def check_request(request: RunRequest, registry: Registry) -> None:
     for name, value, low in (("--max-time", request.max_time, 0), ("--timeout", request.timeout, 0)):
         if not value > low:
             raise UsageError(f"{name} must be positive, got {value}")
-    for name, value in (("--min-rounds", request.min_rounds), ("--processes", request.processes)):
+    for name, value in (("--min-rounds", request.min_rounds), ("--processes", request.processes),
+                        ("--passes", request.passes)):
         if value < 1:
             raise UsageError(f"{name} must be at least 1, got {value}")
+    if request.settle < 0:
+        raise UsageError(f"--settle must be 0 or more, got {request.settle}")
 
 
 def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
@@ -146,7 +152,26 @@ def worker_min_rounds(request: RunRequest, worker: int) -> int:
     return max(1, -(-(request.min_rounds - worker) // request.processes))
 
 
-def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: list[str]) -> list[str]:
+def unsettled_cases(records: list[dict]) -> list[str]:
+    """Passed cases whose workers' medians lie further apart than results.SPLIT_WORKERS (of the merged median),
+    long batches aside. Two workers that disagree leave the merged median anywhere between them: on a shared
+    machine one of them caught a slow spell. A further worker for those cases outvotes it."""
+    out = []
+    for rec in results.merge_records(records):
+        workers = rec["worker_samples_s"]
+        if rec.get("status") != oracle.PASS or len(workers) < 2 or rec.get("kernel") == "harness.overhead":
+            continue
+        if (rec.get("check_s") or 0) >= oracle.LONG_BATCH_S:
+            continue
+        medians = [float(np.median(w)) for w in workers]
+        if (max(medians) - min(medians)) / float(np.median(rec["samples_s"])) > results.SPLIT_WORKERS:
+            out.append(rec["case"])
+    return sorted(out)
+
+
+def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: list[str],
+                   only: Optional[list[str]] = None) -> list[str]:
+    """The pytest command of worker ``worker``; an extra worker (from request.processes on) runs ``only``."""
     share = request.max_time / request.processes  # the timing budget is shared: more workers cost no more time
     cmd = [sys.executable, "-m", "pytest", "--pyargs", "harness.bench.bench_kernels",
            # hypothesis's pytest plugin, when installed, only slows a worker's start
@@ -155,16 +180,18 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
            "--benchmark-max-time", repr(share), "--benchmark-min-rounds", str(worker_min_rounds(request, worker)),
            "--benchmark-disable-gc", "--swarbench-cache", str(run_dir / CACHE),
            # the last worker only reads the cache: nobody comes after it (a 5p8c reference pickles to 1 GiB)
-           *(["--swarbench-cache-readonly"] if worker == request.processes - 1 else []),
+           *(["--swarbench-cache-readonly"] if worker >= request.processes - 1 else []),
            "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
-           "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker)]
+           "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker),
+           "--swarbench-passes", str(request.passes)]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),
                         ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
                         ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes]),
-                        ("--swarbench-param", [f"{k}={v}" for k, v in request.params.items()])):
+                        ("--swarbench-param", [f"{k}={v}" for k, v in request.params.items()]),
+                        ("--swarbench-case", only or [])):
         for v in values:
             cmd += [opt, v]
-    if request.overhead:
+    if request.overhead and only is None:
         cmd.append("--swarbench-overhead")
     return cmd
 
@@ -286,26 +313,32 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     tail = RecordTail(record_path, listener)
     interrupted, problems = False, []
     with open(run_dir / "pytest.log", "w") as log:
-        for worker in range(request.processes):
-            while not interrupted:
+        def run_worker(worker: int, only: Optional[list[str]] = None) -> bool:
+            """Run one worker to its end, a fresh one after each crash; False once interrupted."""
+            while True:
                 done = sorted(tail.finished.get(worker, set()))
                 if worker >= request.min_rounds:
                     done += long_cases(results.read_records(record_path))
-                end = supervise(worker_command(request, run_dir, worker, done), run_dir, log, tail, worker,
+                end = supervise(worker_command(request, run_dir, worker, done, only), run_dir, log, tail, worker,
                                 request.timeout)
                 if end.kind == "interrupted":
-                    interrupted = True
-                elif end.kind in ("crashed", "timeout"):
+                    return False
+                if end.kind in ("crashed", "timeout"):
                     lost = lost_case_record(end.case, end, worker, registry, results.read_records(record_path))
                     with open(record_path, "a") as fh:
                         fh.write(json.dumps(lost) + "\n")
                     tail.poll()  # the listener hears of the lost case like any other result
                     continue  # a fresh worker takes the cases that remain
-                elif end.code not in (0, 1, 5):
+                if end.code not in (0, 1, 5):
                     problems.append(worker_log_problem(run_dir, end.code))
+                return True
+
+        interrupted = not all(run_worker(w) for w in range(request.processes))  # all() stops at the first False
+        for extra in range(request.settle):
+            unsettled = [] if interrupted else unsettled_cases(results.read_records(record_path))
+            if not unsettled:
                 break
-            if interrupted:
-                break
+            interrupted = not run_worker(request.processes + extra, unsettled)
     shutil.rmtree(run_dir / CACHE, ignore_errors=True)
     frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
     results.save(frame, run_dir)

@@ -340,3 +340,86 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     assert frame.loc["right", "status"] == "ERROR"
     assert frame.loc["right", "reason"] == "harness error: RuntimeError: the summary broke"
     assert frame.loc["swar", "status"] == "PASS"  # the run went on
+
+
+def test_passes_interleave_a_workloads_cases_and_each_case_keeps_one_result(tmp_path):
+    env = cli_env(tmp_path)
+    proc = swarbench("run", "-k", "cards.contains", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
+                     "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    timed = [(r["case"], r["phase"]) for r in records if r.get("event") == "phase"
+             and r["phase"].startswith("timing")]
+    by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
+    cases = sorted(by_pass[1])
+    assert len(cases) > 5 and all(sorted(by_pass[k]) == cases for k in (2, 3))
+    assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)  # pass by pass
+    assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
+    ends = [r for r in records if r.get("event") == "result"]
+    assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
+    frame = _frame(env)
+    assert (frame.rounds >= 3).all() and (frame.samples == frame.rounds).all()
+
+
+SLOW_FIRST_PROCESS = """
+    import os
+    import numpy as np
+    from harness import Implementation, hookimpl
+    from impls.cards.spec import reference_contains
+
+    def first_process():
+        try:
+            os.close(os.open(os.environ["SB_MARK"], os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        return True
+
+    def slow_first(workload):
+        # The first process to prepare this runs 3x slower: a slow spell of one worker.
+        repeats = range(3 if first_process() else 1)
+        return lambda: [reference_contains(workload.inputs) for _ in repeats][-1]
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "slowfirst", "numpy", slow_first))
+"""
+
+
+def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
+    from harness import engine
+
+    site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
+    env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
+    proc = swarbench("run", "-k", "cards.contains", "-i", "slowfirst", "-i", "c-swar", "-n", "2048",
+                     "--processes", "2", "--settle", "1", "--max-time", "0.05", "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    frame = _frame(env)
+    slow = frame.loc["slowfirst"]
+    medians = json.loads(slow["worker_medians"])
+    assert slow["processes"] == 3 and medians[0] > 2 * max(medians[1:])  # worker 0 slow; 1 and 2 not
+    assert slow["ns_per_op_median"] < 1.5 * max(medians[1:])  # outvoted: the merged median is the steady one
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    unsettled = engine.unsettled_cases([r for r in records if r.get("worker") != 2])
+    assert "cards.contains:slowfirst:deals:n=2048" in unsettled
+    # the extra worker ran only the unsettled cases (c-swar too, if its two workers happened to disagree)
+    assert sorted(r["case"] for r in records if r.get("worker") == 2 and r.get("event") == "result") == unsettled
+    assert frame.loc["c-swar", "processes"] == (3 if "cards.contains:c-swar:deals:n=2048" in unsettled else 2)
+
+
+def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
+    from harness import engine
+
+    def rec(impl, worker, samples, status="PASS", check_s=0.001, kernel="k.x"):
+        return {"event": "result", "case": f"{kernel}:{impl}:w:n=10", "kernel": kernel, "implementation": impl,
+                "workload": "w", "n": 10, "status": status, "samples_s": samples, "check_s": check_s,
+                "worker": worker}
+
+    records = [rec("agree", 0, [1.0, 1.01]), rec("agree", 1, [1.02, 1.0]),
+               rec("apart", 0, [1.0, 1.0]), rec("apart", 1, [1.3, 1.3]),
+               rec("long", 0, [1.0], check_s=2.0), rec("long", 1, [1.5], check_s=2.0),
+               rec("wrong", 0, [1.0], status="FAIL"), rec("wrong", 1, [1.5]),
+               rec("alone", 0, [1.0, 2.0]),
+               rec("cffi", 0, [1.0], kernel="harness.overhead"), rec("cffi", 1, [2.0], kernel="harness.overhead")]
+    assert engine.unsettled_cases(records) == ["k.x:apart:w:n=10"]

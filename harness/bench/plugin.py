@@ -17,6 +17,13 @@ worker times its one call that way, and the worker that verified it counts its v
 callable, same inputs, timed by the same clock, kept only once the oracle passed it) as its first sample
 instead of calling it again, which would cost seconds and measure nothing a first call does not.
 
+With ``--swarbench-passes P`` a worker goes through each workload's implementations P times, in a fresh
+shuffled order each time, and spends a P-th of each case's rounds in each pass (Google Benchmark's interleaved
+repetitions). A case's samples then come from P stretches spread over the time its workload is measured, so a
+slow moment of a shared machine falls on all the competitors of a kernel instead of on whichever one was being
+timed. A case is checked and prepared in its first pass and keeps its prepared batch until its last pass, which
+writes its one result line; every pass writes a start line, so a crash is laid on the case it happened in.
+
 The workers of one run share what does not depend on the process: each workload and its reference outputs are
 built by the first worker that needs them and left in ``--swarbench-cache`` for the others, and a case that an
 earlier worker verified is not verified again before timing. Its timed output is checked instead, after timing,
@@ -58,6 +65,31 @@ class Case:
         return f"{self.kernel}:{self.implementation}:{self.workload}:n={self.size or 'default'}"
 
 
+@dataclass(frozen=True)
+class Pass:
+    """Pass ``index`` (1-based) of ``of`` through a case: one pytest item, one pytest-benchmark benchmark."""
+    case: Case
+    index: int = 1
+    of: int = 1
+
+    @property
+    def id(self) -> str:
+        return self.case.id if self.of == 1 else f"{self.case.id}~pass{self.index}of{self.of}"
+
+
+@dataclass
+class Timing:
+    """A case between its first and last pass: its check's outcome, its rounds, and the samples so far."""
+    verdict: oracle.Verdict
+    row: dict
+    label: str
+    checked_here: bool
+    call_s: float
+    iterations: int
+    rounds: list  # the timed rounds of each pass
+    outputs: object = None
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("swarbench", "swarbench kernel benchmarks")
     group.addoption("--swarbench-kernel", action="append", default=[], metavar="PATTERN",
@@ -73,6 +105,11 @@ def pytest_addoption(parser):
                     help="a parameter of the workloads that declare NAME (repeatable)")
     group.addoption("--swarbench-order-seed", type=int, default=None, metavar="S",
                     help="shuffle the order of kernels and of implementations within each kernel with this seed")
+    group.addoption("--swarbench-passes", type=int, default=1, metavar="P",
+                    help="go through each workload's implementations P times, reshuffled, each pass timing a P-th "
+                         "of every case's rounds (interleaved repetitions; default 1)")
+    group.addoption("--swarbench-case", action="append", default=[], metavar="CASE_ID",
+                    help="run only this case (repeatable; the engine's extra workers use it)")
     group.addoption("--swarbench-exclude", action="append", default=[], metavar="CASE_ID",
                     help="leave this case out (the engine uses it to resume after a crash)")
     group.addoption("--swarbench-worker", type=int, default=0, help="worker number written into each record")
@@ -107,11 +144,26 @@ class Session:
         self.cache_dir = opt("swarbench_cache")
         self.cache_writes = not opt("swarbench_cache_readonly")
         self.verified = self._verified_elsewhere()
+        self.passes = max(1, opt("swarbench_passes"))
+        self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
         self._workloads: dict = {}
         self.done = 0
         self.total = 0
 
-    def cases(self) -> list[Case]:
+    def passes_in_order(self) -> list[Pass]:
+        """Every case's passes: a workload's cases in one order per pass, reshuffled for each pass after the first."""
+        rng = random.Random(f"passes {self.config.getoption('swarbench_order_seed')}")
+        out = []
+        for group in self.case_groups():
+            for index in range(1, self.passes + 1):
+                order = list(group)
+                if index > 1:
+                    rng.shuffle(order)
+                out += [Pass(case, index, self.passes) for case in order]
+        return out
+
+    def case_groups(self) -> list[list[Case]]:
+        """The cases to run, one list per workload (kernel, workload kind, size)."""
         opt = self.config.getoption
         kinds = opt("swarbench_workload")
         groups = []
@@ -132,9 +184,10 @@ class Session:
             rng.shuffle(groups)
             for group in groups:
                 rng.shuffle(group)
-        excluded = set(opt("swarbench_exclude"))
-        out = [c for group in groups for c in group if c.id not in excluded]
-        self.total += len(out)
+        excluded, only = set(opt("swarbench_exclude")), set(opt("swarbench_case"))
+        out = [[c for c in group if c.id not in excluded and (not only or c.id in only)] for group in groups]
+        out = [group for group in out if group]
+        self.total += sum(map(len, out))
         return out
 
     def _verified_elsewhere(self) -> dict[str, float]:
@@ -218,14 +271,26 @@ class Session:
         self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
                      "t": time.time()})
 
-    def run_case(self, case: Case, benchmark) -> None:
-        """Check, then time, one case; whatever goes wrong, the case ends with a result line."""
-        finished = self.done
+    def run_case(self, item: Pass, benchmark) -> None:
+        """One pass of one case: the first checks it, every pass times its share, the last writes its result
+        line. Whatever goes wrong, the case ends with a result line."""
+        case, finished = item.case, self.done
         try:
-            self._run_case(case, benchmark)
+            if item.index == 1:
+                self._check(case)
+            else:
+                self.start(case.id)
+            timing = self.timings.get(case.id)
+            if timing is None:  # it failed or was skipped in its first pass, and said so there
+                pytest.skip(f"{case.id}: not timed (see its first pass)")
+            self._time_pass(benchmark, timing, item.index)
+            if item.index == item.of:
+                del self.timings[case.id]
+                self._end(case, timing)
         except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception):
             raise
         except Exception as exc:
+            self.timings.pop(case.id, None)
             if self.done == finished:  # an error in the harness or a kernel's own code: said, not lost
                 impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
                 verdict = oracle.Verdict(oracle.ERROR, f"harness error: {oracle.describe_error(exc)}")
@@ -234,7 +299,9 @@ class Session:
                              f"{verdict.status} {verdict.reason}")
             raise
 
-    def _run_case(self, case: Case, benchmark) -> None:
+    def _check(self, case: Case) -> None:
+        """A case's first pass: its workload, its check (or only its prepare, when an earlier worker checked
+        it), and its plan of rounds. A case that does not pass ends here with its result line."""
         self.start(case.id)
         kernel = self.registry.kernels[case.kernel]
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
@@ -257,18 +324,26 @@ class Session:
             if verdict.outputs is not None and kernel.summarize is not None:
                 row["summary"] = _jsonable(kernel.summarize(verdict.outputs))  # by how much it was off
             self._reject(row, label, verdict, impl)
-        self.phase(case.id, label, "timing")
-        outputs = self._time(benchmark, verdict, row, f"{case.kernel} {workload.label}",
-                             checked_here=checked_s is None)
-        if checked_s is not None:
+        row["group"] = f"{case.kernel} {workload.label}"
+        self.timings[case.id] = self._plan(verdict, row, label, checked_here=checked_s is None)
+
+    def _end(self, case: Case, timing: Timing) -> None:
+        """A case's last pass is over: check a timed output this worker did not verify, then its result line."""
+        kernel, row, outputs = self.registry.kernels[case.kernel], timing.row, timing.outputs
+        row.pop("group")
+        if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
+            row.update(counters.per_op(*counters.count(timing.verdict.batch, timing.call_s), row["n"]))
+        if not timing.checked_here:
+            workload, expected = self.workload(case)
             mismatch = kernel.check(expected, outputs, workload.inputs)
             if mismatch:
                 row.update(samples_s=[], rounds=0, iterations=0)
-                self._reject(row, label, oracle.Verdict(oracle.FAIL, f"timed output in worker {self.worker}: "
-                                                                     f"{mismatch}"), impl)
+                impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
+                self._reject(row, timing.label, oracle.Verdict(oracle.FAIL, f"timed output in worker "
+                                                                            f"{self.worker}: {mismatch}"), impl)
         if kernel.summarize is not None:
             row["summary"] = _jsonable(kernel.summarize(outputs))
-        self._finish(row, label, _median_text(row))
+        self._finish(row, timing.label, _median_text(row))
 
     def _reject(self, row, label, verdict, impl) -> None:
         row.update(status=verdict.status, reason=verdict.reason)
@@ -288,7 +363,10 @@ class Session:
         if verdict.status != oracle.PASS:
             self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
             pytest.skip(verdict.reason)
-        self._time(benchmark, verdict, row, overhead.KERNEL)
+        row["group"] = overhead.KERNEL
+        # an empty call has no competitors to interleave with: all its rounds in one pass
+        self._time_pass(benchmark, self._plan(verdict, row, case_id, passes=1), 1)
+        row.pop("group")
         self._finish(row, case_id, _median_text(row))
 
     def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
@@ -300,30 +378,41 @@ class Session:
             "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
         }
 
-    def _time(self, benchmark, verdict, row, group, checked_here: bool = True):
+    def _plan(self, verdict, row, label, checked_here: bool = True, passes: Optional[int] = None) -> Timing:
+        """Rounds and iterations from the batch's steady duration, dealt out over the passes."""
         call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
         max_time = float(self.config.getoption("benchmark_max_time"))
         min_rounds = int(self.config.getoption("benchmark_min_rounds"))
         rounds = max(min_rounds, min(100_000, math.ceil(max_time / (call_s * iterations))))
-        warmup = 1 if call_s * iterations < (WARMUP_BELOW_S if checked_here else oracle.LONG_BATCH_S) else 0
         # a long batch's verification call here is its first sample (see the module's docstring)
         first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
         rounds -= len(first)
-        benchmark.group = group
-        benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
-                                                         "prepare_s", "status", "worker")})
+        row.update(samples_s=list(first), rounds=len(first), iterations=iterations)
         # the verification call's outputs stand for a long batch's only call here; else they are let go before
         # any timed call makes its own
-        outputs, verdict.outputs, samples = (verdict.outputs if rounds <= 0 else None), None, []
-        if rounds > 0:
-            outputs = benchmark.pedantic(verdict.batch, rounds=rounds, iterations=iterations, warmup_rounds=warmup)
-            stats = getattr(benchmark, "stats", None)
-            samples = list(stats.stats.data) if stats is not None else []
-        row.update(samples_s=first + samples, rounds=len(first) + rounds, iterations=iterations)
-        if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
-            row.update(counters.per_op(*counters.count(verdict.batch, call_s), row["n"]))
-        return outputs
+        outputs, verdict.outputs = (verdict.outputs if rounds <= 0 else None), None
+        passes = passes or self.passes
+        share = [rounds // passes + (1 if i < rounds % passes else 0) for i in range(passes)]
+        return Timing(verdict, row, label, checked_here, call_s, iterations, share, outputs)
+
+    def _time_pass(self, benchmark, timing: Timing, index: int) -> None:
+        """Time pass ``index``'s share of a case's rounds with pytest-benchmark (a long batch's later passes
+        have none)."""
+        rounds, row, of = timing.rounds[index - 1], timing.row, len(timing.rounds)
+        if rounds <= 0:
+            return
+        self.phase(row["case"], timing.label, "timing" + (f" (pass {index} of {of})" if of > 1 else ""))
+        batch_s = timing.call_s * timing.iterations
+        warmup = 1 if batch_s < (WARMUP_BELOW_S if timing.checked_here else oracle.LONG_BATCH_S) else 0
+        benchmark.group = row["group"]
+        benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
+                                                         "prepare_s", "status", "worker")})
+        timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
+                                            warmup_rounds=warmup)
+        stats = getattr(benchmark, "stats", None)
+        row["samples_s"] += list(stats.stats.data) if stats is not None else []
+        row["rounds"] += rounds
 
     def _finish(self, row, label, text):
         self.done += 1
@@ -403,8 +492,8 @@ def _session(config) -> Session:
 def pytest_generate_tests(metafunc):
     config = metafunc.config
     if "swarbench_case" in metafunc.fixturenames:
-        cases = _session(config).cases()
-        metafunc.parametrize("swarbench_case", cases, ids=[c.id for c in cases])
+        passes = _session(config).passes_in_order()
+        metafunc.parametrize("swarbench_case", passes, ids=[p.id for p in passes])
     elif "swarbench_probe" in metafunc.fixturenames:
         excluded = set(config.getoption("swarbench_exclude"))
         probes = [p for p in overhead.PROBES if config.getoption("swarbench_overhead")
@@ -423,8 +512,9 @@ def pytest_collection_finish(session):
     for item in session.items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         # (an empty parametrisation leaves a placeholder item that pytest skips: not a case)
-        if isinstance(params.get("swarbench_case"), Case):
-            ids.append(params["swarbench_case"].id)
+        if isinstance(params.get("swarbench_case"), Pass):
+            if params["swarbench_case"].index == 1:  # a case once, however many passes it has
+                ids.append(params["swarbench_case"].case.id)
         elif isinstance(params.get("swarbench_probe"), Implementation):
             ids.append(overhead.case_id(params["swarbench_probe"]))
     state.record({"event": "plan", "worker": state.worker, "cases": ids})

@@ -30,7 +30,9 @@ class Progress:
     def _left(self, worker: int) -> str:
         total = self.planned.get(worker, 0)
         done = self.finished.get(worker, 0)
-        return f"worker {worker + 1}/{self.workers}, {done}/{total} done, {max(total - done, 0)} left"
+        who = f"worker {worker + 1}/{self.workers}" if worker < self.workers else \
+            f"extra worker {worker - self.workers + 1} (cases whose workers disagree)"
+        return f"{who}, {done}/{total} done, {max(total - done, 0)} left"
 
     @staticmethod
     def _label(case: str) -> str:
