@@ -193,3 +193,23 @@ def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
             if verdict.status == oracle.PASS:  # the kept helper threads, call after call
                 for _ in range(30):
                     assert kernel.check(expected, verdict.batch(), workload.inputs) is None, impl.name
+
+
+def test_the_posts_report_sets_its_benchmarks_beside_ours():
+    import pandas as pd
+
+    from impls.cards.report import post_table
+
+    ns = {"c-loop": 10.0, "c-unrolled": 8.0, "c-swar": 1.0, "c-sliced-avx512": 0.25}
+    frame = pd.DataFrame([{"kernel": "cards.contains", "implementation": impl, "status": "PASS", "n": 4096,
+                           "ns_per_op_median": x} for impl, x in ns.items()]
+                         + [{"kernel": "cards.contains", "implementation": "wrong", "status": "FAIL", "n": 4096,
+                             "ns_per_op_median": 0.01}])
+    table = post_table(frame).table.set_index("post_benchmark")
+    assert table.loc["BenchmarkVecBContains-2", "speedup_over_loop"] == 10.0
+    assert round(table.loc["BenchmarkVecBContains-2", "post_speedup_over_loop"], 2) == round(64.3 / 1.09, 2)
+    fastest = table.loc["(fastest of this run)"]
+    assert fastest["implementation"] == "c-sliced-avx512" and fastest["speedup_over_loop"] == 40.0  # FAIL not ranked
+    assert set(table[table.kernel == "cards.remove"].implementation) == {"c-loop", "c-unrolled", "c-swar"}
+    assert table[table.kernel == "cards.remove"].ns_per_op.isna().all()  # not in the run: shown as missing
+    assert post_table(frame[frame.kernel == "other"]) is None

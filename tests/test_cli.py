@@ -245,3 +245,13 @@ def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp
                           "takes --param high", "parameters: low")
     assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "low=3", env=env),
                           "--param low is for workload from", "add --workload")
+
+
+def test_suite_section_cells_are_formatted_not_dumped():
+    import numpy as np
+
+    from harness.render import fmt_cell
+
+    assert [fmt_cell(x) for x in (1783570.0, 3667.5384905, 0.76950333, float("nan"), np.float64(58.990825),
+                                  np.int64(65536), "73.9 / 64.3")] == \
+        ["1,783,570", "3,667.5", "0.7695", "", "58.99", "65536", "73.9 / 64.3"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from harness.model import ReportSection
@@ -83,6 +84,23 @@ def fmt_seconds(s: float) -> str:
     if s != s or s is None:
         return "-"
     return f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def fmt_cell(value) -> str:
+    """A suite section's cell: whole numbers with thousands separators, other numbers to four significant
+    digits (one decimal from 100 up), missing ones blank; anything else as it is."""
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        if x != x:
+            return ""
+        if x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}"
+        return f"{x:,.1f}" if abs(x) >= 100 else f"{x:.4g}"
+    return str(value)
+
+
+def section_cells(table) -> list[list[str]]:
+    return [[fmt_cell(v) for v in row] for row in table.itertuples(index=False)]
 
 
 def operation_name(kernel: str) -> str:

@@ -8,7 +8,8 @@ import html
 import math
 
 from harness.model import LineChart
-from harness.render import RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header, measurement_rows, scaling_series
+from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
+                            measurement_rows, scaling_series, section_cells)
 
 PALETTE = {"python": "#8c564b", "numpy": "#1f77b4", "numba": "#2ca02c", "cffi": "#d62728"}
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
@@ -136,7 +137,7 @@ def render(view: RunView) -> str:
         out.append(f"<h2>{_e(section.title)}</h2>")
         if section.chart is not None:
             out.append(line_chart(section.table, section.chart))
-        out.append(_table(list(section.table.columns), section.table.astype(str).values.tolist()))
+        out.append(_table(list(section.table.columns), section_cells(section.table)))
         out += [f"<p class='note'>{_e(n)}</p>" for n in section.notes]
     for rid, machine in (view.machines.items() if len(view.run_ids) > 1 else [("", m)]):
         out.append(_machine_table(rid, machine))

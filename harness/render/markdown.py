@@ -1,7 +1,8 @@
 """Markdown: one table per (kernel, workload), the suites' sections, and the machine."""
 from __future__ import annotations
 
-from harness.render import RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header, measurement_rows
+from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
+                            measurement_rows, section_cells)
 
 
 def _cell(text) -> str:
@@ -24,7 +25,7 @@ def render(view: RunView) -> str:
         out += table(measurement_header(group), measurement_rows(group, view))
     for section in view.sections:
         out += ["", f"## {section.title}", ""]
-        out += table(list(map(str, section.table.columns)), section.table.astype(str).values.tolist())
+        out += table(list(map(str, section.table.columns)), section_cells(section.table))
         out += [""] + [f"- {note}" for note in section.notes]
     if view.notes:
         out += [""] + [f"> {n}" for n in view.notes]

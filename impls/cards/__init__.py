@@ -5,7 +5,7 @@ jit.py, native.py with its C source in c/) and append an ``Implementation`` to t
 """
 from harness import hookimpl
 
-from . import jit, native, python, spec, vectorized
+from . import jit, native, python, report, spec, vectorized
 
 
 @hookimpl
@@ -19,3 +19,9 @@ def swarbench_add_implementations(registry):
     for module in (python, vectorized, jit, native):
         for impl in module.IMPLEMENTATIONS:
             registry.add_implementation(impl)
+
+
+@hookimpl
+def swarbench_add_reports(registry):
+    for suite_report in report.REPORTS:
+        registry.add_report(suite_report)
