@@ -213,3 +213,13 @@ def test_the_posts_report_sets_its_benchmarks_beside_ours():
     assert set(table[table.kernel == "cards.remove"].implementation) == {"c-loop", "c-unrolled", "c-swar"}
     assert table[table.kernel == "cards.remove"].ns_per_op.isna().all()  # not in the run: shown as missing
     assert post_table(frame[frame.kernel == "other"]) is None
+
+
+def test_numba_prange_swar_splits_a_large_batch_and_covers_every_pair():
+    from impls.cards import jit
+
+    for kernel in spec.KERNELS:
+        workload = kernel.make_workload(kernel.workloads[0], jit.SPLIT_MIN_PAIRS + 37, 9)  # uneven shares
+        impl = next(i for i in jit.IMPLEMENTATIONS if i.kernel == kernel.id and i.name == "numba-swar-prange")
+        verdict = oracle.verify(kernel, impl, workload, kernel.reference(workload.inputs), known_answers=False)
+        assert verdict.status in (oracle.PASS, oracle.SKIP), verdict.reason

@@ -1,70 +1,40 @@
 """Numba families: the post's loop over 16 counts, and SWAR over uint64, compiled to machine code.
 
 numba is imported inside ``prepare`` so that listing and other families work where numba is missing; the
-first compile happens there too (on a one-element batch), never inside the timed call.
+first compile happens there too (on a one-element batch), never inside the timed call. ``numba-swar-prange``
+splits a batch into one contiguous share per core with ``prange`` from the size at which the C ``-mt``
+variants split theirs (native.SPLIT_MIN_PAIRS), and runs the one-core loop below it.
 """
+from functools import partial
+
 import numpy as np
 
 from harness.model import Implementation
 
-from .spec import HIGH, counts_of
-
-_compiled = {}
+from .native import SPLIT_MIN_PAIRS  # one threshold for every split variant of the suite
+from .spec import counts_of
 
 
 def _kernels():
-    if _compiled:
-        return _compiled
-    import numba
+    from . import jitted  # imports numba: only from prepare
 
-    h = np.uint64(HIGH)
-
-    @numba.njit(cache=True, nogil=True)
-    def contains_loop(a, b, out):
-        for j in range(a.shape[0]):
-            ok = True
-            for i in range(1, 16):
-                if a[j, i] < b[j, i]:
-                    ok = False
-                    break
-            out[j] = ok
-        return out
-
-    @numba.njit(cache=True, nogil=True)
-    def remove_loop(a, b, out):
-        for j in range(a.shape[0]):
-            acc = np.uint64(0)
-            for i in range(1, 16):
-                acc |= np.uint64(a[j, i] - b[j, i]) << np.uint64(4 * i)
-            out[j] = acc
-        return out
-
-    @numba.njit(cache=True, nogil=True)
-    def contains_swar(a, b, out):
-        for j in range(a.shape[0]):
-            out[j] = (((a[j] | h) - b[j]) & h) == h
-        return out
-
-    @numba.njit(cache=True, nogil=True)
-    def remove_swar(a, b, out):
-        for j in range(a.shape[0]):
-            out[j] = a[j] - b[j]
-        return out
-
-    _compiled.update(contains_loop=contains_loop, remove_loop=remove_loop,
-                     contains_swar=contains_swar, remove_swar=remove_swar)
-    return _compiled
+    return jitted
 
 
-def _family(name, layout, out_dtype):
+def _family(name, layout, out_dtype, split=False):
     def prepare(workload):
-        fn = _kernels()[name]
+        n, kernels = len(workload.inputs["a"]), _kernels()
+        if split and n >= SPLIT_MIN_PAIRS:
+            shares = kernels.numba.get_num_threads()
+            fn = partial(kernels.split_swar, shares=shares, remove=name == "remove_swar")
+        else:
+            fn = getattr(kernels, name)
         if layout == "counts":  # the post's [16]int, one row per hand
             a = np.ascontiguousarray(counts_of(workload.inputs["a"]))
             b = np.ascontiguousarray(counts_of(workload.inputs["b"]))
         else:
             a, b = workload.inputs["a"], workload.inputs["b"]
-        out = np.empty(len(workload.inputs["a"]), dtype=out_dtype)
+        out = np.empty(n, dtype=out_dtype)
         fn(a[:1], b[:1], out[:1])  # JIT compile for these argument types, outside the timed call
 
         def batch():
@@ -81,6 +51,12 @@ IMPLEMENTATIONS = [
                    requires=_NUMBA, description="loop over 16 int64 counts per hand"),
     Implementation("cards.contains", "numba-swar", "numba", _family("contains_swar", "packed", np.bool_),
                    requires=_NUMBA, description="SWAR over uint64"),
+    Implementation("cards.contains", "numba-swar-prange", "numba",
+                   _family("contains_swar", "packed", np.bool_, split=True), requires=_NUMBA,
+                   description=f"SWAR over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs"),
+    Implementation("cards.remove", "numba-swar-prange", "numba",
+                   _family("remove_swar", "packed", np.uint64, split=True), requires=_NUMBA,
+                   description=f"a - b over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs"),
     Implementation("cards.remove", "numba-loop", "numba", _family("remove_loop", "counts", np.uint64),
                    requires=_NUMBA, description="loop over 16 int64 counts per hand, packed on the way out"),
     Implementation("cards.remove", "numba-swar", "numba", _family("remove_swar", "packed", np.uint64),
