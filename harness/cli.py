@@ -156,6 +156,10 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                                    "ratio of medians agree; otherwise '~'. Runs from different machines compare too.")
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
     p.add_argument("--format", "-f", choices=("text", "md", "csv"), default="text", help="output format")
+    p.add_argument("--relative", action="store_true",
+                   help="take each change against the other implementations of its workload (their median "
+                        "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
+                        "cancels, one implementation's regression does not; for CI gates on shared machines")
     p.add_argument("--fail-on-regression", type=positive_float, default=None, metavar="PCT",
                    help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
                         "beyond PCT (for CI gates)")
@@ -262,7 +266,7 @@ def cmd_compare(args, reg) -> int:
     from harness import compare
     from harness.render import comparison
 
-    frame = compare.compare(args.runs, args.reports)
+    frame = compare.compare(args.runs, args.reports, relative=args.relative)
     geomeans = compare.geomean_change(frame)
     gate = compare.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":

@@ -9,6 +9,14 @@ The interval is a two-level bootstrap: worker processes are resampled, then samp
 one process are not independent of each other: on a shared machine a whole process can run in a slow spell
 (1.7x here), and an interval from pooled samples would call that a regression. Resampling processes puts the
 difference between them into the interval. scipy.stats.bootstrap resamples flat samples only, hence this code.
+
+With ``relative``, each change is taken against the other implementations of the same workload: B's samples
+are divided by the drift, the median of the others' changes of median, before the interval and the test. A
+slow stretch of the whole machine between two runs moves every competitor of a workload alike (their passes
+are interleaved within each worker), so it cancels; a regression of one implementation does not, since its own
+change is left out of its drift, and a median of the others is not moved by a few of them regressing. The
+drift's own uncertainty is not in the interval. A row with no other implementation in both runs keeps its
+absolute change (drift blank).
 """
 from __future__ import annotations
 
@@ -73,14 +81,29 @@ def ratio_interval(x_blocks: list[np.ndarray], y_blocks: list[np.ndarray],
     return float(low), float(high)
 
 
-def compare_pair(a: LoadedRun, b: LoadedRun) -> pd.DataFrame:
+def drifts(a: LoadedRun, b: LoadedRun, keys: list[tuple]) -> dict[tuple, float]:
+    """Per measurement, the median change of median of the other implementations of its workload (kernel,
+    workload kind, n) in both runs; NaN where there is none."""
+    log_ratio = {k: math.log(np.median(np.concatenate(b.blocks[k])) / np.median(np.concatenate(a.blocks[k])))
+                 for k in keys}
+    out = {}
+    for key in keys:
+        others = [log_ratio[k] for k in keys if k != key and (k[0], k[2], k[3]) == (key[0], key[2], key[3])]
+        out[key] = math.exp(float(np.median(others))) if others else math.nan
+    return out
+
+
+def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataFrame:
     rows = []
-    for key in sorted(set(a.blocks) & set(b.blocks), key=str):
-        if key[0] == results.OVERHEAD_KERNEL:
-            continue
+    keys = [k for k in sorted(set(a.blocks) & set(b.blocks), key=str) if k[0] != results.OVERHEAD_KERNEL]
+    drift = drifts(a, b, keys) if relative else dict.fromkeys(keys, math.nan)
+    for key in keys:
+        scale = drift[key] if drift[key] == drift[key] else 1.0
         x, y = np.concatenate(a.blocks[key]), np.concatenate(b.blocks[key])
-        ratio = float(np.median(y) / np.median(x))
-        low, high = ratio_interval(a.blocks[key], b.blocks[key])
+        raw = float(np.median(y) / np.median(x))
+        ratio = raw / scale
+        low, high = (v / scale for v in ratio_interval(a.blocks[key], b.blocks[key]))
+        y = y / scale
         p = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 else 1.0
         significant = p < ALPHA and low == low and (low > 1 or high < 1)
         rows.append(dict(zip(KEY, key)) | {
@@ -89,6 +112,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun) -> pd.DataFrame:
             "median_a": float(np.median(x)), "median_b": float(np.median(y)),
             "ci_a": _relative_halfwidth(x), "ci_b": _relative_halfwidth(y),
             "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
+            "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
         })
     return pd.DataFrame(rows)
@@ -100,11 +124,11 @@ def _relative_halfwidth(x: np.ndarray) -> float:
     return (high - low) / 2 / med if med and low == low else math.nan
 
 
-def compare(specs: list[str], reports_dir: Path) -> pd.DataFrame:
+def compare(specs: list[str], reports_dir: Path, relative: bool = False) -> pd.DataFrame:
     if len(specs) < 2:
         raise UsageError("compare needs at least two runs")
     runs = [load_run(s, reports_dir) for s in specs]
-    frames = [compare_pair(runs[0], other) for other in runs[1:]]
+    frames = [compare_pair(runs[0], other, relative) for other in runs[1:]]
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if frame.empty:
         raise UsageError(f"runs {', '.join(r.run_id for r in runs)} have no passing measurement in common")
@@ -112,8 +136,9 @@ def compare(specs: list[str], reports_dir: Path) -> pd.DataFrame:
 
 
 def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
-    """Per compared run, the geometric mean of the median ratios over every row both runs measured."""
-    return {run: float(np.exp(np.log1p(g["change"]).mean()) - 1) for run, g in frame.groupby("run_b", sort=False)}
+    """Per compared run, the geometric mean of the (absolute) median ratios over every row both runs measured."""
+    return {run: float(np.exp(np.log1p(g["absolute_change"]).mean()) - 1)
+            for run, g in frame.groupby("run_b", sort=False)}
 
 
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:

@@ -105,6 +105,8 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     assert "geomean" in gate.stdout
     lenient = swarbench("compare", base, slow, "--fail-on-regression", "900", env=env)
     assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
+    alone = swarbench("compare", base, slow, "--relative", "--fail-on-regression", "10", env=env)
+    assert alone.returncode == 1 and "(one implementation: absolute)" in alone.stdout  # nothing to take drift from
 
 
 def _loaded(name, blocks):
@@ -423,3 +425,37 @@ def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
                rec("alone", 0, [1.0, 2.0]),
                rec("cffi", 0, [1.0], kernel="harness.overhead"), rec("cffi", 1, [2.0], kernel="harness.overhead")]
     assert engine.unsettled_cases(records) == ["k.x:apart:w:n=10"]
+
+
+def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementations_regression():
+    from harness import compare
+    from harness.compare import LoadedRun
+
+    rng = np.random.default_rng(3)
+
+    def blocks(level):  # two workers, 3% noise
+        return [level * (1 + 0.03 * rng.standard_normal(100)) for _ in range(2)]
+
+    def run(name, levels):
+        measured = {("k.x", impl, "w", 1000): blocks(level) for impl, level in levels.items() if impl != "alone"}
+        return LoadedRun(name, Path("."), {}, measured | {("k.y", "alone", "w", 10): blocks(levels["alone"])})
+
+    levels = {"p": 1.0, "q": 2.0, "r": 5.0, "s": 0.5, "t": 9.0}
+    base = run("a", levels | {"alone": 1.0})
+    machine_slower = run("b", {k: 1.5 * v for k, v in levels.items()} | {"alone": 1.5})  # same code, slow stretch
+    absolute = compare.compare_pair(base, machine_slower)
+    assert len(compare.regressions(absolute, 20)) == 6
+    relative = compare.compare_pair(base, machine_slower, relative=True).set_index("implementation")
+    assert not relative.loc[list(levels), "significant"].any()
+    assert (relative.loc[list(levels), "drift"].round(1) == 0.5).all()
+    alone = relative.loc["alone"]  # no other implementation of its workload: its absolute change, drift blank
+    assert alone["drift"] != alone["drift"] and alone["significant"] and round(alone["change"], 1) == 0.5
+    assert round(compare.geomean_change(relative.reset_index())["b"], 1) == 0.5  # the geomean stays absolute
+
+    one_regressed = run("c", levels | {"p": 1.3, "alone": 1.0})
+    relative = compare.compare_pair(base, one_regressed, relative=True).set_index("implementation")
+    assert relative.loc["p", "significant"] and 0.25 < relative.loc["p", "change"] < 0.35
+    assert relative.loc[["q", "r", "s", "t"], "drift"].abs().max() < 0.02  # the median of the others holds
+    assert relative.loc[["q", "r", "s", "t"], "change"].abs().max() < 0.05
+    gate = compare.regressions(relative.reset_index(), 20)
+    assert list(gate["implementation"]) == ["p"]

@@ -26,11 +26,15 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
         out.append(f"{first['run_a']} ({first['machine_a']})  vs  {run_b} ({first['machine_b']})")
-        rows = [("measurement", "A ns/op", "B ns/op", "change [95% CI]", "")] + list(_rows(group))
+        relative = bool(group["relative"].any())
+        rows = [("measurement", "A ns/op", "B ns/op", "change [95% CI]" + (" vs drift" if relative else ""), "")]
+        rows += list(_rows(group))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         out += ["  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                 .rstrip() for r in rows]
         out.append(f"{'geomean'.ljust(widths[0])}  {'':>{widths[1]}}  {'':>{widths[2]}}  {_pct(geomeans[run_b])}")
+        if relative:
+            out += _drift_lines(group)
         out.append("")
     out.append("~: no significant change (Mann-Whitney U p >= 0.05, or the interval of the ratio of medians "
                "includes 1)")
@@ -39,6 +43,18 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
         out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
                 f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]" for r in regressions.itertuples()]
     return "\n".join(out) + "\n"
+
+
+def _drift_lines(group) -> list[str]:
+    """What was divided out: each workload's drift (its implementations' median change), and the rows that had
+    no other implementation to take it from."""
+    lines = ["changes vs drift: each row's change divided by the median change of the other implementations of "
+             "its workload (geomean above: absolute)"]
+    for (kernel, workload, n), g in group.groupby(["kernel", "workload", "n"], sort=False):
+        drift = float(g["absolute_change"].median())
+        alone = " (one implementation: absolute)" if g["drift"].isna().all() else ""
+        lines.append(f"  drift {kernel} {workload}/n={n}: {_pct(drift)}{alone}")
+    return lines
 
 
 def render_md(frame, geomeans: dict, regressions=None) -> str:
