@@ -83,6 +83,7 @@ class Timing:
     verdict: oracle.Verdict
     row: dict
     label: str
+    group: str  # pytest-benchmark's group: the kernel and workload
     checked_here: bool
     call_s: float
     iterations: int
@@ -324,13 +325,12 @@ class Session:
             if verdict.outputs is not None and kernel.summarize is not None:
                 row["summary"] = _jsonable(kernel.summarize(verdict.outputs))  # by how much it was off
             self._reject(row, label, verdict, impl)
-        row["group"] = f"{case.kernel} {workload.label}"
-        self.timings[case.id] = self._plan(verdict, row, label, checked_here=checked_s is None)
+        self.timings[case.id] = self._plan(verdict, row, label, f"{case.kernel} {workload.label}",
+                                           checked_here=checked_s is None)
 
     def _end(self, case: Case, timing: Timing) -> None:
         """A case's last pass is over: check a timed output this worker did not verify, then its result line."""
         kernel, row, outputs = self.registry.kernels[case.kernel], timing.row, timing.outputs
-        row.pop("group")
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             row.update(counters.per_op(*counters.count(timing.verdict.batch, timing.call_s), row["n"]))
         if not timing.checked_here:
@@ -363,10 +363,8 @@ class Session:
         if verdict.status != oracle.PASS:
             self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
             pytest.skip(verdict.reason)
-        row["group"] = overhead.KERNEL
         # an empty call has no competitors to interleave with: all its rounds in one pass
-        self._time_pass(benchmark, self._plan(verdict, row, case_id, passes=1), 1)
-        row.pop("group")
+        self._time_pass(benchmark, self._plan(verdict, row, case_id, overhead.KERNEL, passes=1), 1)
         self._finish(row, case_id, _median_text(row))
 
     def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
@@ -378,7 +376,7 @@ class Session:
             "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
         }
 
-    def _plan(self, verdict, row, label, checked_here: bool = True, passes: Optional[int] = None) -> Timing:
+    def _plan(self, verdict, row, label, group, checked_here: bool = True, passes: Optional[int] = None) -> Timing:
         """Rounds and iterations from the batch's steady duration, dealt out over the passes."""
         call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
@@ -394,7 +392,7 @@ class Session:
         outputs, verdict.outputs = (verdict.outputs if rounds <= 0 else None), None
         passes = passes or self.passes
         share = [rounds // passes + (1 if i < rounds % passes else 0) for i in range(passes)]
-        return Timing(verdict, row, label, checked_here, call_s, iterations, share, outputs)
+        return Timing(verdict, row, label, group, checked_here, call_s, iterations, share, outputs)
 
     def _time_pass(self, benchmark, timing: Timing, index: int) -> None:
         """Time pass ``index``'s share of a case's rounds with pytest-benchmark (a long batch's later passes
@@ -405,7 +403,7 @@ class Session:
         self.phase(row["case"], timing.label, "timing" + (f" (pass {index} of {of})" if of > 1 else ""))
         batch_s = timing.call_s * timing.iterations
         warmup = 1 if batch_s < (WARMUP_BELOW_S if timing.checked_here else oracle.LONG_BATCH_S) else 0
-        benchmark.group = row["group"]
+        benchmark.group = timing.group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
         timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
