@@ -80,6 +80,7 @@ class Pass:
 @dataclass
 class Timing:
     """A case between its first and last pass: its check's outcome, its rounds, and the samples so far."""
+    case: Optional[Case]
     verdict: oracle.Verdict
     row: dict
     label: str
@@ -89,6 +90,7 @@ class Timing:
     iterations: int
     rounds: list  # the timed rounds of each pass
     outputs: object = None
+    passes_done: int = 0
 
 
 def pytest_addoption(parser):
@@ -285,6 +287,7 @@ class Session:
             if timing is None:  # it failed or was skipped in its first pass, and said so there
                 pytest.skip(f"{case.id}: not timed (see its first pass)")
             self._time_pass(benchmark, timing, item.index)
+            timing.passes_done = item.index
             if item.index == item.of:
                 del self.timings[case.id]
                 self._end(case, timing)
@@ -325,7 +328,7 @@ class Session:
             if verdict.outputs is not None and kernel.summarize is not None:
                 row["summary"] = _jsonable(kernel.summarize(verdict.outputs))  # by how much it was off
             self._reject(row, label, verdict, impl)
-        self.timings[case.id] = self._plan(verdict, row, label, f"{case.kernel} {workload.label}",
+        self.timings[case.id] = self._plan(case, verdict, row, label, f"{case.kernel} {workload.label}",
                                            checked_here=checked_s is None)
 
     def _end(self, case: Case, timing: Timing) -> None:
@@ -364,7 +367,7 @@ class Session:
             self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
             pytest.skip(verdict.reason)
         # an empty call has no competitors to interleave with: all its rounds in one pass
-        self._time_pass(benchmark, self._plan(verdict, row, case_id, overhead.KERNEL, passes=1), 1)
+        self._time_pass(benchmark, self._plan(None, verdict, row, case_id, overhead.KERNEL, passes=1), 1)
         self._finish(row, case_id, _median_text(row))
 
     def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
@@ -376,7 +379,7 @@ class Session:
             "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
         }
 
-    def _plan(self, verdict, row, label, group, checked_here: bool = True, passes: Optional[int] = None) -> Timing:
+    def _plan(self, case, verdict, row, label, group, checked_here=True, passes: Optional[int] = None) -> Timing:
         """Rounds and iterations from the batch's steady duration, dealt out over the passes."""
         call_s = _steady_call_s(verdict.batch, verdict.call_s)
         iterations = max(1, math.ceil(ROUND_TARGET_S / call_s))
@@ -392,7 +395,7 @@ class Session:
         outputs, verdict.outputs = (verdict.outputs if rounds <= 0 else None), None
         passes = passes or self.passes
         share = [rounds // passes + (1 if i < rounds % passes else 0) for i in range(passes)]
-        return Timing(verdict, row, label, group, checked_here, call_s, iterations, share, outputs)
+        return Timing(case, verdict, row, label, group, checked_here, call_s, iterations, share, outputs)
 
     def _time_pass(self, benchmark, timing: Timing, index: int) -> None:
         """Time pass ``index``'s share of a case's rounds with pytest-benchmark (a long batch's later passes
@@ -406,11 +409,34 @@ class Session:
         benchmark.group = timing.group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
-        timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
-                                            warmup_rounds=warmup)
+        try:
+            timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
+                                                warmup_rounds=warmup)
+        except BaseException:
+            # pytest-benchmark marks a benchmark that raised an Exception as failed, but not one stopped by
+            # Ctrl-C: its JSON writer then fails on the empty samples, and the worker ends in a traceback.
+            benchmark.has_error = True
+            raise
         stats = getattr(benchmark, "stats", None)
         row["samples_s"] += list(stats.stats.data) if stats is not None else []
         row["rounds"] += rounds
+
+    def flush_unfinished(self) -> None:
+        """The cases a stopped worker (Ctrl-C, pytest's -x) left between passes: each gets its result line with
+        the samples of the passes it finished, so nothing measured is lost. A case another worker verified keeps
+        them only if its last timed output is right."""
+        for case_id, timing in list(self.timings.items()):
+            del self.timings[case_id]
+            row = timing.row
+            if not row["samples_s"]:
+                continue
+            if not timing.checked_here:
+                workload, expected = self.workload(timing.case)
+                kernel = self.registry.kernels[timing.case.kernel]
+                if timing.outputs is None or kernel.check(expected, timing.outputs, workload.inputs):
+                    continue
+            row["reason"] = f"stopped after {timing.passes_done} of {len(timing.rounds)} passes"
+            self._finish(row, timing.label, _median_text(row))
 
     def _finish(self, row, label, text):
         self.done += 1
@@ -499,6 +525,13 @@ def pytest_generate_tests(metafunc):
         session = _session(config)
         session.total += len(probes)
         metafunc.parametrize("swarbench_probe", probes, ids=[p.name for p in probes])
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-benchmark's own, which writes its JSON file
+def pytest_sessionfinish(session, exitstatus):
+    state = getattr(session.config, "_swarbench_session", None)
+    if state is not None:
+        state.flush_unfinished()
 
 
 def pytest_collection_finish(session):
