@@ -103,8 +103,9 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
         raw = float(np.median(y) / np.median(x))
         ratio = raw / scale
         low, high = (v / scale for v in ratio_interval(a.blocks[key], b.blocks[key]))
-        y = y / scale
-        p = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 else 1.0
+        y_scaled = y / scale
+        p = float(stats.mannwhitneyu(x, y_scaled, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 \
+            else 1.0
         significant = p < ALPHA and low == low and (low > 1 or high < 1)
         rows.append(dict(zip(KEY, key)) | {
             "run_a": a.run_id, "run_b": b.run_id,
@@ -115,7 +116,10 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
             "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
         })
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if relative and len(frame):  # for the report: each workload's drift, its implementations' median change
+        frame["workload_drift"] = frame.groupby(["kernel", "workload", "n"])["absolute_change"].transform("median")
+    return frame
 
 
 def _relative_halfwidth(x: np.ndarray) -> float:

@@ -449,6 +449,8 @@ def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementa
     relative = compare.compare_pair(base, machine_slower, relative=True).set_index("implementation")
     assert not relative.loc[list(levels), "significant"].any()
     assert (relative.loc[list(levels), "drift"].round(1) == 0.5).all()
+    assert round(relative.loc["q", "median_b"], 1) == 3.0  # B's figures are shown as measured, not divided
+    assert (relative["workload_drift"].round(1) == 0.5).all()
     alone = relative.loc["alone"]  # no other implementation of its workload: its absolute change, drift blank
     assert alone["drift"] != alone["drift"] and alone["significant"] and round(alone["change"], 1) == 0.5
     assert round(compare.geomean_change(relative.reset_index())["b"], 1) == 0.5  # the geomean stays absolute

@@ -51,7 +51,7 @@ def _drift_lines(group) -> list[str]:
     lines = ["changes vs drift: each row's change divided by the median change of the other implementations of "
              "its workload (geomean above: absolute)"]
     for (kernel, workload, n), g in group.groupby(["kernel", "workload", "n"], sort=False):
-        drift = float(g["absolute_change"].median())
+        drift = float(g["workload_drift"].iloc[0])
         alone = " (one implementation: absolute)" if g["drift"].isna().all() else ""
         lines.append(f"  drift {kernel} {workload}/n={n}: {_pct(drift)}{alone}")
     return lines
