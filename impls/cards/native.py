@@ -74,8 +74,10 @@ def bit_planes(vectors: np.ndarray) -> np.ndarray:
     Word w of a plane holds pairs 64 w .. 64 w + 63 of its block, pair 64 w + j in bit j.
     """
     vectors = np.asarray(vectors, dtype=np.uint64)
-    if (vectors & np.uint64(~SLICED_BITS & (2**64 - 1))).any():  # the kernel's validation allows none of these
-        raise InvalidInput("a hand has a count the bit-sliced layout cannot hold (more than 4, or 2 of a joker)")
+    # 3 bits hold a rank's count up to 7 (the kernel's validation allows 4), one bit a joker's; nothing else fits
+    if (vectors & np.uint64(~SLICED_BITS & (2**64 - 1))).any():
+        raise InvalidInput("a hand has a count the bit-sliced layout cannot hold (over 7 of a rank, over 1 of a "
+                           "joker, or anything in nibble 0)")
     blocks = -(-len(vectors) // SLICED_BLOCK)
     padded = np.zeros(blocks * SLICED_BLOCK, np.uint64)
     padded[:len(vectors)] = vectors
