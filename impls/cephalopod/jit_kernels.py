@@ -180,14 +180,19 @@ def prefetch(typingctx, arr, idx):
 
 
 @numba.njit(inline="always")
+def form_offsets(t):
+    """Where board t's eight outer cells index the per-form tables (land, hashes): three byte-wide pieces of
+    their 24 bits, each a run of 8 entries (one per form) at its own 2048-entry section."""
+    u = (t & 0xFFF) | ((t >> 3) & 0xFFF000)  # the 24 bits of the eight outer cells
+    return (u & 255) * 8, 2048 + ((u >> 8) & 255) * 8, 4096 + (u >> 16) * 8
+
+
+@numba.njit(inline="always")
 def smallest_form(t, land):
     """The smallest of the eight forms of board t, and the symmetry (lane) that gives it. The forms are compared
     as (outer cells << 3 | lane), so the minimum carries its lane; the centre and the empty count are the same
     in every form and are put back at the end."""
-    u = (t & 0xFFF) | ((t >> 3) & 0xFFF000)  # the 24 bits of the eight outer cells
-    a = (u & 255) * 8
-    b = 2048 + ((u >> 8) & 255) * 8
-    c = 4096 + (u >> 16) * 8
+    a, b, c = form_offsets(t)
     f0 = np.int64(land[U(a)] | land[U(b)] | land[U(c)]) << 3
     f1 = (np.int64(land[U(a + 1)] | land[U(b + 1)] | land[U(c + 1)]) << 3) | 1
     f2 = (np.int64(land[U(a + 2)] | land[U(b + 2)] | land[U(c + 2)]) << 3) | 2
@@ -203,10 +208,7 @@ def smallest_form(t, land):
 @numba.njit(inline="always")
 def add_hashes(acc, s, counts, c0, hashes, scale):
     """acc[k] += counts[c0 + k] * scale * (hash of form k of s), modulo 2^64"""
-    u = (s & 0xFFF) | ((s >> 3) & 0xFFF000)
-    a = (u & 255) * 8
-    b = 2048 + ((u >> 8) & 255) * 8
-    c = 4096 + (u >> 16) * 8
+    a, b, c = form_offsets(s)
     centre = ((s >> 12) & 7) * 10000
     for k in range(8):
         h = np.int64(hashes[U(a + k)]) + hashes[U(b + k)] + hashes[U(c + k)] + centre
@@ -374,10 +376,7 @@ def solve_fast(depth, start, wstates, wcounts, table, tag, table_min, table_mul,
                             for k in range(8):
                                 hs[k] += rowhash[U(row * 8 + k)]
                         nt = max(nt, 1)
-                        u = (t & 0xFFF) | ((t >> 3) & 0xFFF000)
-                        ha = (u & 255) * 8
-                        hb = 2048 + ((u >> 8) & 255) * 8
-                        hc = 4096 + (u >> 16) * 8
+                        ha, hb, hc = form_offsets(t)
                         centre = ((t >> 12) & 7) * 10000
                         for k in range(8):
                             hs[k] += nt * (np.int64(hashes[U(ha + k)]) + hashes[U(hb + k)] + hashes[U(hc + k)]
