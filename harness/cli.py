@@ -114,9 +114,10 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "figures on a noisy machine; batches over 0.5 s are timed only by the first --min-rounds "
                         "workers)")
     p.add_argument("--passes", type=positive_int, default=3, metavar="K",
-                   help="in each worker, go through a workload's implementations K times, reshuffled each time, "
-                        "timing a K-th of every case's rounds per pass (interleaved repetitions: a slow moment "
-                        "of the machine falls on all competitors alike; default 3)")
+                   help="in each worker, go through the whole run K times, each workload's implementations "
+                        "reshuffled in every pass, timing a K-th of every case's rounds per pass (interleaved "
+                        "repetitions: a slow spell of the machine falls on a share of every case's samples; "
+                        "default 3)")
     p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
                         f"more than {results.SPLIT_WORKERS:.0%}% (one of them caught a slow spell; a further worker "

@@ -50,7 +50,7 @@ class RunRequest:
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
     processes: int = 2
-    passes: int = 3  # interleaved passes through each workload's implementations, in every worker
+    passes: int = 3  # interleaved passes through the whole run, in every worker
     settle: int = 0  # extra workers, at most, for the cases whose workers disagree (see unsettled_cases)
     timeout: float = 600.0
     overhead: bool = True
@@ -104,17 +104,19 @@ def check_request(request: RunRequest, registry: Registry) -> None:
                              f"which this run does not select (add --workload)")
         for kind in kinds:
             kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
-    memory = physical_memory()
     for size in request.sizes:
         if size < 1:
             raise UsageError(f"--size must be a positive integer, got {size}")
-        for k in chosen:
-            for kind in registry.kernels[k].workloads:
-                selected = kind.name in request.workloads if request.workloads else kind.default
-                need = size * kind.bytes_per_op
-                if selected and not kind.fixed_size and memory and need > 0.8 * memory:
-                    raise UsageError(f"--size {size} needs about {need / 2**30:.1f} GiB for {k} "
-                                     f"({kind.name}); this machine has {memory / 2**30:.1f} GiB")
+    # Every case keeps its prepared batch until the run's last pass, so the sized workloads are summed.
+    needs = [(size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})") for k in chosen
+             for kind in registry.kernels[k].workloads for size in request.sizes
+             if (kind.name in request.workloads if request.workloads else kind.default) and not kind.fixed_size]
+    memory, need = physical_memory(), sum(n for n, _ in needs)
+    if memory and need > 0.8 * memory:
+        largest = max(needs)
+        raise UsageError(f"--size {','.join(map(str, request.sizes))} needs about {need / 2**30:.1f} GiB for this run's "
+                         f"workloads together (the largest: {largest[1]}, {largest[0] / 2**30:.1f} GiB); "
+                         f"this machine has {memory / 2**30:.1f} GiB")
     for name, value, low in (("--max-time", request.max_time, 0), ("--timeout", request.timeout, 0)):
         if not value > low:
             raise UsageError(f"{name} must be positive, got {value}")

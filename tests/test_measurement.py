@@ -344,9 +344,9 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     assert frame.loc["swar", "status"] == "PASS"  # the run went on
 
 
-def test_passes_interleave_a_workloads_cases_and_each_case_keeps_one_result(tmp_path):
+def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path):
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
+    proc = swarbench("run", "-k", "cards.*", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
                      "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "--no-overhead", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
@@ -356,12 +356,26 @@ def test_passes_interleave_a_workloads_cases_and_each_case_keeps_one_result(tmp_
     by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
     cases = sorted(by_pass[1])
     assert len(cases) > 5 and all(sorted(by_pass[k]) == cases for k in (2, 3))
-    assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)  # pass by pass
+    assert {case.split(":")[0] for case in cases} == {"cards.contains", "cards.remove"}
+    # pass by pass through the whole run: both kernels in pass 1 before either's pass 2
+    assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
     ends = [r for r in records if r.get("event") == "result"]
     assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
     frame = _frame(env)
     assert (frame.rounds >= 3).all() and (frame.samples == frame.rounds).all()
+
+
+def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
+    env = cli_env(tmp_path)
+    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--passes", "8",
+                     "--processes", "1", "--min-rounds", "3", "--max-time", "1e-9", "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    timed = [r["phase"] for r in records if r.get("event") == "phase" and r["phase"].startswith("timing")]
+    assert timed == [f"timing (pass {k} of 8)" for k in (3, 6, 8)]
+    assert _frame(env).loc["c-swar", "samples"] == 3
 
 
 SLOW_FIRST_PROCESS = """

@@ -17,12 +17,13 @@ worker times its one call that way, and the worker that verified it counts its v
 callable, same inputs, timed by the same clock, kept only once the oracle passed it) as its first sample
 instead of calling it again, which would cost seconds and measure nothing a first call does not.
 
-With ``--swarbench-passes P`` a worker goes through each workload's implementations P times, in a fresh
-shuffled order each time, and spends a P-th of each case's rounds in each pass (Google Benchmark's interleaved
-repetitions). A case's samples then come from P stretches spread over the time its workload is measured, so a
-slow moment of a shared machine falls on all the competitors of a kernel instead of on whichever one was being
-timed. A case is checked and prepared in its first pass and keeps its prepared batch until its last pass, which
-writes its one result line; every pass writes a start line, so a crash is laid on the case it happened in.
+With ``--swarbench-passes P`` a worker goes through the whole run P times: each pass takes every workload in
+turn, a workload's cases together and, after the first pass, in a fresh shuffled order; each case spends a P-th
+of its rounds in each pass (Google Benchmark's random interleaving, at the scale of the run). A case's samples
+then come from P stretches spread over the whole worker, so a slow spell of a shared machine (seconds long, here)
+lands on a share of every case's samples instead of on all the samples of the workloads it happened to cover.
+A case is checked and prepared in its first pass and keeps its prepared batch until its last pass, which writes
+its one result line; every pass writes a start line, so a crash is laid on the case it happened in.
 
 The workers of one run share what does not depend on the process: each workload and its reference outputs are
 built by the first worker that needs them and left in ``--swarbench-cache`` for the others, and a case that an
@@ -109,8 +110,8 @@ def pytest_addoption(parser):
     group.addoption("--swarbench-order-seed", type=int, default=None, metavar="S",
                     help="shuffle the order of kernels and of implementations within each kernel with this seed")
     group.addoption("--swarbench-passes", type=int, default=1, metavar="P",
-                    help="go through each workload's implementations P times, reshuffled, each pass timing a P-th "
-                         "of every case's rounds (interleaved repetitions; default 1)")
+                    help="go through the whole run P times, each workload's cases reshuffled in every pass, each pass "
+                         "timing a P-th of every case's rounds (interleaved repetitions; default 1)")
     group.addoption("--swarbench-case", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; the engine's extra workers use it)")
     group.addoption("--swarbench-exclude", action="append", default=[], metavar="CASE_ID",
@@ -154,11 +155,12 @@ class Session:
         self.total = 0
 
     def passes_in_order(self) -> list[Pass]:
-        """Every case's passes: a workload's cases in one order per pass, reshuffled for each pass after the first."""
+        """Every case's passes, pass by pass through the whole run: pass k goes through every workload, each
+        workload's cases together and, after the first pass, in a fresh order."""
         rng = random.Random(f"passes {self.config.getoption('swarbench_order_seed')}")
-        out = []
-        for group in self.case_groups():
-            for index in range(1, self.passes + 1):
+        groups, out = self.case_groups(), []
+        for index in range(1, self.passes + 1):
+            for group in groups:
                 order = list(group)
                 if index > 1:
                     rng.shuffle(order)
@@ -394,7 +396,9 @@ class Session:
         # any timed call makes its own
         outputs, verdict.outputs = (verdict.outputs if rounds <= 0 else None), None
         passes = passes or self.passes
-        share = [rounds // passes + (1 if i < rounds % passes else 0) for i in range(passes)]
+        # pass i times the rounds that fall in its stretch of [0, rounds): fewer rounds than passes land in
+        # passes spread over the run (3 of 8: passes 3, 6 and 8), not in the first few
+        share = [(i + 1) * rounds // passes - i * rounds // passes for i in range(passes)]
         return Timing(case, verdict, row, label, group, checked_here, call_s, iterations, share, outputs)
 
     def _time_pass(self, benchmark, timing: Timing, index: int) -> None:
