@@ -21,7 +21,7 @@ absolute change (drift blank).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,8 @@ class LoadedRun:
     folder: Path
     machine: dict
     blocks: dict[tuple, list[np.ndarray]]  # KEY -> ns/op samples of a PASS measurement, one array per worker
+    # the canary's view of the run (results.machine_steadiness); NaN for a run saved without one
+    steadiness: dict = field(default_factory=lambda: results.machine_steadiness([]))
 
 
 def load_run(spec: str, reports_dir: Path) -> LoadedRun:
@@ -55,7 +57,8 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
             n = int(rec.get("n") or 1)
             blocks[tuple(rec.get(k) for k in KEY)] = [results.ns_per_op(b, n) for b in rec["worker_samples_s"]]
     run_id = results.load(csv_path)["run_id"].dropna().astype(str)
-    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), blocks)
+    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), blocks,
+                     results.machine_steadiness(records))
 
 
 def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:
@@ -115,6 +118,9 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
             "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
             "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
+            "canary_us_a": a.steadiness["machine_canary_us"], "canary_us_b": b.steadiness["machine_canary_us"],
+            "slowed_share_a": a.steadiness["machine_slowed_share"],
+            "slowed_share_b": b.steadiness["machine_slowed_share"],
         })
     frame = pd.DataFrame(rows)
     if relative and len(frame):  # for the report: each workload's drift, its implementations' median change

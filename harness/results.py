@@ -30,11 +30,12 @@ COLUMNS = [
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
-    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit", "format_version",
+    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
+    "machine_slowed_share", "git_commit", "format_version",
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
-                 "ns_per_op_best_worker")
+                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share")
 OVERHEAD_KERNEL = "harness.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -43,6 +44,7 @@ RESAMPLES = 1000
 NOISY_CV = 0.10
 SHORT_ROUND_S = 1e-4
 SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
+SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a moment the machine was slowed
 
 
 def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
@@ -144,8 +146,23 @@ def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dic
     return out
 
 
+def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
+    """The canary's view of a run (see harness.bench.canary): its median time, and the share of its timings
+    more than SLOWED over the run's fastest tenth, which is the share of the run the machine itself was slowed.
+    A run slowed from end to end shows a small share and a long median: compare sets medians of runs side by
+    side for that."""
+    s = np.array([float(r["s"]) for r in records if r.get("event") == "canary" and r.get("s")])
+    if not len(s):
+        return {"machine_canary_us": math.nan, "machine_slowed_share": math.nan}
+    fast = float(np.quantile(s, 0.1))
+    return {"machine_canary_us": float(np.median(s)) * 1e6,
+            "machine_slowed_share": float(np.mean(s > fast * (1 + SLOWED)))}
+
+
 def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
     clock = machine.get("clock_ghz") or math.nan
+    records = list(records)
+    steadiness = machine_steadiness(records)
     rows, samples = [], {}
     for rec in merge_records(records):
         row = {k: rec.get(k) for k in COLUMNS if k in rec}
@@ -158,7 +175,7 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"] else math.nan,
             machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
-            git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
+            **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
         row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
         samples[len(rows)] = ns_per_op(rec["samples_s"], int(rec.get("n") or 1))

@@ -364,6 +364,11 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
     frame = _frame(env)
     assert (frame.rounds >= 3).all() and (frame.samples == frame.rounds).all()
+    canaries = [r["s"] for r in records if r.get("event") == "canary"]
+    assert canaries and all(0 < s < 1 for s in canaries)  # timed between passes, at most every 0.25 s
+    assert frame["machine_canary_us"].nunique() == 1 and 0 <= frame["machine_slowed_share"].iloc[0] <= 1
+    report = (Path(env["SWARBENCH_REPORTS"]) / run / "report.md").read_text()
+    assert "Steadiness: the machine itself ran 15% or more slower than its best during" in report
 
 
 def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
@@ -476,6 +481,36 @@ def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementa
     assert relative.loc[["q", "r", "s", "t"], "change"].abs().max() < 0.05
     gate = compare.regressions(relative.reset_index(), 20)
     assert list(gate["implementation"]) == ["p"]
+
+
+def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_sets_two_runs_side_by_side():
+    from harness import compare
+    from harness.compare import LoadedRun
+    from harness.render.comparison import render_text
+
+    def canaries(fast, slow):
+        return [{"event": "canary", "worker": 0, "t": i, "s": 1e-4} for i in range(fast)] + \
+               [{"event": "canary", "worker": 1, "t": i, "s": 1.7e-4} for i in range(slow)]
+
+    steady = results.machine_steadiness(canaries(40, 2) + [{"event": "result", "s": 9.0}])
+    assert steady["machine_slowed_share"] == pytest.approx(2 / 42)
+    assert steady["machine_canary_us"] == pytest.approx(100)
+    slowed = results.machine_steadiness(canaries(12, 30))
+    assert slowed["machine_slowed_share"] == pytest.approx(30 / 42)
+    assert slowed["machine_canary_us"] == pytest.approx(170)
+    missing = results.machine_steadiness([])
+    assert all(v != v for v in missing.values())  # a run saved before the canary: unknown, not steady
+
+    rng = np.random.default_rng(5)
+    measured = {("k.x", "p", "w", 1000): [1 + 0.01 * rng.standard_normal(50) for _ in range(2)]}
+    a, b = LoadedRun("a", Path("."), {}, measured, steady), LoadedRun("b", Path("."), {}, measured, slowed)
+    text = render_text(compare.compare_pair(a, b), {"b": 0.0})
+    assert "machine (canary): A 100 us, slowed during 5% of the run; B 170 us (+70.0%), slowed during 71%" in text
+    assert "the machine itself was not the same in both runs" in text
+    same = render_text(compare.compare_pair(a, LoadedRun("c", Path("."), {}, measured, steady)), {"c": 0.0})
+    assert "machine (canary): A 100 us" in same and "not the same" not in same
+    unknown = render_text(compare.compare_pair(LoadedRun("d", Path("."), {}, measured), b), {"b": 0.0})
+    assert "canary" not in unknown
 
 
 INTERRUPTS = """

@@ -47,7 +47,7 @@ from typing import Optional
 import pytest
 
 from harness import counters, oracle, progress, registry as registry_mod
-from harness.bench import overhead
+from harness.bench import canary, overhead
 from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
@@ -150,6 +150,7 @@ class Session:
         self.verified = self._verified_elsewhere()
         self.passes = max(1, opt("swarbench_passes"))
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
+        self.canary_at = 0.0
         self._workloads: dict = {}
         self.done = 0
         self.total = 0
@@ -276,10 +277,19 @@ class Session:
         self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
                      "t": time.time()})
 
+    def canary(self) -> None:
+        """Time the canary (see harness.bench.canary) if the last one was canary.EVERY_S ago or more: the
+        machine's own speed, between passes, never inside a timed call."""
+        now = time.time()
+        if now - self.canary_at >= canary.EVERY_S:
+            self.record({"event": "canary", "worker": self.worker, "t": now, "s": canary.time_once()})
+            self.canary_at = time.time()
+
     def run_case(self, item: Pass, benchmark) -> None:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
         line. Whatever goes wrong, the case ends with a result line."""
         case, finished = item.case, self.done
+        self.canary()
         try:
             if item.index == 1:
                 self._check(case)

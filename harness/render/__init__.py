@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from harness.model import ReportSection
+from harness.results import SLOWED
 
 
 @dataclass
@@ -35,6 +36,22 @@ class RunView:
 
 
 FORMATS = ("text", "md", "csv", "html")
+UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is said to be one to measure again
+
+
+def steadiness_lines(view: RunView) -> list[str]:
+    """Per run, what its canary saw (harness.results.machine_steadiness); nothing for a run without one."""
+    out = []
+    for run_id, group in view.frame.groupby("run_id", sort=True):
+        share, canary_us = (float(group[c].iloc[0]) for c in ("machine_slowed_share", "machine_canary_us"))
+        if share != share:
+            continue
+        line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {SLOWED:.0%} or more "
+                f"slower than its best during {share:.0%} of the run (canary median {canary_us:.0f} us)")
+        if share >= UNSTEADY_SHARE:
+            line += "; its medians can move by more than their intervals: measure again on a quieter machine"
+        out.append(line)
+    return out
 
 
 def render(fmt: str, view: RunView) -> str:

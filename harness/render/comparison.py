@@ -1,8 +1,11 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
-from harness.render import fmt_ns
+from harness.render import UNSTEADY_SHARE, fmt_ns
 from harness.render.markdown import table
+
+
+MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
 
 
 def _pct(x: float) -> str:
@@ -26,6 +29,7 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
         out.append(f"{first['run_a']} ({first['machine_a']})  vs  {run_b} ({first['machine_b']})")
+        out += _steadiness_lines(first)
         relative = bool(group["relative"].any())
         rows = [("measurement", "A ns/op", "B ns/op", "change [95% CI]" + (" vs drift" if relative else ""), "")]
         rows += list(_rows(group))
@@ -43,6 +47,19 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
         out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
                 f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]" for r in regressions.itertuples()]
     return "\n".join(out) + "\n"
+
+
+def _steadiness_lines(r) -> list[str]:
+    """The two runs' canaries (harness.bench.canary): how fast the machine itself was in each."""
+    a, b = r["canary_us_a"], r["canary_us_b"]
+    if a != a or b != b:
+        return []
+    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run; "
+            f"B {b:.0f} us ({_pct(b / a - 1)}), slowed during {r['slowed_share_b']:.0%}")
+    if abs(b / a - 1) > MACHINE_CHANGE or max(r["slowed_share_a"], r["slowed_share_b"]) >= UNSTEADY_SHARE:
+        return [line, "  the machine itself was not the same in both runs: changes of that size may be its own "
+                      "(--relative divides out what moved a whole workload)"]
+    return [line]
 
 
 def _drift_lines(group) -> list[str]:

@@ -9,7 +9,7 @@ import math
 
 from harness.model import LineChart
 from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
-                            measurement_rows, scaling_series, section_cells)
+                            measurement_rows, scaling_series, section_cells, steadiness_lines)
 
 PALETTE = {"python": "#8c564b", "numpy": "#1f77b4", "numba": "#2ca02c", "cffi": "#d62728"}
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
@@ -124,6 +124,7 @@ def render(view: RunView) -> str:
     out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench "
            f"{_e(', '.join(view.run_ids))}</title><style>{CSS}</style></head><body>",
            f"<h1>swarbench run {_e(', '.join(view.run_ids))}</h1>"]
+    out += [f"<p class='note'>Steadiness: {_e(line)}.</p>" for line in steadiness_lines(view)]
     for (kernel, workload, n), group in kernel_groups(view.frame):
         first = group.iloc[0]
         out.append(f"<h2>{_e(kernel)} <small>{_e(workload)}, n = {n:,} ({_e(first['unit'])})</small></h2>")

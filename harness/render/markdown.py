@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
-                            measurement_rows, section_cells)
+                            measurement_rows, section_cells, steadiness_lines)
 
 
 def _cell(text) -> str:
@@ -20,6 +20,7 @@ def render(view: RunView) -> str:
     out = [f"# swarbench run {', '.join(view.run_ids)}", "",
            f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('python', '')}; {m.get('compiler', '')}; "
            f"SIMD: {' '.join(m.get('simd_flags', []))}; commit {m.get('git_commit') or '-'}"]
+    out += [f"\nSteadiness: {line}." for line in steadiness_lines(view)]
     for (kernel, workload, n), group in kernel_groups(view.frame):
         out += ["", f"## {kernel}: {workload}, n = {n:,}", ""]
         out += table(measurement_header(group), measurement_rows(group, view))

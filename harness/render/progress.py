@@ -55,6 +55,8 @@ class Progress:
                 self.stream.write("\r\x1b[K" + self.current)
                 self.stream.flush()
             return
+        if kind != "result":  # the canary's timings, and whatever else a later worker writes
+            return
         self.finished[worker] = self.finished.get(worker, 0) + 1
         status = event.get("status", "?")
         samples = sorted(event.get("samples_s") or [])

@@ -3,7 +3,7 @@ median, the speedup over the kernel's baseline with its interval, and an estimat
 from __future__ import annotations
 
 from harness.render import (RunView, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
-                            operation_name)
+                            operation_name, steadiness_lines)
 
 
 def _machine_line(m: dict) -> str:
@@ -24,6 +24,7 @@ def render(view: RunView) -> str:
     procs = m.get("cores") or 1
     out = [f"swarbench run {', '.join(view.run_ids)}", f"cpu: {_machine_line(m)}",
            f"simd: {' '.join(m.get('simd_flags', [])) or 'none detected'}",
+           *(f"steadiness: {line}" for line in steadiness_lines(view)),
            "columns: ops timed, median ns/op [95% bootstrap CI], speedup over the baseline [95% CI], "
            "cycles/op (counted, with IPC, where hardware counters work; else ~ an estimate: ns x clock), net ns/op without the family's empty-call cost (where it is over 1% "
            "of a call), family, prepare time"]
