@@ -223,20 +223,30 @@ def cmd_run(args, reg) -> int:
     view = _view(reg, outcome.frame, outcome.machine, notes)
     for fmt, name in (("html", "report.html"), ("md", "report.md")):
         results.write_atomic(outcome.run_dir / name, render(fmt, view))
-    sys.stdout.write(render(args.format, view))
-    print(f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, benchmark-w*.json); "
-          f"render again with `swarbench report {outcome.run_id}`")
+    _say(sys.stdout, render(args.format, view) + f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, "
+         f"benchmark-w*.json); render again with `swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     failed = engine.failed_rows(outcome.frame)
     if len(failed):
         names = ", ".join(f"{r.kernel}/{r.implementation}" for r in failed.itertuples())
-        print(f"swarbench: FAIL: {names}", file=sys.stderr)
+        _say(sys.stderr, f"swarbench: FAIL: {names}\n")
         return EXIT_FAILED
     if outcome.problems or outcome.frame.empty:
-        print(f"swarbench: error: {(outcome.problems or ['nothing was measured'])[0]}", file=sys.stderr)
+        _say(sys.stderr, f"swarbench: error: {(outcome.problems or ['nothing was measured'])[0]}\n")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _say(stream, text: str) -> None:
+    """Write the end of a run; a reader that stopped reading (`| head`) changes nothing, since the results are
+    saved and the exit code still says how the run went. The closed stream is pointed at os.devnull so that
+    Python's own flush at exit does not fail on it again."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def cmd_report(args, reg) -> int:

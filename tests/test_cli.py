@@ -178,6 +178,18 @@ def test_ctrl_c_keeps_what_was_measured(env):
     assert len(frame) >= 2 and "interrupted" in out
 
 
+def test_a_reader_that_stops_reading_does_not_stop_the_run(env):
+    # `swarbench run 2>&1 | head -1`: the progress display loses its pipe after one line; the run goes on.
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
+           "--size", "256", "--max-time", "0.005", "--min-rounds", "1", "--no-overhead"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 0  # every implementation passed, as the exit code still says
+    frame = pd.read_csv(os.path.join(_run_dir(env), "results.csv"))
+    assert len(frame) >= 4 and (frame.processes == 2).all()  # both workers ran to the end
+
+
 TOY_KERNEL = """
     import numpy as np
     from harness import Implementation, Kernel, WorkloadKind, hookimpl

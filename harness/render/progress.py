@@ -52,8 +52,7 @@ class Progress:
                 what += " " + bar(event.get("done", 0), event.get("total", 0), event.get("what", ""))
             self.current = f"[{self._left(worker)}] {label}: {what}"
             if self.tty:
-                self.stream.write("\r\x1b[K" + self.current)
-                self.stream.flush()
+                self._write("\r\x1b[K" + self.current)
             return
         if kind != "result":  # the canary's timings, and whatever else a later worker writes
             return
@@ -65,5 +64,15 @@ class Progress:
         else:
             what = f"{status} {event.get('reason', '')}".strip()
         line = f"[{self._left(worker)}] {label}: {what}"
-        self.stream.write(("\r\x1b[K" if self.tty else "") + line + "\n")
-        self.stream.flush()
+        self._write(("\r\x1b[K" if self.tty else "") + line + "\n")
+
+    def _write(self, text: str) -> None:
+        """Show ``text``; a display nobody reads any more (``swarbench run 2>&1 | head``: the pipe closed) is
+        dropped, and the run it reports on goes on to its saved results."""
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            self.stream = None
