@@ -390,10 +390,15 @@ SLOW_FIRST_PROCESS = """
     from impls.cards.spec import reference_contains
 
     def first_process():
+        # the mark names the process that prepared this first (every pass prepares it again)
+        mark, me = os.environ["SB_MARK"], str(os.getpid())
         try:
-            os.close(os.open(os.environ["SB_MARK"], os.O_CREAT | os.O_EXCL))
+            fd = os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
-            return False
+            with open(mark) as fh:
+                return fh.read() == me
+        os.write(fd, me.encode())
+        os.close(fd)
         return True
 
     def slow_first(workload):
@@ -511,6 +516,45 @@ def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_se
     assert "machine (canary): A 100 us" in same and "not the same" not in same
     unknown = render_text(compare.compare_pair(LoadedRun("d", Path("."), {}, measured), b), {"b": 0.0})
     assert "canary" not in unknown
+
+
+RIGHT_THEN_WRONG = """
+    import numpy as np
+    from harness import Implementation, hookimpl
+    from impls.cards.spec import reference_contains
+
+    prepared = []  # the inputs of each preparation of the run's workload (256 pairs) in this process
+
+    def right_then_wrong(workload):
+        if len(workload.inputs["a"]) != 256:  # the known answers
+            return lambda: reference_contains(workload.inputs)
+        prepared.append(workload.inputs["a"])
+        if len(prepared) > 1 and (prepared[-1] is prepared[-2] or not np.array_equal(prepared[-1], prepared[0])):
+            raise AssertionError("not a fresh copy of the same inputs")
+        out = reference_contains(workload.inputs)
+        # right as checked, wrong once prepared again: a batch whose result hangs on where its memory landed
+        return (lambda: out) if len(prepared) == 1 else (lambda: ~out)
+
+    @hookimpl
+    def swarbench_add_implementations(registry):
+        registry.add_implementation(Implementation("cards.contains", "rightthenwrong", "numpy", right_then_wrong))
+"""
+
+
+def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "rightthenwrong", RIGHT_THEN_WRONG))
+    proc = swarbench("run", "-k", "cards.contains", "-i", "rightthenwrong", "-i", "c-swar", "-n", "256",
+                     "--passes", "4", "--processes", "1", "--min-rounds", "4", "--max-time", "1e-9",
+                     "--no-overhead", "-q", env=env)
+    assert proc.returncode == 1, proc.stderr
+    frame = _frame(env)
+    assert frame.loc["rightthenwrong", "status"] == "FAIL", frame.loc["rightthenwrong", "reason"]
+    assert frame.loc["rightthenwrong", "reason"].startswith("timed output in worker 0")
+    assert frame.loc["c-swar", "status"] == "PASS" and frame.loc["c-swar", "samples"] == 4
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    again = [r["case"].split(":")[1] for r in records if r.get("phase") == "preparing again (fresh inputs)"]
+    assert sorted(again) == ["c-swar"] * 3 + ["rightthenwrong"] * 3  # passes 2 to 4
 
 
 INTERRUPTS = """
