@@ -27,6 +27,18 @@ def make_plugin_site(site: Path, name: str, source: str, module: str | None = No
     return site
 
 
+def contains_plugin(name: str, family: str, prepare: str, body: str) -> str:
+    """The source of a plugin adding one cards.contains implementation, ``name`` of ``family``, whose prepare is
+    ``prepare`` as ``body`` defines it."""
+    return textwrap.dedent(body) + textwrap.dedent(f"""
+        from harness import Implementation, hookimpl
+
+        @hookimpl
+        def swarbench_add_implementations(registry):
+            registry.add_implementation(Implementation("cards.contains", {name!r}, {family!r}, {prepare}))
+        """)
+
+
 def cli_env(tmp_path: Path, *sites: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(s) for s in sites] + [env.get("PYTHONPATH", "")]).strip(os.pathsep)

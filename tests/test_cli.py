@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import FAST, assert_one_line_error, cli_env, make_plugin_site, swarbench
+from conftest import FAST, assert_one_line_error, cli_env, contains_plugin, make_plugin_site, swarbench
 
 SMALL = ["--kernel", "cards.*", "--size", "256", *FAST]
 FULL = ["--kernel", "cards.*", "--size", "256", "--max-time", "0.01", "--min-rounds", "2", "--quiet"]
@@ -81,18 +81,13 @@ def test_missing_features_skip_with_a_reason_and_never_crash(env):
     assert "BenchmarkContains/numba-swar" in proc.stdout
 
 
-WRONG_PLUGIN = """
+WRONG_PLUGIN = contains_plugin("wrong", "numpy", "prepare", """
     import numpy as np
-    from harness import Implementation, hookimpl
 
     def prepare(workload):
         a, b = workload.inputs["a"], workload.inputs["b"]
         return lambda: a >= b  # wrong: compares whole words
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "wrong", "numpy", prepare))
-"""
+""")
 
 
 def test_a_wrong_plugin_implementation_is_reported_fail_never_ranked_and_the_run_exits_1(tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FAST, cli_env, make_plugin_site, swarbench
+from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
 from harness import results
 
 MISBEHAVING = """
@@ -49,10 +49,9 @@ def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path
     assert "crashed (signal 11" in proc.stdout and "timed out after 3 s" in proc.stdout
 
 
-STEADY = """
+STEADY = contains_plugin("steady", "numpy", "steady", """
     import os
     import numpy as np
-    from harness import Implementation, hookimpl
     from impls.cards.spec import HIGH
 
     def steady(workload):
@@ -70,11 +69,7 @@ STEADY = """
                 np.equal(tmp, h, out=out)
             return out
         return batch
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "steady", "numpy", steady))
-"""
+""")
 
 
 def _steady_run(env, slowdown: str) -> str:
@@ -267,9 +262,8 @@ def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
     assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
 
 
-SLOW_CALL = """
+SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
     import os, time
-    from harness import Implementation, hookimpl
     from impls.cards.spec import reference_contains
 
     def slow(workload):
@@ -281,11 +275,7 @@ SLOW_CALL = """
             time.sleep(0.6)  # a long batch: over oracle.LONG_BATCH_S
             return out
         return batch
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "slowcall", "python-naive", slow))
-"""
+""")
 
 
 def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(tmp_path):
@@ -383,10 +373,9 @@ def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     assert _frame(env).loc["c-swar", "samples"] == 3
 
 
-SLOW_FIRST_PROCESS = """
+SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
     import os
     import numpy as np
-    from harness import Implementation, hookimpl
     from impls.cards.spec import reference_contains
 
     def first_process():
@@ -406,11 +395,7 @@ SLOW_FIRST_PROCESS = """
         # shared machine's own (up to 1.7x).
         repeats = range(6 if first_process() else 1)
         return lambda: [reference_contains(workload.inputs) for _ in repeats][-1]
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "slowfirst", "numpy", slow_first))
-"""
+""")
 
 
 def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
@@ -518,9 +503,8 @@ def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_se
     assert "canary" not in unknown
 
 
-RIGHT_THEN_WRONG = """
+RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong", """
     import numpy as np
-    from harness import Implementation, hookimpl
     from impls.cards.spec import reference_contains
 
     prepared = []  # the inputs of each preparation of the run's workload (256 pairs) in this process
@@ -534,11 +518,7 @@ RIGHT_THEN_WRONG = """
         out = reference_contains(workload.inputs)
         # right as checked, wrong once prepared again: a batch whose result hangs on where its memory landed
         return (lambda: out) if len(prepared) == 1 else (lambda: ~out)
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "rightthenwrong", "numpy", right_then_wrong))
-"""
+""")
 
 
 def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
@@ -557,9 +537,8 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     assert sorted(again) == ["c-swar"] * 3 + ["rightthenwrong"] * 3  # passes 2 to 4
 
 
-INTERRUPTS = """
+INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
     import time
-    from harness import Implementation, hookimpl
     from impls.cards.spec import reference_contains
 
     class Interrupts:
@@ -574,11 +553,7 @@ INTERRUPTS = """
                 raise KeyboardInterrupt
             time.sleep(0.06)
             return self.out
-
-    @hookimpl
-    def swarbench_add_implementations(registry):
-        registry.add_implementation(Implementation("cards.contains", "interrupts", "python-naive", Interrupts))
-"""
+""")
 
 
 def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path):
