@@ -113,11 +113,11 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "(default 2, which keeps the default run within a minute; more workers steady the "
                         "figures on a noisy machine; batches over 0.5 s are timed only by the first --min-rounds "
                         "workers)")
-    p.add_argument("--passes", type=positive_int, default=8, metavar="K",
+    p.add_argument("--passes", type=positive_int, default=6, metavar="K",
                    help="in each worker, go through the whole run K times, each workload's implementations "
                         "reshuffled in every pass, timing a K-th of every case's rounds per pass (interleaved "
                         "repetitions: a slow spell of the machine falls on a share of every case's samples; "
-                        "default 8)")
+                        "default 6)")
     p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
                         f"more than {results.SPLIT_WORKERS:.0%}% (one of them caught a slow spell; a further worker "

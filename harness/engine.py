@@ -50,7 +50,7 @@ class RunRequest:
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
     processes: int = 2
-    passes: int = 8  # interleaved passes through the whole run, in every worker
+    passes: int = 6  # interleaved passes through the whole run, in every worker
     settle: int = 0  # extra workers, at most, for the cases whose workers disagree (see unsettled_cases)
     timeout: float = 600.0
     overhead: bool = True

@@ -9,6 +9,8 @@ import time
 import pandas as pd
 import pytest
 
+from harness import engine
+
 from conftest import FAST, assert_one_line_error, cli_env, contains_plugin, make_plugin_site, swarbench
 
 SMALL = ["--kernel", "cards.*", "--size", "256", *FAST]
@@ -36,14 +38,15 @@ def test_run_checks_times_saves_and_reports(env):
     base = passed[passed.implementation == "naive"]
     assert (base.speedup == 1.0).all()
     assert frame.machine_cpu.notna().all() and frame.git_commit.notna().all()
-    # pytest-benchmark's own files hold the same measurements: a benchmark per pass that has rounds (of 8)
+    # pytest-benchmark's own files hold the same measurements: a benchmark per pass that has rounds
     rounds = {}
     for worker in (0, 1):
         bench = json.load(open(os.path.join(run_dir, f"benchmark-w{worker}.json")))
         for b in bench["benchmarks"]:
             if b["extra_info"]["kernel"] != "harness.overhead":
                 case = b["param"].split("~pass")[0]
-                assert b["param"].split("~pass")[1] in {f"{k}of8" for k in range(1, 9)}
+                passes = engine.RunRequest().passes  # the default
+                assert b["param"].split("~pass")[1] in {f"{k}of{passes}" for k in range(1, passes + 1)}
                 rounds[case] = rounds.get(case, 0) + b["stats"]["rounds"]
     assert len(rounds) == len(passed)
     for row in passed.itertuples():
