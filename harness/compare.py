@@ -32,6 +32,7 @@ from harness import results
 from harness.errors import UsageError
 
 ALPHA = 0.05
+MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
 KEY = ["kernel", "implementation", "workload", "n"]
 
 
@@ -123,9 +124,21 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
             "slowed_share_b": b.steadiness["machine_slowed_share"],
         })
     frame = pd.DataFrame(rows)
+    if len(frame):
+        frame = frame.assign(**machine_change(a.steadiness, b.steadiness))
     if relative and len(frame):  # for the report: each workload's drift, its implementations' median change
         frame["workload_drift"] = frame.groupby(["kernel", "workload", "n"])["absolute_change"].transform("median")
     return frame
+
+
+def machine_change(a: dict, b: dict) -> dict:
+    """How the machine itself moved between two runs, by their canaries: the change of the canary's median, and
+    whether the runs are unlike (that change beyond MACHINE_CHANGE, or either run slowed for
+    results.UNSTEADY_SHARE of it or more). Unknown (NaN, False) for a run saved without a canary."""
+    change = b["machine_canary_us"] / a["machine_canary_us"] - 1
+    shares = (a["machine_slowed_share"], b["machine_slowed_share"])
+    unlike = bool(abs(change) > MACHINE_CHANGE or max(shares) >= results.UNSTEADY_SHARE)
+    return {"canary_change": change, "machine_changed": unlike}
 
 
 def _relative_halfwidth(x: np.ndarray) -> float:

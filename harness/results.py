@@ -45,6 +45,7 @@ NOISY_CV = 0.10
 SHORT_ROUND_S = 1e-4
 SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
 SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a moment the machine was slowed
+UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is one to measure again
 
 
 def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:

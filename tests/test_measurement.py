@@ -494,7 +494,9 @@ def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_se
     rng = np.random.default_rng(5)
     measured = {("k.x", "p", "w", 1000): [1 + 0.01 * rng.standard_normal(50) for _ in range(2)]}
     a, b = LoadedRun("a", Path("."), {}, measured, steady), LoadedRun("b", Path("."), {}, measured, slowed)
-    text = render_text(compare.compare_pair(a, b), {"b": 0.0})
+    pair = compare.compare_pair(a, b)
+    assert pair["machine_changed"].all() and pair["canary_change"].iloc[0] == pytest.approx(0.7)
+    text = render_text(pair, {"b": 0.0})
     assert "machine (canary): A 100 us, slowed during 5% of the run; B 170 us (+70.0%), slowed during 71%" in text
     assert "the machine itself was not the same in both runs" in text
     same = render_text(compare.compare_pair(a, LoadedRun("c", Path("."), {}, measured, steady)), {"c": 0.0})

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from harness.model import ReportSection
-from harness.results import SLOWED
+from harness.results import SLOWED, UNSTEADY_SHARE
 
 
 @dataclass
@@ -36,7 +36,6 @@ class RunView:
 
 
 FORMATS = ("text", "md", "csv", "html")
-UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is said to be one to measure again
 
 
 def steadiness_lines(view: RunView) -> list[str]:

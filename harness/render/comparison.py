@@ -1,11 +1,8 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
-from harness.render import UNSTEADY_SHARE, fmt_ns
+from harness.render import fmt_ns
 from harness.render.markdown import table
-
-
-MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
 
 
 def _pct(x: float) -> str:
@@ -55,8 +52,8 @@ def _steadiness_lines(r) -> list[str]:
     if a != a or b != b:
         return []
     line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run; "
-            f"B {b:.0f} us ({_pct(b / a - 1)}), slowed during {r['slowed_share_b']:.0%}")
-    if abs(b / a - 1) > MACHINE_CHANGE or max(r["slowed_share_a"], r["slowed_share_b"]) >= UNSTEADY_SHARE:
+            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}")
+    if r["machine_changed"]:
         return [line, "  the machine itself was not the same in both runs: changes of that size may be its own "
                       "(--relative divides out what moved a whole workload)"]
     return [line]
