@@ -119,9 +119,6 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
             "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
             "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
-            "canary_us_a": a.steadiness["machine_canary_us"], "canary_us_b": b.steadiness["machine_canary_us"],
-            "slowed_share_a": a.steadiness["machine_slowed_share"],
-            "slowed_share_b": b.steadiness["machine_slowed_share"],
         })
     frame = pd.DataFrame(rows)
     if len(frame):
@@ -132,13 +129,16 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
 
 
 def machine_change(a: dict, b: dict) -> dict:
-    """How the machine itself moved between two runs, by their canaries: the change of the canary's median, and
-    whether the runs are unlike (that change beyond MACHINE_CHANGE, or either run slowed for
-    results.UNSTEADY_SHARE of it or more). Unknown (NaN, False) for a run saved without a canary."""
+    """How the machine itself moved between two runs, by their canaries: each run's canary median and slowed
+    share, the change of the median, and whether the runs are unlike (that change beyond MACHINE_CHANGE, or
+    either run slowed for results.UNSTEADY_SHARE of it or more). Unknown (NaN, False) for a run saved without a
+    canary."""
     change = b["machine_canary_us"] / a["machine_canary_us"] - 1
     shares = (a["machine_slowed_share"], b["machine_slowed_share"])
     unlike = bool(abs(change) > MACHINE_CHANGE or max(shares) >= results.UNSTEADY_SHARE)
-    return {"canary_change": change, "machine_changed": unlike}
+    return {"canary_us_a": a["machine_canary_us"], "canary_us_b": b["machine_canary_us"],
+            "slowed_share_a": shares[0], "slowed_share_b": shares[1], "canary_change": change,
+            "machine_changed": unlike}
 
 
 def _relative_halfwidth(x: np.ndarray) -> float:

@@ -35,7 +35,8 @@ class TooSlow(Exception):
 
 @dataclass(frozen=True)
 class Workload:
-    """Concrete, seeded inputs for one kernel: every competitor of the kernel gets exactly this object.
+    """Concrete, seeded inputs for one kernel: every competitor of the kernel gets this object, or in a later
+    pass an equal deep copy of it (short batches are prepared again from fresh memory: harness.bench.plugin).
 
     ``size`` is N, the number of operations one batch call performs (what ns/op divides by).
     ``inputs`` is whatever the kernel's generator returns: usually a dict of NumPy arrays in the kernel's
