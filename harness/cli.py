@@ -123,6 +123,9 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         f"more than {results.SPLIT_WORKERS:.0%}% (one of them caught a slow spell; a further worker "
                         "outvotes it), long batches aside. Default 0: on this shared machine half the cases "
                         "disagree in a noisy stretch, and settling them cost the default run 10 s")
+    p.add_argument("--keep-slowed", action="store_true",
+                   help="keep in the medians the samples of passes the canary found the machine slowed during "
+                        "(default: set them aside, counted in samples_slowed)")
     p.add_argument("--timeout", type=positive_float, default=600.0, metavar="SECONDS",
                    help="a case (prepare, check and timing) running longer is stopped and reported as timed out "
                         "(default 600)")
@@ -215,7 +218,7 @@ def cmd_run(args, reg) -> int:
                                 seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
                                 timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
-                                passes=args.passes, settle=args.settle)
+                                passes=args.passes, settle=args.settle, keep_slowed=args.keep_slowed)
     outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
     notes = list(outcome.problems)
     if outcome.interrupted:

@@ -55,6 +55,7 @@ class RunRequest:
     timeout: float = 600.0
     overhead: bool = True
     params: dict[str, str] = field(default_factory=dict)  # --param NAME=VALUE for the workloads that declare NAME
+    keep_slowed: bool = False  # keep samples the canary found the machine slowed for in the medians
 
 
 @dataclass
@@ -312,6 +313,8 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     machine = machine_mod.collect()
     results.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
     record_path = run_dir / results.RECORDS
+    # the run's own choices that its statistics depend on come first, so a later report or compare repeats them
+    results.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
     tail = RecordTail(record_path, listener)
     interrupted, problems = False, []
     with open(run_dir / "pytest.log", "w") as log:

@@ -24,18 +24,20 @@ FORMAT_VERSION = 2
 
 COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
-    "expected_to_fail", "prepare_s", "processes", "rounds", "iterations", "samples",
+    "expected_to_fail", "prepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
+    "ns_per_op_median_all",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
-                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share")
+                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
+                 "ns_per_op_median_all")
 OVERHEAD_KERNEL = "harness.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -46,6 +48,9 @@ SHORT_ROUND_S = 1e-4
 SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
 SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a moment the machine was slowed
 UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is one to measure again
+KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every sample in its medians
+JUDGING_READINGS = 20  # canary readings a run needs before any is called slowed
+STEADY_ENOUGH = 5  # samples the machine did not slow that stand for a measurement (so do half of its samples)
 
 
 def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
@@ -98,18 +103,31 @@ def _stats(samples_s: list[float], n: int, iterations: int) -> dict[str, Any]:
 
 
 def merge_records(records: Iterable[dict]) -> list[dict]:
-    """One record per measurement: the samples of every worker that ran it, the worst status any worker saw."""
+    """One record per measurement: the samples of every worker that ran it, the worst status any worker saw.
+
+    Samples of a pass that a canary reading on either side found the machine slowed (see harness.bench.canary)
+    are set aside, in ``samples_slowed_s``: they measured a neighbour's load as much as the kernel, and a median
+    over them moves from run to run with that load. Where that would leave too few (STEADY_ENOUGH), every sample
+    is kept and the measurement says so. ``samples_all_s`` has every sample either way. A run made with
+    ``--keep-slowed`` (its ``run`` line says so) sets nothing aside."""
+    records = list(records)
+    keep = any(r.get("event") == "run" and r.get(KEEP_SLOWED) is True for r in records)
+    limit = math.inf if keep else slowed_limit(canary_readings(records))
     merged: dict[tuple, dict] = {}
     for rec in records:
         if rec.get("event", "result") != "result":
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:  # the first record gives the fields; its samples are added below like any other's
-            merged[key] = dict(rec, samples_s=[], rounds=0, iterations=0, _prepare=[], _workers={}, _hw=[])
+            merged[key] = dict(rec, samples_s=[], rounds=0, iterations=0, _prepare=[], _workers={}, _hw=[],
+                               samples_all_s=[], samples_slowed_s=[], _all_workers={})
         m = merged[key]
         if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
-        m["samples_s"] += list(rec.get("samples_s") or [])
+        kept, slowed = split_slowed(rec, limit)
+        m["samples_s"] += kept
+        m["samples_slowed_s"] += slowed
+        m["samples_all_s"] += list(rec.get("samples_s") or [])
         m["rounds"] += rec.get("rounds") or 0
         m["iterations"] = max(m["iterations"], rec.get("iterations") or 0)
         m["summary"] = m.get("summary") or rec.get("summary")
@@ -117,18 +135,81 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             m["_prepare"].append(rec["prepare_s"])
         if rec.get("hw_cycles_per_op") is not None:
             m["_hw"].append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
+        if kept:
+            m["_workers"].setdefault(rec.get("worker", 0), []).extend(kept)
         if rec.get("samples_s"):
-            m["_workers"].setdefault(rec.get("worker", 0), []).extend(rec["samples_s"])
+            m["_all_workers"].setdefault(rec.get("worker", 0), []).extend(rec["samples_s"])
     for m in merged.values():
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
-        workers = m.pop("_workers")
-        m["processes"] = len(workers)
+        workers, every = m.pop("_workers"), m.pop("_all_workers")
+        m["mostly_slowed"] = bool(m["samples_slowed_s"]) and not _steady_enough(len(m["samples_s"]),
+                                                                               len(m["samples_all_s"]))
+        if m["mostly_slowed"]:
+            m["samples_s"], m["samples_slowed_s"], workers = list(m["samples_all_s"]), [], every
+        m["processes"] = len(every)
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
         if hw:  # the median over the workers that could count
             m["hw_cycles_per_op"], m["hw_instructions_per_op"] = (float(x) for x in np.median(hw, axis=0))
     return list(merged.values())
+
+
+def _steady_enough(kept: int, every: int) -> bool:
+    """Whether the samples the machine did not slow are enough to stand for the measurement."""
+    return kept >= STEADY_ENOUGH or 2 * kept >= every
+
+
+def canary_readings(records: Iterable[dict]) -> np.ndarray:
+    """Every canary reading of a run, in seconds: the two around each pass (a result line's ``pass_canary_s``)
+    and, in runs saved before those, the canary lines timed between passes."""
+    out: list[float] = []
+    for rec in records:
+        if rec.get("event") == "canary":
+            out += [x for x in (_seconds(rec.get("s")),) if x is not None]
+        elif rec.get("event", "result") == "result":
+            out += [x for x in (_seconds(v) for tag in _pass_tags(rec) for v in tag[:2]) if x is not None]
+    return np.array(out, dtype=float)
+
+
+def slowed_limit(readings: np.ndarray) -> float:
+    """A canary reading over this says the machine was slowed: SLOWED over the run's fastest tenth. Fewer than
+    JUDGING_READINGS readings (a run of a few cases) cannot tell a slow spell from a reading's own noise, and
+    nothing is called slowed."""
+    return float(np.quantile(readings, 0.1)) * (1 + SLOWED) if len(readings) >= JUDGING_READINGS else math.inf
+
+
+def split_slowed(rec: dict, limit: float) -> tuple[list, list]:
+    """(kept, slowed): a result line's samples, those of each pass whose canary reading before or after it is
+    over ``limit`` apart. Samples no reading covers come first in the line (a long batch's verification call)
+    and are kept, as is every sample of a line whose readings do not add up to its samples."""
+    samples, tags = list(rec.get("samples_s") or []), _pass_tags(rec)
+    untagged = len(samples) - sum(int(n) for *_, n in tags)
+    if not tags or untagged < 0:
+        return samples, []
+    kept, slowed, at = samples[:untagged], [], untagged
+    for before, after, n in tags:
+        (slowed if max(before, after) > limit else kept).extend(samples[at:at + int(n)])
+        at += int(n)
+    return kept, slowed
+
+
+def _pass_tags(rec: dict) -> list:
+    """A result line's ``pass_canary_s`` as [before_s, after_s, samples] triples; none if any is malformed (a
+    results file is input, and a hand-edited one must not end a report in a traceback)."""
+    tags = rec.get("pass_canary_s") or []
+    ok = isinstance(tags, list) and all(
+        isinstance(t, list) and len(t) == 3 and all(_seconds(v) is not None for v in t[:2])
+        and isinstance(t[2], int) and t[2] >= 0 for t in tags)
+    return [[float(t[0]), float(t[1]), t[2]] for t in tags] if ok else []
+
+
+def _seconds(value) -> Optional[float]:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) and x > 0 else None
 
 
 def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dict:
@@ -148,16 +229,14 @@ def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dic
 
 
 def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
-    """The canary's view of a run (see harness.bench.canary): its median time, and the share of its timings
-    more than SLOWED over the run's fastest tenth, which is the share of the run the machine itself was slowed.
-    A run slowed from end to end shows a small share and a long median: compare sets medians of runs side by
-    side for that."""
-    s = np.array([float(r["s"]) for r in records if r.get("event") == "canary" and r.get("s")])
-    if not len(s):
+    """The canary's view of a run (see harness.bench.canary): its median time, and the share of its readings
+    over ``slowed_limit``, which is the share of the run the machine itself was slowed. A run slowed from end to
+    end shows a small share and a long median: compare sets medians of runs side by side for that."""
+    s = canary_readings(records)
+    if len(s) < JUDGING_READINGS:
         return {"machine_canary_us": math.nan, "machine_slowed_share": math.nan}
-    fast = float(np.quantile(s, 0.1))
     return {"machine_canary_us": float(np.median(s)) * 1e6,
-            "machine_slowed_share": float(np.mean(s > fast * (1 + SLOWED)))}
+            "machine_slowed_share": float(np.mean(s > slowed_limit(s)))}
 
 
 def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
@@ -167,9 +246,15 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
     rows, samples = [], {}
     for rec in merge_records(records):
         row = {k: rec.get(k) for k in COLUMNS if k in rec}
-        row.update(_stats(rec["samples_s"], int(rec.get("n") or 1), int(rec.get("iterations") or 1)))
+        n = int(rec.get("n") or 1)
+        row.update(_stats(rec["samples_s"], n, int(rec.get("iterations") or 1)))
+        if rec["mostly_slowed"]:
+            row["stability"] = "; ".join(x for x in (row["stability"], "taken mostly while the machine was slowed")
+                                         if x)
+        every = rec["samples_all_s"]
         row.update(
-            run_id=run_id, samples=len(rec["samples_s"]),
+            run_id=run_id, samples=len(rec["samples_s"]), samples_slowed=len(rec["samples_slowed_s"]),
+            ns_per_op_median_all=float(np.median(every)) * 1e9 / n if every else math.nan,
             params=json.dumps(rec.get("params") or {}, sort_keys=True),
             summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",
             expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,

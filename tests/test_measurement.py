@@ -289,6 +289,12 @@ def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(
     row = _frame(env).loc["slowcall"]
     assert row["samples"] == 2 and row["processes"] == 2
     assert 0.55 < row["s_per_call_median"] < 5
+    (run,) = os.listdir(env["SWARBENCH_REPORTS"])
+    ends = [r for r in results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+            if r.get("event") == "result"]
+    # each worker's one sample has a canary reading on either side, the verification call's as a pass's
+    assert sorted(len(r["pass_canary_s"]) for r in ends) == [1, 1]
+    assert all(n == 1 and 0 < before < 1 and 0 < after < 1 for r in ends for before, after, n in r["pass_canary_s"])
 
 
 def test_results_saved_before_the_later_columns_still_load(tmp_path):
@@ -350,12 +356,15 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     # pass by pass through the whole run: both kernels in pass 1 before either's pass 2
     assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
+    assert records[0] == {"event": "run", "keep_slowed": False}  # what later reports and compares repeat
     ends = [r for r in records if r.get("event") == "result"]
     assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
+    for end in ends:  # a canary reading on either side of every pass, and the pass's sample count
+        counts = [n for *_, n in end["pass_canary_s"]]
+        assert len(counts) == 3 and sum(counts) == len(end["samples_s"]) and max(counts) - min(counts) <= 1
+        assert all(0 < s < 1 for before, after, _ in end["pass_canary_s"] for s in (before, after))
     frame = _frame(env)
-    assert (frame.rounds >= 3).all() and (frame.samples == frame.rounds).all()
-    canaries = [r["s"] for r in records if r.get("event") == "canary"]
-    assert canaries and all(0 < s < 1 for s in canaries)  # timed between passes, at most every 0.25 s
+    assert (frame.rounds >= 3).all() and (frame.samples + frame.samples_slowed == frame.rounds).all()
     assert frame["machine_canary_us"].nunique() == 1 and 0 <= frame["machine_slowed_share"].iloc[0] <= 1
     report = (Path(env["SWARBENCH_REPORTS"]) / run / "report.md").read_text()
     assert "Steadiness: the machine itself ran 15% or more slower than its best during" in report
@@ -403,10 +412,13 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
 
     site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
-    proc = swarbench("run", "-k", "cards.contains", "-i", "slowfirst", "-i", "c-swar", "-n", "2048",
+    # --keep-slowed: a spell of the machine's own that covered worker 0 would set its samples aside, settling
+    # the case before any extra worker could (the default's better answer, and not what this test is about)
+    proc = swarbench("run", "-k", "cards.contains", "-i", "slowfirst", "-i", "c-swar", "-n", "2048", "--keep-slowed",
                      "--processes", "2", "--settle", "1", "--max-time", "0.05", "--no-overhead", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     frame = _frame(env)
+    assert (frame.samples_slowed == 0).all() and (frame.samples == frame.rounds).all()
     slow = frame.loc["slowfirst"]
     medians = json.loads(slow["worker_medians"])
     assert slow["processes"] == 3 and medians[0] > 2 * max(medians[1:])  # worker 0 slow; 1 and 2 not
@@ -503,6 +515,47 @@ def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_se
     assert "machine (canary): A 100 us" in same and "not the same" not in same
     unknown = render_text(compare.compare_pair(LoadedRun("d", Path("."), {}, measured), b), {"b": 0.0})
     assert "canary" not in unknown
+
+
+def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_the_median():
+    def line(worker, passes, case="k.x:p:w:n=1000", first=()):
+        """A result line: ``passes`` is [(canary after the pass, its samples)], each canary before it fast."""
+        samples = list(first) + [x for _, xs in passes for x in xs]
+        return {"event": "result", "case": case, "worker": worker, "kernel": "k.x", "implementation": "p",
+                "family": "python", "workload": case.split(":")[2], "n": 1000, "status": "PASS",
+                "samples_s": samples, "rounds": len(samples), "iterations": 1,
+                "pass_canary_s": [[1e-4, after, len(xs)] for after, xs in passes]}
+
+    fast, slow = 1e-4, 1.7e-4
+    rng = np.random.default_rng(3)
+    steady_pass = lambda: list(1e-6 * (1 + 0.02 * rng.random(5)))  # noqa: E731
+    slowed_pass = lambda: list(1.5e-6 * (1 + 0.02 * rng.random(5)))  # noqa: E731
+    records = [line(w, [(fast, steady_pass()) for _ in range(3)] + [(slow, slowed_pass()) for _ in range(4)],
+                    first=[1.01e-6] if w == 0 else ()) for w in (0, 1)]
+    # two passes of three, both slowed but one: too few left to stand for it, so every sample is kept
+    records.append(line(0, [(fast, [2e-6] * 3), (slow, [3e-6] * 3), (slow, [3e-6] * 3)], case="k.x:p:v:n=1000"))
+    merged = {r["workload"]: r for r in results.merge_records(records)}
+    w = merged["w"]
+    assert len(w["samples_slowed_s"]) == 40 and min(w["samples_slowed_s"]) >= 1.5e-6
+    assert len(w["samples_s"]) == 31 and max(w["samples_s"]) < 1.03e-6  # the verification call (untagged) kept
+    assert [len(x) for x in w["worker_samples_s"]] == [16, 15] and not w["mostly_slowed"]
+    assert merged["v"]["mostly_slowed"] and len(merged["v"]["samples_s"]) == 9
+
+    frame = results.frame_from_records(records, "r", {}).set_index("workload")
+    assert frame.loc["w", "samples"] == 31 and frame.loc["w", "samples_slowed"] == 40
+    assert frame.loc["w", "ns_per_op_median"] < 1.02 and frame.loc["w", "ns_per_op_median_all"] > 1.5
+    assert frame.loc["w", "ns_per_op_ci_high"] < 1.03 and "slowed" not in frame.loc["w", "stability"]
+    assert "taken mostly while the machine was slowed" in frame.loc["v", "stability"]
+    assert frame.loc["v", "samples_slowed"] == 0 and frame.loc["v", "ns_per_op_median"] == pytest.approx(3)
+    assert frame.loc["w", "machine_slowed_share"] == pytest.approx(10 / 34)  # 2 readings a pass, 5 of 17 slow
+
+    # a few readings cannot tell a slow spell from noise; a malformed tag keeps its line whole, without a traceback
+    kept = results.merge_records([{"event": "run", "keep_slowed": True}] + records)
+    assert all(not m["samples_slowed_s"] and m["samples_s"] == m["samples_all_s"] for m in kept)
+    few = results.merge_records([line(0, [(fast, [1e-6]), (slow, [2e-6])])])
+    assert few[0]["samples_slowed_s"] == [] and len(few[0]["samples_s"]) == 2
+    broken = [dict(r, pass_canary_s=[["x", 1e-4, 5]]) for r in records[:2]]
+    assert all(not m["samples_slowed_s"] for m in results.merge_records(broken + records[2:]))
 
 
 RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong", """

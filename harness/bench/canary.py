@@ -1,11 +1,13 @@
-"""The canary: one fixed piece of work, timed now and then while a run measures, that says how fast the machine
-itself was at that moment.
+"""The canary: one fixed piece of work, timed just before and just after every pass of every case, that says how
+fast the machine itself was while those samples were taken.
 
 On a shared machine (a cloud VM, a CI runner) a neighbour can slow both our cores by 1.5x for seconds at a time,
-and every case timed meanwhile is slowed with it; nothing inside the run can undo that. The canary makes it
-visible: its timings go to the record file, the results turn them into the share of the run the machine was
-slowed (``results.machine_steadiness``), and ``swarbench compare`` sets two runs' canaries side by side, so a
-change that is the machine's own can be told from one that is an implementation's.
+and every case timed meanwhile is slowed with it. A pass of a case lasts milliseconds, so the two readings that
+bracket it say whether the machine was slowed during it. Each result line carries its passes' readings
+(``pass_canary_s``); the results set aside the samples of passes the machine slowed before taking medians
+(``results.merge_records``), turn all readings into the share of the run the machine was slowed
+(``results.machine_steadiness``), and ``swarbench compare`` sets two runs' canaries side by side, so a run slowed
+from start to end, which no reading inside it can show, is seen against another.
 
 The work is a few NumPy integer operations over an array that stays in L1: no memory traffic, no allocation
 (every operation writes into a buffer made here once), the same instructions on every call. The best of a few
@@ -17,7 +19,7 @@ import time
 
 import numpy as np
 
-EVERY_S = 0.25  # at most one canary this often: about a hundred in a default worker, 0.1 s of its time
+REUSE_S = 0.05  # a reading this recent still stands: a pass that starts as the last one ended shares its reading
 REPEATS = 3
 ROUNDS = 40
 

@@ -27,7 +27,9 @@ a start line, so a crash is laid on the case it happened in. A short batch (unde
 prepared again, from a fresh copy of its inputs, for each later pass while preparing takes under
 REPREPARE_BELOW_S: where its arrays land in memory sets its speed for as long as they live, and its median should
 be one over many layouts, not one or two. Its last timed output is checked against the reference, since the
-batch timed is not the one checked. Any other case keeps one prepared batch to its last pass.
+batch timed is not the one checked. Any other case keeps one prepared batch to its last pass. The canary
+(harness.bench.canary) is read on either side of every pass, and the readings go into the result line with the
+pass's sample count, so the results can set aside what a slowed machine measured.
 
 The workers of one run share what does not depend on the process: each workload and its reference outputs are
 built by the first worker that needs them and left in ``--swarbench-cache`` for the others, and a case that an
@@ -158,7 +160,8 @@ class Session:
         self.verified = self._verified_elsewhere()
         self.passes = max(1, opt("swarbench_passes"))
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
-        self.canary_at = 0.0
+        self.last_canary: tuple[float, float] = (-math.inf, math.nan)  # (when it ended, its seconds)
+        canary.time_once()  # its first reading in a process is cold (NumPy's ufunc set-up, caches): not one to keep
         self._workloads: dict = {}
         self.done = 0
         self.total = 0
@@ -285,19 +288,19 @@ class Session:
         self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
                      "t": time.time()})
 
-    def canary(self) -> None:
-        """Time the canary (see harness.bench.canary) if the last one was canary.EVERY_S ago or more: the
-        machine's own speed, between passes, never inside a timed call."""
-        now = time.time()
-        if now - self.canary_at >= canary.EVERY_S:
-            self.record({"event": "canary", "worker": self.worker, "t": now, "s": canary.time_once()})
-            self.canary_at = time.time()
+    def canary(self) -> float:
+        """The canary's time now (see harness.bench.canary), never inside a timed call. A reading taken up to
+        canary.REUSE_S ago still stands, so a pass that starts right after another ended shares its reading."""
+        ended, seconds = self.last_canary
+        if time.perf_counter() - ended > canary.REUSE_S:
+            seconds = canary.time_once()
+            self.last_canary = (time.perf_counter(), seconds)
+        return seconds
 
     def run_case(self, item: Pass, benchmark) -> None:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
         line. Whatever goes wrong, the case ends with a result line."""
         case, finished = item.case, self.done
-        self.canary()
         try:
             if item.index == 1:
                 self._check(case)
@@ -335,11 +338,13 @@ class Session:
         self.phase(case.id, label, "generating inputs")
         with progress.reporting(self.reporter(case.id, label, "generating inputs")):
             workload, expected = self.workload(case)
-        checked_s = self.verified.get(case.id)
+        checked_s, around = self.verified.get(case.id), []
         if checked_s is None:
             self.phase(case.id, label, "checking")
+            before = self.canary()
             with progress.reporting(self.reporter(case.id, label, "checking")):
                 verdict = oracle.verify(kernel, impl, workload, expected, keep_outputs=True)
+            around = [before, self.canary()]
         else:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = oracle.prepare_only(impl, workload)
@@ -352,6 +357,8 @@ class Session:
             self._reject(row, label, verdict, impl)
         timing = self._plan(case, verdict, row, label, f"{case.kernel} {workload.label}",
                             checked_here=checked_s is None)
+        if row["samples_s"]:  # a long batch's verification call, its first sample, is judged like any pass
+            row["pass_canary_s"].append(around + [len(row["samples_s"])])
         # a first preparation may include one-time costs (loading a JIT's cache): one up to 5x the limit is
         # tried once more, and the second says what preparing costs
         if verdict.prepare_s < 5 * REPREPARE_BELOW_S and timing.call_s * timing.iterations < WARMUP_BELOW_S:
@@ -384,7 +391,7 @@ class Session:
             workload, expected = self.workload(case)
             mismatch = kernel.check(expected, outputs, workload.inputs)
             if mismatch:
-                row.update(samples_s=[], rounds=0, iterations=0)
+                row.update(samples_s=[], pass_canary_s=[], rounds=0, iterations=0)
                 impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
                 self._reject(row, timing.label, oracle.Verdict(oracle.FAIL, f"timed output in worker "
                                                                             f"{self.worker}: {mismatch}"), impl)
@@ -420,7 +427,8 @@ class Session:
             "implementation": impl.name, "family": impl.family, "workload": workload, "n": n, "seed": seed,
             "params": params, "status": verdict.status, "reason": verdict.reason,
             "expected_to_fail": impl.expected_to_fail, "prepare_s": _finite(verdict.prepare_s),
-            "check_s": _finite(verdict.call_s), "samples_s": [], "rounds": 0, "iterations": 0, "summary": None,
+            "check_s": _finite(verdict.call_s), "samples_s": [], "pass_canary_s": [], "rounds": 0, "iterations": 0,
+            "summary": None,
         }
 
     def _plan(self, case, verdict, row, label, group, checked_here=True, passes: Optional[int] = None) -> Timing:
@@ -455,6 +463,7 @@ class Session:
         benchmark.group = timing.group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
+        before = self.canary()
         try:
             timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
                                                 warmup_rounds=warmup)
@@ -464,8 +473,11 @@ class Session:
             benchmark.has_error = True
             raise
         stats = getattr(benchmark, "stats", None)
-        row["samples_s"] += list(stats.stats.data) if stats is not None else []
+        samples = list(stats.stats.data) if stats is not None else []
+        row["samples_s"] += samples
         row["rounds"] += rounds
+        # how fast the machine itself was on either side of these samples: results sets aside those it slowed
+        row["pass_canary_s"].append([before, self.canary(), len(samples)])
 
     def flush_unfinished(self) -> None:
         """The cases a stopped worker (Ctrl-C, pytest's -x) left between passes: each gets its result line with
