@@ -51,6 +51,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy
 import pytest
 
 from harness import counters, oracle, progress, registry as registry_mod
@@ -60,6 +61,7 @@ from harness.model import Implementation, matches
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05  # a worker that did not verify the batch also warms up below oracle.LONG_BATCH_S
 REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepared afresh for every pass
+BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,7 @@ class Session:
         self.passes = max(1, opt("swarbench_passes"))
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
         self.last_canary: tuple[float, float] = (-math.inf, math.nan)  # (when it ended, its seconds)
+        self.layout_rng = random.Random()  # layouts are not repeatable anyway: nothing to seed
         canary.time_once()  # its first reading in a process is cold (NumPy's ufunc set-up, caches): not one to keep
         self._workloads: dict = {}
         self.done = 0
@@ -375,7 +378,12 @@ class Session:
             return
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
         self.phase(case.id, timing.label, "preparing again (fresh inputs)")
+        # Memory the last batch let go is what the allocator hands out next, so fresh copies alone alternate
+        # between two layouts in a process. A random amount of memory (any offset, up to 2 MiB, every page
+        # touched), held while the copy is made, makes each pass's layout a draw of its own.
+        ballast = numpy.ones(self.layout_rng.randrange(1, BALLAST_BYTES), dtype=numpy.uint8)
         verdict = oracle.prepare_only(impl, copy.deepcopy(timing.workload))
+        del ballast
         if verdict.batch is None:
             raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")
         timing.verdict.batch, timing.reprepared = verdict.batch, True
