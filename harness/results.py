@@ -50,6 +50,8 @@ SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a mom
 UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is one to measure again
 KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every sample in its medians
 JUDGING_READINGS = 20  # canary readings a run needs before any is called slowed
+TWO_SPEEDS = 0.08  # passes in two groups further apart than this are flagged (see two_speeds)
+PASS_SAMPLES = 3  # a pass's median stands for it from this many samples
 STEADY_ENOUGH = 5  # samples the machine did not slow that stand for a measurement (so do half of its samples)
 
 
@@ -120,13 +122,16 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:  # the first record gives the fields; its samples are added below like any other's
             merged[key] = dict(rec, samples_s=[], rounds=0, iterations=0, _prepare=[], _workers={}, _hw=[],
-                               samples_all_s=[], samples_slowed_s=[], _all_workers={})
+                               samples_all_s=[], samples_slowed_s=[], _all_workers={}, _passes=[])
         m = merged[key]
         if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
-        kept, slowed = split_slowed(rec, limit)
+        passes = passes_of(rec, limit)
+        kept = [x for was_slowed, samples in passes if not was_slowed for x in samples]
         m["samples_s"] += kept
-        m["samples_slowed_s"] += slowed
+        m["samples_slowed_s"] += [x for was_slowed, samples in passes if was_slowed for x in samples]
+        m["_passes"] += [(was_slowed, float(np.median(samples))) for was_slowed, samples in passes
+                         if len(samples) >= PASS_SAMPLES]
         m["samples_all_s"] += list(rec.get("samples_s") or [])
         m["rounds"] += rec.get("rounds") or 0
         m["iterations"] = max(m["iterations"], rec.get("iterations") or 0)
@@ -147,6 +152,8 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         if m["mostly_slowed"]:
             m["samples_s"], m["samples_slowed_s"], workers = list(m["samples_all_s"]), [], every
         m["processes"] = len(every)
+        m["two_speeds"] = two_speeds([med for was_slowed, med in m.pop("_passes")
+                                      if m["mostly_slowed"] or not was_slowed])
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
@@ -179,19 +186,34 @@ def slowed_limit(readings: np.ndarray) -> float:
     return float(np.quantile(readings, 0.1)) * (1 + SLOWED) if len(readings) >= JUDGING_READINGS else math.inf
 
 
-def split_slowed(rec: dict, limit: float) -> tuple[list, list]:
-    """(kept, slowed): a result line's samples, those of each pass whose canary reading before or after it is
-    over ``limit`` apart. Samples no reading covers come first in the line (a long batch's verification call)
-    and are kept, as is every sample of a line whose readings do not add up to its samples."""
+def passes_of(rec: dict, limit: float) -> list[tuple[bool, list]]:
+    """A result line's samples pass by pass, each with whether the machine was slowed during it (a canary
+    reading before or after it over ``limit``). Samples no reading covers come first in the line (a long
+    batch's verification call) and count as one pass the machine did not slow, as does every sample of a line
+    whose readings do not add up to its samples."""
     samples, tags = list(rec.get("samples_s") or []), _pass_tags(rec)
     untagged = len(samples) - sum(int(n) for *_, n in tags)
     if not tags or untagged < 0:
-        return samples, []
-    kept, slowed, at = samples[:untagged], [], untagged
+        return [(False, samples)] if samples else []
+    out, at = ([(False, samples[:untagged])] if untagged else []), untagged
     for before, after, n in tags:
-        (slowed if max(before, after) > limit else kept).extend(samples[at:at + int(n)])
+        out.append((max(before, after) > limit, samples[at:at + int(n)]))
         at += int(n)
-    return kept, slowed
+    return out
+
+
+def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
+    """The two speeds a measurement's passes ran at, where they fall into two groups more than TWO_SPEEDS apart,
+    each of at least a fifth of the passes (and two): the mark of a kernel whose speed is set by where its
+    arrays land in memory, each pass prepared afresh drawing one or the other. A median over such passes lands
+    on whichever group has more of them, and moves between runs by the distance between the groups."""
+    x = sorted(pass_medians)
+    least = max(2, math.ceil(len(x) / 5))
+    splits = [(x[i] / x[i - 1] - 1, i) for i in range(least, len(x) - least + 1) if x[i - 1] > 0]
+    if not splits:
+        return None
+    gap, i = max(splits)
+    return (float(np.median(x[:i])), float(np.median(x[i:]))) if gap > TWO_SPEEDS else None
 
 
 def _pass_tags(rec: dict) -> list:
@@ -248,9 +270,14 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
         row = {k: rec.get(k) for k in COLUMNS if k in rec}
         n = int(rec.get("n") or 1)
         row.update(_stats(rec["samples_s"], n, int(rec.get("iterations") or 1)))
+        notes = [row["stability"]]
         if rec["mostly_slowed"]:
-            row["stability"] = "; ".join(x for x in (row["stability"], "taken mostly while the machine was slowed")
-                                         if x)
+            notes.append("taken mostly while the machine was slowed")
+        if rec["two_speeds"]:
+            low, high = (x * 1e9 / n for x in rec["two_speeds"])
+            notes.append(f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
+                         "its median can move between them from run to run")
+        row["stability"] = "; ".join(x for x in notes if x)
         every = rec["samples_all_s"]
         row.update(
             run_id=run_id, samples=len(rec["samples_s"]), samples_slowed=len(rec["samples_slowed_s"]),

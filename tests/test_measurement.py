@@ -558,6 +558,24 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     assert all(not m["samples_slowed_s"] for m in results.merge_records(broken + records[2:]))
 
 
+def test_passes_that_ran_at_two_speeds_are_flagged_and_passes_at_one_speed_are_not():
+    assert results.two_speeds([1.0, 1.01, 0.99, 1.3, 1.31, 1.29]) == pytest.approx((1.0, 1.3))
+    assert results.two_speeds([1.0, 1.01, 0.99, 1.02, 1.03, 1.0, 1.04, 0.98]) is None
+    assert results.two_speeds([1.0] * 11 + [1.5]) is None  # one slow pass is an outlier, not a second speed
+    assert results.two_speeds([1.0, 2.0]) is None  # two passes cannot show two groups
+
+    def passes(medians):  # one worker, a pass of five samples at each median, the machine steady throughout
+        samples = [m * 1e-6 for m in medians for _ in range(5)]
+        return {"event": "result", "case": "k.x:p:w:n=1000", "worker": 0, "kernel": "k.x", "implementation": "p",
+                "family": "c", "workload": "w", "n": 1000, "status": "PASS", "samples_s": samples,
+                "rounds": len(samples), "iterations": 1, "pass_canary_s": [[1e-4, 1e-4, 5] for _ in medians]}
+
+    split = results.frame_from_records([passes([1.0, 1.2, 1.0, 1.2, 1.2, 1.0])], "r", {}).iloc[0]
+    assert "passes ran at two speeds, 1 and 1.2 ns/op" in split["stability"]
+    steady = results.frame_from_records([passes([1.0, 1.01, 1.0, 1.02, 0.99, 1.0])], "r", {}).iloc[0]
+    assert "two speeds" not in steady["stability"]
+
+
 RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong", """
     import numpy as np
     from impls.cards.spec import reference_contains
