@@ -217,12 +217,11 @@ def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
 
 
 def _pass_tags(rec: dict) -> list:
-    """A result line's ``pass_canary_s`` as [before_s, after_s, samples] triples (a fourth field, the CPUs the
-    readings covered, is the record's to show); none if any is malformed (a results file is input, and a
-    hand-edited one must not end a report in a traceback)."""
+    """A result line's ``pass_canary_s`` as [before_s, after_s, samples] triples; none if any is malformed (a
+    results file is input, and a hand-edited one must not end a report in a traceback)."""
     tags = rec.get("pass_canary_s") or []
     ok = isinstance(tags, list) and all(
-        isinstance(t, list) and len(t) in (3, 4) and all(_seconds(v) is not None for v in t[:2])
+        isinstance(t, list) and len(t) == 3 and all(_seconds(v) is not None for v in t[:2])
         and isinstance(t[2], int) and t[2] >= 0 for t in tags)
     return [[float(t[0]), float(t[1]), t[2]] for t in tags] if ok else []
 

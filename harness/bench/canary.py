@@ -3,9 +3,7 @@ fast the machine itself was while those samples were taken.
 
 On a shared machine (a cloud VM, a CI runner) a neighbour can slow both our cores by 1.5x for seconds at a time,
 and every case timed meanwhile is slowed with it. A pass of a case lasts milliseconds, so the two readings that
-bracket it say whether the machine was slowed during it. A pass that kept several CPUs busy is read on each CPU
-in turn and judged by the slowest (``time_on_every_cpu``): its threads wait for the slowest, and on this VM the
-host slows one vCPU at a time. Each result line carries its passes' readings
+bracket it say whether the machine was slowed during it. Each result line carries its passes' readings
 (``pass_canary_s``); the results set aside the samples of passes the machine slowed before taking medians
 (``results.merge_records``), turn all readings into the share of the run the machine was slowed
 (``results.machine_steadiness``), and ``swarbench compare`` sets two runs' canaries side by side, so a run slowed
@@ -17,16 +15,12 @@ repeats is kept, so an interrupt in one of them is not taken for a slow machine.
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import time
 
 import numpy as np
 
 REUSE_S = 0.05  # a reading this recent still stands: a pass that starts as the last one ended shares its reading
 REPEATS = 3
-PARALLEL = 1.1  # a pass whose process CPU time is this much over its wall time ran on several CPUs (one
-# thread cannot pass 1.0; two threads, one of them on a CPU the host has slowed, measured 1.2 here)
 ROUNDS = 40
 
 _x = np.arange(2048, dtype=np.uint64)
@@ -48,26 +42,3 @@ def time_once() -> float:
         _work()
         best = min(best, time.perf_counter() - start)
     return best
-
-
-def time_on_every_cpu() -> tuple[float, int]:
-    """(seconds, CPUs read): the slowest of the canary's times on each CPU this process may run on, for a pass
-    that runs threads on all of them at the pace of the slowest. Where a process cannot choose its CPU
-    (``os.sched_setaffinity`` is Linux's), or has one, this is the canary's time where it runs."""
-    try:
-        cpus = os.sched_getaffinity(0)
-    except (AttributeError, OSError):
-        return time_once(), 1
-    if len(cpus) < 2:
-        return time_once(), 1
-    worst = 0.0
-    try:
-        for cpu in sorted(cpus):
-            os.sched_setaffinity(0, {cpu})  # this thread only: a kernel's worker threads keep theirs
-            worst = max(worst, time_once())
-        os.sched_setaffinity(0, cpus)
-    except OSError:  # a CPU gone offline meanwhile, a container that forbids it: read where it runs
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, cpus)
-        return time_once(), 1
-    return worst, len(cpus)

@@ -104,7 +104,6 @@ class Timing:
     passes_done: int = 0
     workload: object = None  # what later passes prepare a fresh copy of; None: the first preparation serves all
     reprepared: bool = False  # the batch timed last is not the one the check called
-    parallel: bool = False  # its last pass kept several CPUs busy (process CPU time over wall time)
 
 
 def pytest_addoption(parser):
@@ -163,7 +162,7 @@ class Session:
         self.verified = self._verified_elsewhere()
         self.passes = max(1, opt("swarbench_passes"))
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
-        self.last_canary: tuple[float, float, int] = (-math.inf, math.nan, 1)  # (when it ended, seconds, CPUs)
+        self.last_canary: tuple[float, float] = (-math.inf, math.nan)  # (when it ended, its seconds)
         self.layout_rng = random.Random()  # layouts are not repeatable anyway: nothing to seed
         canary.time_once()  # its first reading in a process is cold (NumPy's ufunc set-up, caches): not one to keep
         self._workloads: dict = {}
@@ -292,15 +291,14 @@ class Session:
         self.record({"event": "start", "case": case_id, "worker": self.worker, "pid": os.getpid(),
                      "t": time.time()})
 
-    def canary(self, every_cpu: bool = False) -> tuple[float, int]:
-        """(seconds, CPUs read): the canary's time now (see harness.bench.canary), never inside a timed call;
-        with ``every_cpu``, the slowest CPU's. A reading of the same kind taken up to canary.REUSE_S ago still
-        stands, so a pass that starts right after another ended shares its reading."""
-        ended, seconds, cpus = self.last_canary
-        if time.perf_counter() - ended > canary.REUSE_S or (cpus > 1) != every_cpu:
-            seconds, cpus = canary.time_on_every_cpu() if every_cpu else (canary.time_once(), 1)
-            self.last_canary = (time.perf_counter(), seconds, cpus)
-        return seconds, cpus
+    def canary(self) -> float:
+        """The canary's time now (see harness.bench.canary), never inside a timed call. A reading taken up to
+        canary.REUSE_S ago still stands, so a pass that starts right after another ended shares its reading."""
+        ended, seconds = self.last_canary
+        if time.perf_counter() - ended > canary.REUSE_S:
+            seconds = canary.time_once()
+            self.last_canary = (time.perf_counter(), seconds)
+        return seconds
 
     def run_case(self, item: Pass, benchmark) -> None:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
@@ -346,10 +344,10 @@ class Session:
         checked_s, around = self.verified.get(case.id), []
         if checked_s is None:
             self.phase(case.id, label, "checking")
-            before, _ = self.canary()
+            before = self.canary()
             with progress.reporting(self.reporter(case.id, label, "checking")):
                 verdict = oracle.verify(kernel, impl, workload, expected, keep_outputs=True)
-            around = [before, self.canary()[0]]
+            around = [before, self.canary()]
         else:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = oracle.prepare_only(impl, workload)
@@ -363,7 +361,7 @@ class Session:
         timing = self._plan(case, verdict, row, label, f"{case.kernel} {workload.label}",
                             checked_here=checked_s is None)
         if row["samples_s"]:  # a long batch's verification call, its first sample, is judged like any pass
-            row["pass_canary_s"].append(around + [len(row["samples_s"]), 1])
+            row["pass_canary_s"].append(around + [len(row["samples_s"])])
         # a first preparation may include one-time costs (loading a JIT's cache): one up to 5x the limit is
         # tried once more, and the second says what preparing costs
         if verdict.prepare_s < 5 * REPREPARE_BELOW_S and timing.call_s * timing.iterations < WARMUP_BELOW_S:
@@ -473,9 +471,7 @@ class Session:
         benchmark.group = timing.group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
-        # a pass that ran threads on several CPUs (its last pass says) is judged by the slowest CPU's canary
-        before, cpus = self.canary(timing.parallel)
-        cpu_s, wall_s = time.process_time(), time.perf_counter()
+        before = self.canary()
         try:
             timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.iterations,
                                                 warmup_rounds=warmup)
@@ -488,10 +484,8 @@ class Session:
         samples = list(stats.stats.data) if stats is not None else []
         row["samples_s"] += samples
         row["rounds"] += rounds
-        timing.parallel = time.process_time() - cpu_s > canary.PARALLEL * (time.perf_counter() - wall_s)
-        after, cpus_after = self.canary(timing.parallel)
         # how fast the machine itself was on either side of these samples: results sets aside those it slowed
-        row["pass_canary_s"].append([before, after, len(samples), max(cpus, cpus_after)])
+        row["pass_canary_s"].append([before, self.canary(), len(samples)])
 
     def flush_unfinished(self) -> None:
         """The cases a stopped worker (Ctrl-C, pytest's -x) left between passes: each gets its result line with
