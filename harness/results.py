@@ -152,6 +152,7 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         if m["mostly_slowed"]:
             m["samples_s"], m["samples_slowed_s"], workers = list(m["samples_all_s"]), [], every
         m["processes"] = len(every)
+        m["set_aside"] = not keep
         m["two_speeds"] = two_speeds([med for was_slowed, med in m.pop("_passes")
                                       if m["mostly_slowed"] or not was_slowed])
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
@@ -280,7 +281,9 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
         row["stability"] = "; ".join(x for x in notes if x)
         every = rec["samples_all_s"]
         row.update(
-            run_id=run_id, samples=len(rec["samples_s"]), samples_slowed=len(rec["samples_slowed_s"]),
+            run_id=run_id, samples=len(rec["samples_s"]),
+            # unknown for a run that kept every sample: it never judged any
+            samples_slowed=len(rec["samples_slowed_s"]) if rec["set_aside"] else math.nan,
             ns_per_op_median_all=float(np.median(every)) * 1e9 / n if every else math.nan,
             params=json.dumps(rec.get("params") or {}, sort_keys=True),
             summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",

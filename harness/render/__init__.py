@@ -47,7 +47,7 @@ def steadiness_lines(view: RunView) -> list[str]:
             continue
         line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {SLOWED:.0%} or more "
                 f"slower than its best during {share:.0%} of the run (canary median {canary_us:.0f} us)")
-        if share > 0:
+        if share > 0 and group["samples_slowed"].notna().any():  # not in a run saved before, or --keep-slowed
             line += "; samples timed then are set aside (samples_slowed)"
         if share >= UNSTEADY_SHARE:
             line += "; what is left can still move by more than its interval: measure again on a quieter machine"
