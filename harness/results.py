@@ -176,7 +176,7 @@ def canary_readings(records: Iterable[dict]) -> np.ndarray:
         if rec.get("event") == "canary":
             out += [x for x in (_seconds(rec.get("s")),) if x is not None]
         elif rec.get("event", "result") == "result":
-            out += [x for x in (_seconds(v) for tag in _pass_tags(rec) for v in tag[:2]) if x is not None]
+            out += [seconds for tag in _pass_tags(rec) for seconds in tag[:2]]  # checked there
     return np.array(out, dtype=float)
 
 
@@ -193,21 +193,22 @@ def passes_of(rec: dict, limit: float) -> list[tuple[bool, list]]:
     batch's verification call) and count as one pass the machine did not slow, as does every sample of a line
     whose readings do not add up to its samples."""
     samples, tags = list(rec.get("samples_s") or []), _pass_tags(rec)
-    untagged = len(samples) - sum(int(n) for *_, n in tags)
+    untagged = len(samples) - sum(n for *_, n in tags)
     if not tags or untagged < 0:
         return [(False, samples)] if samples else []
     out, at = ([(False, samples[:untagged])] if untagged else []), untagged
     for before, after, n in tags:
-        out.append((max(before, after) > limit, samples[at:at + int(n)]))
-        at += int(n)
+        out.append((max(before, after) > limit, samples[at:at + n]))
+        at += n
     return out
 
 
 def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     """The two speeds a measurement's passes ran at, where they fall into two groups more than TWO_SPEEDS apart,
-    each of at least a fifth of the passes (and two): the mark of a kernel whose speed is set by where its
-    arrays land in memory, each pass prepared afresh drawing one or the other. A median over such passes lands
-    on whichever group has more of them, and moves between runs by the distance between the groups."""
+    each of at least a fifth of the passes (and two). Here that is mostly a kernel whose speed is set by where
+    its arrays land in memory, each pass prepared afresh drawing one or the other; a slow spell the canary
+    missed can do it too. A median over such passes lands on whichever group has more of them, and moves between
+    runs by the distance between the groups."""
     x = sorted(pass_medians)
     least = max(2, math.ceil(len(x) / 5))
     splits = [(x[i] / x[i - 1] - 1, i) for i in range(least, len(x) - least + 1) if x[i - 1] > 0]

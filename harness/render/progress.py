@@ -54,7 +54,7 @@ class Progress:
             if self.tty:
                 self._write("\r\x1b[K" + self.current)
             return
-        if kind != "result":  # the canary's timings, and whatever else a later worker writes
+        if kind != "result":  # the run's first line, and whatever else a later engine or worker writes
             return
         self.finished[worker] = self.finished.get(worker, 0) + 1
         status = event.get("status", "?")
