@@ -52,7 +52,7 @@ KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every samp
 JUDGING_READINGS = 20  # canary readings a run needs before any is called slowed
 TWO_SPEEDS = 0.08  # passes in two groups further apart than this are flagged (see two_speeds)
 PASS_SAMPLES = 3  # a pass's median stands for it from this many samples
-STEADY_ENOUGH = 5  # samples the machine did not slow that stand for a measurement (so do half of its samples)
+STEADY_ENOUGH = 5  # samples that stand for a measurement (so do half of its samples); see least_slowed
 
 
 def _bootstrap(samples: tuple, statistic) -> tuple[float, float]:
@@ -109,9 +109,9 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
 
     Samples of a pass that a canary reading on either side found the machine slowed (see harness.bench.canary)
     are set aside, in ``samples_slowed_s``: they measured a neighbour's load as much as the kernel, and a median
-    over them moves from run to run with that load. Where that would leave too few (STEADY_ENOUGH), every sample
-    is kept and the measurement says so. ``samples_all_s`` has every sample either way. A run made with
-    ``--keep-slowed`` (its ``run`` line says so) sets nothing aside."""
+    over them moves from run to run with that load. Where that would leave too few (see least_slowed), the least
+    slowed of those passes fill in, and the measurement says so (``filled_in``). ``samples_all_s`` has every
+    sample either way. A run made with ``--keep-slowed`` (its ``run`` line says so) sets nothing aside."""
     records = list(records)
     keep = any(r.get("event") == "run" and r.get(KEEP_SLOWED) is True for r in records)
     limit = math.inf if keep else slowed_limit(canary_readings(records))
@@ -121,17 +121,11 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:  # the first record gives the fields; its samples are added below like any other's
-            merged[key] = dict(rec, samples_s=[], rounds=0, iterations=0, _prepare=[], _workers={}, _hw=[],
-                               samples_all_s=[], samples_slowed_s=[], _all_workers={}, _passes=[])
+            merged[key] = dict(rec, rounds=0, iterations=0, _prepare=[], _hw=[], samples_all_s=[], _passes=[])
         m = merged[key]
         if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
-        passes = passes_of(rec, limit)
-        kept = [x for was_slowed, samples in passes if not was_slowed for x in samples]
-        m["samples_s"] += kept
-        m["samples_slowed_s"] += [x for was_slowed, samples in passes if was_slowed for x in samples]
-        m["_passes"] += [(was_slowed, float(np.median(samples))) for was_slowed, samples in passes
-                         if len(samples) >= PASS_SAMPLES]
+        m["_passes"] += [(reading, rec.get("worker", 0), samples) for reading, samples in passes_of(rec)]
         m["samples_all_s"] += list(rec.get("samples_s") or [])
         m["rounds"] += rec.get("rounds") or 0
         m["iterations"] = max(m["iterations"], rec.get("iterations") or 0)
@@ -140,21 +134,21 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             m["_prepare"].append(rec["prepare_s"])
         if rec.get("hw_cycles_per_op") is not None:
             m["_hw"].append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
-        if kept:
-            m["_workers"].setdefault(rec.get("worker", 0), []).extend(kept)
-        if rec.get("samples_s"):
-            m["_all_workers"].setdefault(rec.get("worker", 0), []).extend(rec["samples_s"])
     for m in merged.values():
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
-        workers, every = m.pop("_workers"), m.pop("_all_workers")
-        m["mostly_slowed"] = bool(m["samples_slowed_s"]) and not _steady_enough(len(m["samples_s"]),
-                                                                               len(m["samples_all_s"]))
-        if m["mostly_slowed"]:
-            m["samples_s"], m["samples_slowed_s"], workers = list(m["samples_all_s"]), [], every
-        m["processes"] = len(every)
+        passes = m.pop("_passes")
+        kept = least_slowed([(reading, len(samples)) for reading, _, samples in passes], limit)
+        m["samples_s"] = [x for k, (_, _, samples) in zip(kept, passes) if k for x in samples]
+        m["samples_slowed_s"] = [x for k, (_, _, samples) in zip(kept, passes) if not k for x in samples]
+        m["filled_in"] = sum(len(samples) for k, (reading, _, samples) in zip(kept, passes) if k and reading > limit)
+        workers: dict = {}
+        for k, (_, worker, samples) in zip(kept, passes):
+            if k and samples:
+                workers.setdefault(worker, []).extend(samples)
+        m["processes"] = len({worker for _, worker, samples in passes if samples})
         m["set_aside"] = not keep
-        m["two_speeds"] = two_speeds([med for was_slowed, med in m.pop("_passes")
-                                      if m["mostly_slowed"] or not was_slowed])
+        m["two_speeds"] = two_speeds([float(np.median(samples)) for k, (_, _, samples) in zip(kept, passes)
+                                      if k and len(samples) >= PASS_SAMPLES])
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
@@ -163,9 +157,24 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
     return list(merged.values())
 
 
-def _steady_enough(kept: int, every: int) -> bool:
-    """Whether the samples the machine did not slow are enough to stand for the measurement."""
-    return kept >= STEADY_ENOUGH or 2 * kept >= every
+def least_slowed(passes: list[tuple[float, int]], limit: float) -> list[bool]:
+    """Which passes, each (its canary reading, its sample count), a measurement keeps: every one the machine did
+    not slow (reading up to ``limit``) and, where those hold fewer than STEADY_ENOUGH samples and fewer than half,
+    the least slowed of the others, in order of their readings, until they do.
+
+    Falling back to every sample instead made a step: a measurement left with four steady samples took its median
+    over all of them, slowed ones and all, and one left with five over those five, so two runs on either side of
+    it disagreed by the whole slowdown. Filling in from the least slowed moves the median by as little as the
+    shortfall needs."""
+    every = sum(n for _, n in passes)
+    keep = [reading <= limit for reading, _ in passes]
+    count = sum(n for k, (_, n) in zip(keep, passes) if k)
+    for i in sorted(range(len(passes)), key=lambda i: passes[i][0]):
+        if count >= STEADY_ENOUGH or 2 * count >= every:
+            break
+        if not keep[i]:
+            keep[i], count = True, count + passes[i][1]
+    return keep
 
 
 def canary_readings(records: Iterable[dict]) -> np.ndarray:
@@ -187,18 +196,18 @@ def slowed_limit(readings: np.ndarray) -> float:
     return float(np.quantile(readings, 0.1)) * (1 + SLOWED) if len(readings) >= JUDGING_READINGS else math.inf
 
 
-def passes_of(rec: dict, limit: float) -> list[tuple[bool, list]]:
-    """A result line's samples pass by pass, each with whether the machine was slowed during it (a canary
-    reading before or after it over ``limit``). Samples no reading covers come first in the line (a long
-    batch's verification call) and count as one pass the machine did not slow, as does every sample of a line
-    whose readings do not add up to its samples."""
+def passes_of(rec: dict) -> list[tuple[float, list]]:
+    """A result line's samples pass by pass, each with its canary reading: the slower of the two taken before
+    and after it. Samples no reading covers come first in the line (a long batch's verification call) and count
+    as one pass the machine did not slow (reading 0), as does every sample of a line whose readings do not add
+    up to its samples."""
     samples, tags = list(rec.get("samples_s") or []), _pass_tags(rec)
     untagged = len(samples) - sum(n for *_, n in tags)
     if not tags or untagged < 0:
-        return [(False, samples)] if samples else []
-    out, at = ([(False, samples[:untagged])] if untagged else []), untagged
+        return [(0.0, samples)] if samples else []
+    out, at = ([(0.0, samples[:untagged])] if untagged else []), untagged
     for before, after, n in tags:
-        out.append((max(before, after) > limit, samples[at:at + n]))
+        out.append((max(before, after), samples[at:at + n]))
         at += n
     return out
 
@@ -273,8 +282,9 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
         n = int(rec.get("n") or 1)
         row.update(_stats(rec["samples_s"], n, int(rec.get("iterations") or 1)))
         notes = [row["stability"]]
-        if rec["mostly_slowed"]:
-            notes.append("taken mostly while the machine was slowed")
+        if rec["filled_in"]:
+            notes.append(f"{rec['filled_in']} of its {len(rec['samples_s'])} samples from the least slowed of the "
+                         "passes the machine slowed: too few were taken while it was not")
         if rec["two_speeds"]:
             low, high = (x * 1e9 / n for x in rec["two_speeds"])
             notes.append(f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
