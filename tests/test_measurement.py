@@ -343,7 +343,7 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
 def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.*", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
-                     "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "--no-overhead", "-q", env=env)
+                     "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
@@ -352,9 +352,13 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
     cases = sorted(by_pass[1])
     assert len(cases) > 5 and all(sorted(by_pass[k]) == cases for k in (2, 3))
-    assert {case.split(":")[0] for case in cases} == {"cards.contains", "cards.remove"}
-    # pass by pass through the whole run: both kernels in pass 1 before either's pass 2
+    assert {case.split(":")[0] for case in cases} == {"cards.contains", "cards.remove", "harness.overhead"}
+    # pass by pass through the whole run: both kernels in pass 1 before either's pass 2, and the empty-call
+    # probes go through the passes as well, each pass's first
     assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)
+    probes = sum(case.startswith("harness.overhead:") for case in cases)
+    assert probes >= 2 and all(case.startswith("harness.overhead:") for k in (1, 2, 3)
+                               for case in by_pass[k][:probes])
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
     assert records[0] == {"event": "run", "keep_slowed": False}  # what later reports and compares repeat
     ends = [r for r in records if r.get("event") == "result"]

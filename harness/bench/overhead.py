@@ -55,6 +55,7 @@ PROBES = [
     Implementation(KERNEL, "numba", "numba", _numba, requires=("module:numba",)),
     Implementation(KERNEL, "cffi", "cffi", _cffi, requires=("cc", "module:cffi")),
 ]
+PROBE = {probe.name: probe for probe in PROBES}
 
 
 def probe_family(family: str) -> str:

@@ -22,6 +22,7 @@ turn, a workload's cases together and, after the first pass, in a fresh shuffled
 of its rounds in each pass (Google Benchmark's random interleaving, at the scale of the run). A case's samples
 then come from P stretches spread over the whole worker, so a slow spell of a shared machine (seconds long, here)
 lands on a share of every case's samples instead of on all the samples of the workloads it happened to cover.
+The empty-call probes (``--swarbench-overhead``) go through the passes too, each pass's just before its cases.
 A case is checked and prepared in its first pass; its last pass writes its one result line, and every pass writes
 a start line, so a crash is laid on the case it happened in. A short batch (under WARMUP_BELOW_S a round) is
 prepared again, from a fresh copy of its inputs, for each later pass while preparing takes under
@@ -416,18 +417,28 @@ class Session:
             pytest.xfail(f"{impl.expected_to_fail}: {verdict.reason}")
         pytest.fail(f"{verdict.status}: {verdict.reason}", pytrace=False)
 
-    def run_overhead(self, probe: Implementation, benchmark) -> None:
-        case_id = overhead.case_id(probe)
+    def run_overhead(self, item: Pass, benchmark) -> None:
+        """One pass of an empty-call probe: the first checks it and plans its rounds, the last writes its line.
+        It spreads its rounds over the passes as every case does: a probe timed in one stretch of the run has
+        its figure, and every overhead-corrected ns/op beside it, set by the machine of that moment."""
+        probe, case_id = overhead.PROBE[item.case.implementation], item.case.id
         self.start(case_id)
-        verdict = _verify_probe(probe)
-        row = self._row(case_id, probe, verdict, "empty", 1, 0, {})
-        row.update(suite="harness", baseline="", unit="empty call")
-        if verdict.status != oracle.PASS:
-            self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
-            pytest.skip(verdict.reason)
-        # an empty call has no competitors to interleave with: all its rounds in one pass
-        self._time_pass(benchmark, self._plan(None, verdict, row, case_id, overhead.KERNEL, passes=1), 1)
-        self._finish(row, case_id, _median_text(row))
+        if item.index == 1:
+            verdict = _verify_probe(probe)
+            row = self._row(case_id, probe, verdict, "empty", 1, 0, {})
+            row.update(suite="harness", baseline="", unit="empty call")
+            if verdict.status != oracle.PASS:
+                self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
+                pytest.skip(verdict.reason)
+            self.timings[case_id] = self._plan(None, verdict, row, case_id, overhead.KERNEL, passes=item.of)
+        timing = self.timings.get(case_id)
+        if timing is None:
+            pytest.skip(f"{case_id}: not timed (see its first pass)")
+        self._time_pass(benchmark, timing, item.index)
+        timing.passes_done = item.index
+        if item.index == item.of:
+            del self.timings[case_id]
+            self._finish(timing.row, case_id, _median_text(timing.row))
 
     def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
         return {
@@ -590,7 +601,20 @@ def pytest_generate_tests(metafunc):
                   and overhead.case_id(p) not in excluded]
         session = _session(config)
         session.total += len(probes)
-        metafunc.parametrize("swarbench_probe", probes, ids=[p.name for p in probes])
+        # a probe is a case of kernel harness.overhead (its id is overhead.case_id's), and passes as one
+        passes = [Pass(Case(overhead.KERNEL, p.name, "empty", 1), index, session.passes)
+                  for index in range(1, session.passes + 1) for p in probes]
+        metafunc.parametrize("swarbench_probe", passes, ids=[p.id for p in passes])
+
+
+@pytest.hookimpl(trylast=True)  # after any plugin that deselects items
+def pytest_collection_modifyitems(session, config, items):
+    """Pass by pass: the probes' pass k (collected first) just before the kernels' pass k."""
+    def index(item) -> int:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        found = params.get("swarbench_case") or params.get("swarbench_probe")
+        return found.index if isinstance(found, Pass) else 0
+    items.sort(key=index)  # stable: each pass keeps its own order
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-benchmark's own, which writes its JSON file
@@ -609,9 +633,7 @@ def pytest_collection_finish(session):
     for item in session.items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         # (an empty parametrisation leaves a placeholder item that pytest skips: not a case)
-        if isinstance(params.get("swarbench_case"), Pass):
-            if params["swarbench_case"].index == 1:  # a case once, however many passes it has
-                ids.append(params["swarbench_case"].case.id)
-        elif isinstance(params.get("swarbench_probe"), Implementation):
-            ids.append(overhead.case_id(params["swarbench_probe"]))
+        found = params.get("swarbench_case") or params.get("swarbench_probe")
+        if isinstance(found, Pass) and found.index == 1:  # a case once, however many passes it has
+            ids.append(found.case.id)
     state.record({"event": "plan", "worker": state.worker, "cases": ids})
