@@ -24,7 +24,7 @@ FORMAT_VERSION = 2
 
 COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
-    "expected_to_fail", "prepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
+    "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
@@ -37,7 +37,7 @@ COLUMNS = [
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all")
+                 "ns_per_op_median_all", "reprepare_s")
 OVERHEAD_KERNEL = "harness.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -121,7 +121,8 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
             continue
         key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
         if key not in merged:  # the first record gives the fields; its samples are added below like any other's
-            merged[key] = dict(rec, rounds=0, iterations=0, _prepare=[], _hw=[], samples_all_s=[], _passes=[])
+            merged[key] = dict(rec, rounds=0, iterations=0, _prepare=[], _reprepare=[], _hw=[], samples_all_s=[],
+                               _passes=[])
         m = merged[key]
         if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(m.get("status"), 0):
             m.update(status=rec["status"], reason=rec.get("reason", ""))
@@ -132,10 +133,14 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         m["summary"] = m.get("summary") or rec.get("summary")
         if rec.get("prepare_s") is not None:
             m["_prepare"].append(rec["prepare_s"])
+        again = rec.get("reprepare_s")
+        m["_reprepare"] += [s for s in map(_seconds, again if isinstance(again, list) else []) if s is not None]
         if rec.get("hw_cycles_per_op") is not None:
             m["_hw"].append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
     for m in merged.values():
         m["prepare_s"] = float(np.median(m["_prepare"])) if m["_prepare"] else math.nan
+        again = m.pop("_reprepare")  # preparing a fresh copy for a later pass (a short batch only)
+        m["reprepare_s"] = float(np.median(again)) if again else math.nan
         passes = m.pop("_passes")
         kept = least_slowed([(reading, len(samples)) for reading, _, samples in passes], limit)
         m["samples_s"] = [x for k, (_, _, samples) in zip(kept, passes) if k for x in samples]

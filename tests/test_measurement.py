@@ -622,6 +622,10 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
     again = [r["case"].split(":")[1] for r in records if r.get("phase") == "preparing again (fresh inputs)"]
     assert sorted(again) == ["c-swar"] * 3 + ["rightthenwrong"] * 3  # passes 2 to 4
+    # what preparing again costs is kept, apart from the first preparation
+    (line,) = [r for r in records if r.get("event") == "result" and r["implementation"] == "c-swar"]
+    assert len(line["reprepare_s"]) == 3 and all(0 < s < 1 for s in line["reprepare_s"])
+    assert frame.loc["c-swar", "reprepare_s"] == pytest.approx(sorted(line["reprepare_s"])[1])
 
 
 INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """

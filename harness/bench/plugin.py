@@ -388,6 +388,7 @@ class Session:
         if verdict.batch is None:
             raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")
         timing.verdict.batch, timing.reprepared = verdict.batch, True
+        timing.row["reprepare_s"].append(_finite(verdict.prepare_s))
         if verdict.prepare_s >= REPREPARE_BELOW_S:  # too dear to repeat: this batch serves the passes left
             timing.workload = None
 
@@ -447,7 +448,7 @@ class Session:
             "params": params, "status": verdict.status, "reason": verdict.reason,
             "expected_to_fail": impl.expected_to_fail, "prepare_s": _finite(verdict.prepare_s),
             "check_s": _finite(verdict.call_s), "samples_s": [], "pass_canary_s": [], "rounds": 0, "iterations": 0,
-            "summary": None,
+            "reprepare_s": [], "summary": None,
         }
 
     def _plan(self, case, verdict, row, label, group, checked_here=True, passes: Optional[int] = None) -> Timing:

@@ -27,7 +27,7 @@ def render(view: RunView) -> str:
            *(f"steadiness: {line}" for line in steadiness_lines(view)),
            "columns: ops timed, median ns/op [95% bootstrap CI], speedup over the baseline [95% CI], "
            "cycles/op (counted, with IPC, where hardware counters work; else ~ an estimate: ns x clock), net ns/op without the family's empty-call cost (where it is over 1% "
-           "of a call), family, prepare time"]
+           "of a call), family, prepare time (and again: a fresh copy for a later pass)"]
     for (kernel, workload, n), group in kernel_groups(view.frame):
         first = group.iloc[0]
         base = first["baseline"]
@@ -46,7 +46,8 @@ def render(view: RunView) -> str:
                              f"{cycles} cyc" if (cycles := fmt_cycles(r)) else "",
                              f"net {fmt_ns(r['ns_per_op_corrected'])}" if r["ns_per_op_corrected"] == r["ns_per_op_corrected"] else "",
                              r["family"],
-                             f"prepare {fmt_seconds(r['prepare_s'])}"))
+                             f"prepare {fmt_seconds(r['prepare_s'])}"
+                             + (f", again {fmt_seconds(again)}" if (again := r["reprepare_s"]) == again else "")))
                 if r["stability"]:
                     notes.append(f"    (!) {name}: {r['stability']}")
             else:
