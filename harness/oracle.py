@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from harness import features
+from harness.errors import raise_if_interrupted
 from harness.cbuild import BuildError
 from harness.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
 
@@ -46,6 +47,7 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
     except BuildError as exc:
         return None, Verdict(SKIP, f"C build failed: {exc}")
     except Exception as exc:
+        raise_if_interrupted(exc)
         return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
     return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
 
@@ -55,6 +57,7 @@ def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:
     try:
         out = batch()
     except Exception as exc:
+        raise_if_interrupted(exc)
         return None, float("nan"), f"batch call raised {describe_error(exc)}"
     return out, time.perf_counter() - start, None
 

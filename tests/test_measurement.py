@@ -647,8 +647,15 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
 """)
 
 
-def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path):
-    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "interrupts", INTERRUPTS))
+# What a Ctrl-C that lands inside a Numba-compiled call turns into: an error whose cause is the interrupt.
+INTERRUPTS_DRESSED = INTERRUPTS.replace(
+    "raise KeyboardInterrupt",
+    'raise SystemError("CPUDispatcher(...) returned a result with an exception set") from KeyboardInterrupt()')
+
+
+@pytest.mark.parametrize("plugin", [INTERRUPTS, INTERRUPTS_DRESSED], ids=["ctrl-c", "ctrl-c-as-an-error"])
+def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path, plugin):
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "interrupts", plugin))
     proc = swarbench("run", "-k", "cards.contains", "-i", "interrupts", "-i", "c-swar", "-i", "swar", "-i", "naive",
                      "-n", "256", "--passes", "3", "--processes", "1", "--min-rounds", "6", "--max-time", "0.0001",
                      "--no-overhead", "-q", env=env)
@@ -662,3 +669,5 @@ def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_fini
     assert stopped and all(r["status"] == "PASS" and r["samples_s"] for r in stopped)
     frame = _frame(env)
     assert set(frame.index) >= {ended[c]["implementation"] for c in timed}
+    assert not (frame.status == "ERROR").any()  # the interrupt is not taken for the kernel's own error
+

@@ -57,6 +57,7 @@ import pytest
 
 from harness import counters, oracle, progress, registry as registry_mod
 from harness.bench import canary, overhead
+from harness.errors import raise_if_interrupted
 from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
@@ -323,6 +324,7 @@ class Session:
         except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception):
             raise
         except Exception as exc:
+            raise_if_interrupted(exc)  # a Ctrl-C in compiled code: the worker stops and keeps what it measured
             self.timings.pop(case.id, None)
             if self.done == finished:  # an error in the harness or a kernel's own code: said, not lost
                 impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
