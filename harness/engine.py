@@ -35,6 +35,7 @@ from harness.model import ReportSection, matches
 from harness.registry import Registry
 
 
+INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured before it is stopped
 CACHE = "cache"  # workloads and reference outputs the workers of a run share; removed when the run ends
 
 
@@ -264,13 +265,7 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
                 tail.running.pop(worker, None)
                 return WorkerEnd("timeout", -9, running[0], f"timed out after {timeout:g} s")
     except KeyboardInterrupt:
-        # The worker got the same Ctrl-C; give it a moment to write its record, then stop it.
-        try:
-            child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        tail.poll()
+        stop_interrupted(child, tail)
         return WorkerEnd("interrupted", 130)
     tail.poll()
     running = tail.running.pop(worker, None)
@@ -283,6 +278,31 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
     if code == 2:
         return WorkerEnd("interrupted", code)
     return WorkerEnd("done", code)
+
+
+def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
+    """The worker got the same Ctrl-C: give it INTERRUPT_GRACE_S to write the result lines of what it measured,
+    then stop it. A worker that starts or times anything meanwhile did not see the interrupt (code of a plugin's
+    swallowed it), and is sent another, as a user would press Ctrl-C again."""
+    interrupted = time.time()
+    deadline = interrupted + INTERRUPT_GRACE_S
+    while child.poll() is None and time.time() < deadline:
+        # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
+        if any(event.get("event") in ("start", "phase") and _seconds_after(event, interrupted) > 0.5
+               for event in tail.poll()):
+            child.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+    if child.poll() is None:
+        child.kill()
+        child.wait()
+    tail.poll()
+
+
+def _seconds_after(event: dict, moment: float) -> float:
+    try:
+        return float(event.get("t")) - moment
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Registry, seen: list[dict]) -> dict:

@@ -2,13 +2,17 @@
 import json
 from pathlib import Path
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
-from harness import results
+from harness import engine, results
 
 MISBEHAVING = """
     import ctypes, time
@@ -671,3 +675,53 @@ def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_fini
     assert set(frame.index) >= {ended[c]["implementation"] for c in timed}
     assert not (frame.status == "ERROR").any()  # the interrupt is not taken for the kernel's own error
 
+
+SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
+    import time
+    from impls.cards.spec import reference_contains
+
+    class Swallows:
+        # A plugin whose batch eats the first Ctrl-C it sees (30 ms a call, nearly all of it in the sleep it guards)
+        swallowed = False
+
+        def __init__(self, workload):
+            self.out = reference_contains(workload.inputs)
+
+        def __call__(self):
+            try:
+                time.sleep(0.03)
+            except KeyboardInterrupt:
+                if Swallows.swallowed:
+                    raise
+                Swallows.swallowed = True
+            return self.out
+""")
+
+
+def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it_measured(tmp_path):
+    # 500 calls over 10 passes: 15 s of timing left after the interrupt, more than the engine waits, but the
+    # worker starts its next case within 1.5 s, and that tells the engine the interrupt did not reach it
+    env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "swallows", SWALLOWS))
+    cmd = [sys.executable, "-m", "harness.cli", "run", "-k", "cards.contains", "-i", "swallows", "-i", "c-swar",
+           "-n", "256", "--passes", "10", "--processes", "1", "--min-rounds", "500", "--max-time", "1e-9",
+           "--no-overhead", "-q"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    reports, deadline = Path(env["SWARBENCH_REPORTS"]), time.time() + 120
+    while time.time() < deadline:
+        lines = [ln for run in (os.listdir(reports) if reports.is_dir() else [])
+                 for ln in ((reports / run / results.RECORDS).read_text().splitlines()
+                            if (reports / run / results.RECORDS).exists() else [])]
+        if any('"timing (pass 1 of 10)"' in ln and "swallows" in ln for ln in lines):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # inside the swallowing call
+    os.killpg(proc.pid, signal.SIGINT)
+    interrupted = time.time()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert time.time() - interrupted < engine.INTERRUPT_GRACE_S  # it stopped on the second interrupt, not killed
+    frame = _frame(env)
+    assert frame.loc["swallows", "status"] == "PASS" and frame.loc["swallows", "samples"] > 0
+    assert frame.loc["swallows", "reason"].startswith("stopped after")
+    assert "Traceback" not in err
