@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from harness import features
-from harness.errors import raise_if_interrupted
 from harness.cbuild import BuildError
+from harness.errors import raise_if_interrupted
 from harness.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"

@@ -142,18 +142,19 @@ def merge_records(records: Iterable[dict]) -> list[dict]:
         again = m.pop("_reprepare")  # preparing a fresh copy for a later pass (a short batch only)
         m["reprepare_s"] = float(np.median(again)) if again else math.nan
         passes = m.pop("_passes")
-        kept = least_slowed([(reading, len(samples)) for reading, _, samples in passes], limit)
-        m["samples_s"] = [x for k, (_, _, samples) in zip(kept, passes) if k for x in samples]
-        m["samples_slowed_s"] = [x for k, (_, _, samples) in zip(kept, passes) if not k for x in samples]
-        m["filled_in"] = sum(len(samples) for k, (reading, _, samples) in zip(kept, passes) if k and reading > limit)
+        keeps = least_slowed([(reading, len(samples)) for reading, _, samples in passes], limit)
+        kept = [p for k, p in zip(keeps, passes) if k]
+        m["samples_s"] = [x for _, _, samples in kept for x in samples]
+        m["samples_slowed_s"] = [x for k, (_, _, samples) in zip(keeps, passes) if not k for x in samples]
+        m["filled_in"] = sum(len(samples) for reading, _, samples in kept if reading > limit)
         workers: dict = {}
-        for k, (_, worker, samples) in zip(kept, passes):
-            if k and samples:
+        for _, worker, samples in kept:
+            if samples:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(samples)
         m["processes"] = len({worker for _, worker, samples in passes if samples})
         m["set_aside"] = not keep
-        m["two_speeds"] = two_speeds([float(np.median(samples)) for k, (_, _, samples) in zip(kept, passes)
-                                      if k and len(samples) >= PASS_SAMPLES])
+        m["two_speeds"] = two_speeds([float(np.median(samples)) for _, _, samples in kept
+                                      if len(samples) >= PASS_SAMPLES])
         m["worker_samples_s"] = [workers[w] for w in sorted(workers)]
         del m["_prepare"]
         hw = m.pop("_hw")
