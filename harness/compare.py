@@ -3,7 +3,9 @@
 The first run is the reference; every other run is compared with it. A change is called only when the
 Mann-Whitney U test (scipy.stats.mannwhitneyu) rejects "same distribution" at ``alpha`` *and* the 95% bootstrap
 interval of the ratio of medians excludes 1; otherwise the row says ``~``. The regression gate is stricter
-still: it trips only where the whole interval lies beyond the threshold, so noise cannot fail a build.
+still: it trips only where the whole interval lies beyond the threshold, so noise within a run cannot fail a
+build. A slow spell that covers every process of one run can (the interval cannot see past its processes), and
+the fewer the processes, the likelier: a gated row says how many stood behind it (GATE_PROCESSES).
 
 The interval is a two-level bootstrap: worker processes are resampled, then samples within each. Samples of
 one process are not independent of each other: on a shared machine a whole process can run in a slow spell
@@ -34,6 +36,10 @@ from harness.errors import UsageError
 ALPHA = 0.05
 MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
 KEY = ["kernel", "implementation", "workload", "n"]
+# Processes a side under which a gated regression may be one run's slow spell: here two default runs (-p 2)
+# tripped the gate at +59% [+25% .. +73%] on a multi-threaded row whose second CPU the host had slowed through
+# all of run B, and a -p 4 pair of the same code did not
+GATE_PROCESSES = 4
 
 
 @dataclass
@@ -119,6 +125,7 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
             "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
             "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
+            "processes_a": len(a.blocks[key]), "processes_b": len(b.blocks[key]),
         })
     frame = pd.DataFrame(rows)
     if len(frame):

@@ -128,6 +128,16 @@ def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not(
     row = compare.compare_pair(base, slower).iloc[0]
     assert row.significant and 0.15 < row.change < 0.25 and row.change_ci_low > 0.1
     assert len(compare.regressions(compare.compare_pair(base, slower), 10)) == 1
+    # the gate's line says when fewer processes a side stood behind the call than it takes to see past a slow
+    # spell that lasted one whole run
+    from harness.render.comparison import render_text
+    four = compare.compare_pair(base, slower)
+    assert (four.processes_a == 4).all() and "processes:" not in render_text(four, {"b": 0.2},
+                                                                              compare.regressions(four, 10))
+    two = compare.compare_pair(_loaded("a", [process(1.0) for _ in range(2)]),
+                               _loaded("b", [process(1.2) for _ in range(2)]))
+    said = render_text(two, {"b": 0.2}, compare.regressions(two, 10))
+    assert "(2+2 processes: a slow spell of the machine through one whole run can look like this" in said
 
     # Same code, but one of run b's processes ran in a 1.7x slow spell: the pooled samples differ beyond doubt
     # (Mann-Whitney's p is tiny), yet resampling processes puts the spell inside the interval.

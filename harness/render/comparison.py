@@ -1,6 +1,7 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
+from harness.compare import GATE_PROCESSES
 from harness.render import fmt_ns
 from harness.render.markdown import table
 
@@ -42,8 +43,18 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
     if regressions is not None and len(regressions):
         out += ["", "regressions beyond the threshold (whole interval):"]
         out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
-                f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]" for r in regressions.itertuples()]
+                f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
+                for r in regressions.itertuples()]
     return "\n".join(out) + "\n"
+
+
+def _few_processes(r) -> str:
+    """A note on a gated row measured by fewer processes a side than compare.GATE_PROCESSES."""
+    a, b = getattr(r, "processes_a", None), getattr(r, "processes_b", None)
+    if a is None or b is None or min(a, b) >= GATE_PROCESSES:
+        return ""
+    return (f" ({a:g}+{b:g} processes: a slow spell of the machine through one whole run can look like this; "
+            f"gate on runs of -p {GATE_PROCESSES} or more)")
 
 
 def _steadiness_lines(r) -> list[str]:
