@@ -61,7 +61,3 @@ PROBE = {probe.name: probe for probe in PROBES}
 def probe_family(family: str) -> str:
     """The probe that measures an implementation family's call cost: 'cffi-avx2' -> 'cffi'."""
     return family.split("-", 1)[0]
-
-
-def case_id(probe: Implementation) -> str:
-    return f"{KERNEL}:{probe.name}:empty:n=1"

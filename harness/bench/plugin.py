@@ -311,16 +311,7 @@ class Session:
                 self._check(case)
             else:
                 self.start(case.id)
-            timing = self.timings.get(case.id)
-            if timing is None:  # it failed or was skipped in its first pass, and said so there
-                pytest.skip(f"{case.id}: not timed (see its first pass)")
-            if item.index > 1 and timing.rounds[item.index - 1] > 0:
-                self._prepare_again(case, timing)
-            self._time_pass(benchmark, timing, item.index)
-            timing.passes_done = item.index
-            if item.index == item.of:
-                del self.timings[case.id]
-                self._end(case, timing)
+            self._next_pass(item, benchmark, lambda timing: self._end(case, timing))
         except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception):
             raise
         except Exception as exc:
@@ -333,6 +324,20 @@ class Session:
                 self._finish(row, f"{case.kernel} {case.implementation} ({case.workload})",
                              f"{verdict.status} {verdict.reason}")
             raise
+
+    def _next_pass(self, item: Pass, benchmark, end) -> None:
+        """Time pass ``item.index`` of a planned case (a fresh copy of its inputs first, where it has one); after
+        its last pass, take it off the list and ``end`` its timing."""
+        timing = self.timings.get(item.case.id)
+        if timing is None:  # it failed or was skipped in its first pass, and said so there
+            pytest.skip(f"{item.case.id}: not timed (see its first pass)")
+        if item.index > 1 and timing.rounds[item.index - 1] > 0:
+            self._prepare_again(item.case, timing)
+        self._time_pass(benchmark, timing, item.index)
+        timing.passes_done = item.index
+        if item.index == item.of:
+            del self.timings[item.case.id]
+            end(timing)
 
     def _check(self, case: Case) -> None:
         """A case's first pass: its workload, its check (or only its prepare, when an earlier worker checked
@@ -434,14 +439,8 @@ class Session:
                 self._finish(row, case_id, f"{verdict.status} {verdict.reason}")
                 pytest.skip(verdict.reason)
             self.timings[case_id] = self._plan(None, verdict, row, case_id, overhead.KERNEL, passes=item.of)
-        timing = self.timings.get(case_id)
-        if timing is None:
-            pytest.skip(f"{case_id}: not timed (see its first pass)")
-        self._time_pass(benchmark, timing, item.index)
-        timing.passes_done = item.index
-        if item.index == item.of:
-            del self.timings[case_id]
-            self._finish(timing.row, case_id, _median_text(timing.row))
+        # (a probe has no inputs to copy: every pass times the one prepared empty call)
+        self._next_pass(item, benchmark, lambda timing: self._finish(timing.row, case_id, _median_text(timing.row)))
 
     def _row(self, case_id, impl, verdict, workload, n, seed, params) -> dict:
         return {
@@ -600,13 +599,12 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("swarbench_case", passes, ids=[p.id for p in passes])
     elif "swarbench_probe" in metafunc.fixturenames:
         excluded = set(config.getoption("swarbench_exclude"))
-        probes = [p for p in overhead.PROBES if config.getoption("swarbench_overhead")
-                  and overhead.case_id(p) not in excluded]
+        # a probe is a case of kernel harness.overhead, and passes as one
+        probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES]
+        probes = [c for c in probes if config.getoption("swarbench_overhead") and c.id not in excluded]
         session = _session(config)
         session.total += len(probes)
-        # a probe is a case of kernel harness.overhead (its id is overhead.case_id's), and passes as one
-        passes = [Pass(Case(overhead.KERNEL, p.name, "empty", 1), index, session.passes)
-                  for index in range(1, session.passes + 1) for p in probes]
+        passes = [Pass(probe, index, session.passes) for index in range(1, session.passes + 1) for probe in probes]
         metafunc.parametrize("swarbench_probe", passes, ids=[p.id for p in passes])
 
 
