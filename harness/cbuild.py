@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from harness import features
+from harness.memory import aligned_empty  # noqa: F401  (C suites import it from here)
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
@@ -32,16 +33,6 @@ BASE_FLAGS = ["-O3", "-fno-strict-aliasing"]
 
 class BuildError(RuntimeError):
     """The C compiler refused a source; the message is the compiler's first error line."""
-
-
-def aligned_empty(n: int, dtype=np.uint8, align: int = 64) -> np.ndarray:
-    """An uninitialised array of n items starting on an ``align``-byte boundary, for C kernels whose stores
-    want whole cache lines (non-temporal stores) or whose loads want aligned vectors. (An empty array has no
-    bytes to align: NumPy may point it anywhere.)"""
-    itemsize = np.dtype(dtype).itemsize
-    raw = np.empty(n * itemsize + align, np.uint8)
-    start = -raw.ctypes.data % align
-    return raw[start:start + n * itemsize].view(dtype)
 
 
 def cache_dir() -> Path:

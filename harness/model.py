@@ -11,11 +11,14 @@ inputs, compiling, JIT warm-up, allocating outputs) belongs in ``prepare``, whic
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
+
+from harness.memory import aligned_inputs
 
 
 class InvalidInput(ValueError):
@@ -36,7 +39,8 @@ class TooSlow(Exception):
 @dataclass(frozen=True)
 class Workload:
     """Concrete, seeded inputs for one kernel: every competitor of the kernel gets this object, or in a later
-    pass an equal deep copy of it (short batches are prepared again from fresh memory: harness.bench.plugin).
+    pass an equal copy of it (short batches are prepared again from fresh memory: harness.bench.plugin). Its
+    arrays start on a cache line (harness.memory), in every copy too.
 
     ``size`` is N, the number of operations one batch call performs (what ns/op divides by).
     ``inputs`` is whatever the kernel's generator returns: usually a dict of NumPy arrays in the kernel's
@@ -53,6 +57,11 @@ class Workload:
     @property
     def label(self) -> str:
         return f"{self.name}/n={self.size}"
+
+    def fresh_copy(self) -> Workload:
+        """An equal workload in memory of its own, its arrays on cache lines (a deep copy or an unpickled one
+        puts them wherever the allocator likes)."""
+        return dataclasses.replace(self, inputs=aligned_inputs(self.inputs))
 
 
 @dataclass(frozen=True)
@@ -225,11 +234,11 @@ class Kernel:
             inputs, n_ops = kind.build(size, seed)
             params = dict(kind.params)
         self.validate(inputs)
-        return Workload(self.id, kind.name, int(n_ops), inputs, seed, params)
+        return Workload(self.id, kind.name, int(n_ops), aligned_inputs(inputs), seed, params)
 
     def known_workloads(self) -> list[tuple[KnownAnswer, Workload]]:
         return [
-            (ka, Workload(self.id, f"known:{ka.name}", ka.size, ka.inputs, 0, {}))
+            (ka, Workload(self.id, f"known:{ka.name}", ka.size, aligned_inputs(ka.inputs), 0, {}))
             for ka in self.known_answers()
         ]
 

@@ -60,15 +60,3 @@ def test_requirements_explain_themselves(monkeypatch):
         assert features.why_unavailable("sse2") == ""
     finally:
         features.cpu_flags.cache_clear()
-
-
-def test_aligned_empty_starts_on_the_boundary_with_the_asked_length():
-    import numpy as np
-
-    from harness.cbuild import aligned_empty
-
-    for n, dtype in ((1, np.uint8), (1, np.bool_), (1001, np.uint64), (4096, np.uint32)):
-        for _ in range(8):  # allocations land at different offsets
-            out = aligned_empty(n, dtype)
-            assert out.shape == (n,) and out.dtype == dtype and out.ctypes.data % 64 == 0
-    assert aligned_empty(0, np.uint64).shape == (0,)

@@ -39,7 +39,6 @@ so a process that computes differently is still caught (FAIL, its samples droppe
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import math
@@ -247,7 +246,8 @@ class Session:
             path = os.path.join(self.cache_dir, name.replace(os.sep, "_"))
             try:
                 with open(path, "rb") as fh:
-                    return pickle.load(fh)
+                    workload, expected = pickle.load(fh)
+                return workload.fresh_copy(), expected  # unpickled arrays land anywhere: back on cache lines
             except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
                 pass
         kernel = self.registry.kernels[case.kernel]
@@ -378,10 +378,11 @@ class Session:
 
     def _prepare_again(self, case: Case, timing: Timing) -> None:
         """A fresh copy of a quick case's inputs, prepared again, for this pass. Where a batch's arrays land in
-        memory sets its speed for as long as they live (here c-swar-avx512 on 65,536 pairs takes 0.175 to
-        0.26 ns/op by allocation, steady within each), so a case prepared once per worker is a draw of two
-        layouts a run. Preparing it in every pass makes its median one over 2 x passes layouts, as Stabilizer
-        (Curtsinger and Berger, ASPLOS 2013) randomizes layout to make a measurement repeatable."""
+        memory sets its speed for as long as they live. Their alignment, the largest part, is fixed (on a cache
+        line: harness.memory); what is left (which pages, the 4 KiB offsets between arrays) still makes a case
+        prepared once per worker a draw of two layouts a run. Preparing it in every pass makes its median one
+        over 2 x passes layouts, as Stabilizer (Curtsinger and Berger, ASPLOS 2013) randomizes layout to make a
+        measurement repeatable."""
         if timing.workload is None:
             return
         impl = self.registry.implementations[f"{case.kernel}/{case.implementation}"]
@@ -390,7 +391,7 @@ class Session:
         # between two layouts in a process. A random amount of memory (any offset, up to 2 MiB, every page
         # touched), held while the copy is made, makes each pass's layout a draw of its own.
         ballast = numpy.ones(self.layout_rng.randrange(1, BALLAST_BYTES), dtype=numpy.uint8)
-        verdict = oracle.prepare_only(impl, copy.deepcopy(timing.workload))
+        verdict = oracle.prepare_only(impl, timing.workload.fresh_copy())
         del ballast
         if verdict.batch is None:
             raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")

@@ -7,6 +7,7 @@ variants split theirs (native.SPLIT_MIN_PAIRS), and runs the one-core loop below
 """
 import numpy as np
 
+from harness.memory import aligned_copy, aligned_empty
 from harness.model import Implementation
 
 from .native import SPLIT_MIN_PAIRS  # one threshold for every split variant of the suite
@@ -23,11 +24,11 @@ def _family(name, layout, out_dtype, split=False):
     def prepare(workload):
         n, kernels = len(workload.inputs["a"]), _kernels()
         if layout == "counts":  # the post's [16]int, one row per hand
-            a = np.ascontiguousarray(counts_of(workload.inputs["a"]))
-            b = np.ascontiguousarray(counts_of(workload.inputs["b"]))
+            a = aligned_copy(counts_of(workload.inputs["a"]))
+            b = aligned_copy(counts_of(workload.inputs["b"]))
         else:
             a, b = workload.inputs["a"], workload.inputs["b"]
-        out = np.empty(n, dtype=out_dtype)
+        out = aligned_empty(n, out_dtype)
         if split and n >= SPLIT_MIN_PAIRS:
             # positional arguments all bound here: the timed call goes straight to the compiled function
             fn, extra = kernels.split_swar, (kernels.numba.get_num_threads(), name == "remove_swar")

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from harness import features
-from harness.cbuild import aligned_empty, build
+from harness.cbuild import build
+from harness.memory import aligned_copy, aligned_empty, as_aligned
 from harness.model import Implementation, InvalidInput
 
 from .spec import counts_of
@@ -86,7 +87,7 @@ def bit_planes(vectors: np.ndarray) -> np.ndarray:
         bits = ((padded >> np.uint64(shift)) & np.uint64(1)).astype(np.uint8)
         planes[:, p, :] = np.packbits(bits, bitorder="little").reshape(blocks, -1)
     # the bytes are little-endian words (pair 64 w + j is bit j); read them so, whatever this machine's order
-    return planes.reshape(-1).view("<u8").astype(np.uint64).reshape(blocks, len(PLANE_SHIFTS), -1)
+    return aligned_copy(planes.reshape(-1).view("<u8").reshape(blocks, len(PLANE_SHIFTS), -1), np.uint64)
 
 
 def threads_for(n: int) -> int:
@@ -100,18 +101,18 @@ def _prepare(op, source, isa, flags, layout):
         ffi, lib = mod.ffi, mod.lib
         n = len(workload.inputs["a"])
         if layout == "counts":
-            a = np.ascontiguousarray(counts_of(workload.inputs["a"]), dtype=np.int32)
-            b = np.ascontiguousarray(counts_of(workload.inputs["b"]), dtype=np.int32)
+            a = aligned_copy(counts_of(workload.inputs["a"]), np.int32)
+            b = aligned_copy(counts_of(workload.inputs["b"]), np.int32)
             ctype = "int32_t *"
         else:
-            a = np.ascontiguousarray(workload.inputs["a"])
-            b = np.ascontiguousarray(workload.inputs["b"])
+            a = as_aligned(workload.inputs["a"])
+            b = as_aligned(workload.inputs["b"])
             ctype = "uint64_t *"
         if op == "contains":
             out = aligned_empty(n, np.bool_)
             fn, out_type, result = lib.contains_batch, "uint8_t *", out
         elif layout == "counts":
-            out = np.empty((n, 16), np.int32)
+            out = aligned_empty((n, 16), np.int32)
             fn, out_type = lib.remove_batch, "int32_t *"
             result = _PackedCounts(out)
         else:

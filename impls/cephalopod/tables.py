@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from harness.memory import as_aligned
+
 from .spec import COMPOSE, NEIGHBOURS, PERMS, POW10, captures
 
 ZERO_SHIFT = 27
@@ -149,7 +151,7 @@ def _table_arrays() -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=None)
 def flat_tables() -> dict[str, np.ndarray]:
-    return {k: np.ascontiguousarray(v) for k, v in _table_arrays().items()}
+    return {k: as_aligned(v) for k, v in _table_arrays().items()}
 
 
 # -- the tables of c/fast.c: the eight non-centre cells (24 bits) cut into three bytes ---------------------------
@@ -222,6 +224,6 @@ def fast_tables() -> dict[str, np.ndarray]:
     by_lane = flat["gather"][flat["inverse"]]  # the count permutation when lane k held the smallest form
     b = byte_tables()
     nmask = np.array([sum(7 << (3 * n) for n in NEIGHBOURS[c]) for c in range(9)], np.uint32)
-    return {k: np.ascontiguousarray(v) for k, v in {
+    return {k: as_aligned(v) for k, v in {
         "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "land": b["land"], "hash": b["hash"],
         "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32)}.items()}

@@ -6,6 +6,7 @@ compile (or the load from numba's cache) happens there too, on a one-element bat
 """
 import numpy as np
 
+from harness.memory import aligned_copy, aligned_empty
 from harness.model import Implementation
 
 from .spec import color_counts, cross_parts, digits, parts_batch
@@ -26,11 +27,11 @@ def _args(kind, inp):
         return (s, g, p, c)
     if kind == "swar":
         unused = np.int64((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
-        return (s, count_words(s, p), g, count_words(g, p), unused)
-    sp, scn = np.ascontiguousarray(digits(s, p).T), np.ascontiguousarray(color_counts(s, p).T)
+        return (s, aligned_copy(count_words(s, p)), g, aligned_copy(count_words(g, p)), unused)
+    sp, scn = aligned_copy(digits(s, p).T), aligned_copy(color_counts(s, p).T)
     if inp["cross"]:  # the pin count as a tuple's length: a compile-time constant of the kernel (fused_row)
         return (sp, scn, digits(g, p), color_counts(g, p), tuple(range(p)))
-    return (sp, scn, np.ascontiguousarray(digits(g, p).T), np.ascontiguousarray(color_counts(g, p).T), c)
+    return (sp, scn, aligned_copy(digits(g, p).T), aligned_copy(color_counts(g, p).T), c)
 
 
 def _tiny(inp):
@@ -58,7 +59,7 @@ def _family(kind):
         inp = workload.inputs
         fn = getattr(_kernels(), f"{kind}_{'cross' if inp['cross'] else 'pairs'}")
         fn(*_args(kind, _tiny(inp)), np.empty(1, np.uint8))  # compile for these types, outside the timed call
-        out = np.empty(len(inp["secrets"]) * (len(inp["guesses"]) if inp["cross"] else 1), np.uint8)
+        out = aligned_empty(len(inp["secrets"]) * (len(inp["guesses"]) if inp["cross"] else 1), np.uint8)
         return parts_batch(fn, _parts(kind, inp, _args(kind, inp), out), len(out), out)
 
     return prepare

@@ -5,6 +5,7 @@ kernels are in jit_kernels.py, cached on disk by numba.
 """
 import numpy as np
 
+from harness.memory import as_aligned
 from harness.model import Implementation
 
 from .spec import all_codewords, color_counts, digits
@@ -15,7 +16,7 @@ def _prepare(workload):
     inp = workload.inputs
     p, c = inp["pins"], inp["colors"]
     codes = all_codewords(p, c)
-    pins_of, counts = np.ascontiguousarray(digits(codes, p)), np.ascontiguousarray(color_counts(codes, p))
+    pins_of, counts = as_aligned(digits(codes, p)), as_aligned(color_counts(codes, p))
     first = int(np.searchsorted(codes, inp["first"]))
     targets = np.searchsorted(codes, inp["secrets"]).astype(np.int64)
     valid = np.array([(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b) if (b, w) != (p - 1, 1)])

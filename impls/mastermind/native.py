@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cbuild import aligned_empty, build
+from harness.cbuild import build
+from harness.memory import aligned_copy, aligned_empty, as_aligned
 from harness.model import Implementation
 
 from .spec import all_codewords, color_counts, cross_parts, digits, parts_batch
@@ -66,7 +67,7 @@ def _ptr(ffi, ctype, arr):
 
 def sliced(codes: np.ndarray, pins: int) -> tuple[np.ndarray, np.ndarray]:
     """(pins, N) pin bytes and (16, N) color-count bytes: one byte array per pin and per color."""
-    return (np.ascontiguousarray(digits(codes, pins).T), np.ascontiguousarray(color_counts(codes, pins).T))
+    return aligned_copy(digits(codes, pins).T), aligned_copy(color_counts(codes, pins).T)
 
 
 def _prepare_score(source, isa, flags, layout):
@@ -79,7 +80,7 @@ def _prepare_score(source, isa, flags, layout):
         keep = [out]
 
         def P(ctype, arr):
-            arr = np.ascontiguousarray(arr)
+            arr = as_aligned(arr)  # the output buffer passes through as itself
             keep.append(arr)
             return _ptr(ffi, ctype, arr)
 
@@ -133,7 +134,7 @@ def _prepare_lookup(source, isa):
     def prepare(workload):
         inp = workload.inputs
         p, c = inp["pins"], inp["colors"]
-        s, g = np.ascontiguousarray(inp["secrets"], np.uint32), np.ascontiguousarray(inp["guesses"], np.uint32)
+        s, g = as_aligned(inp["secrets"], np.uint32), as_aligned(inp["guesses"], np.uint32)
         S = len(s)
         mod = module(source, isa, (), LOOKUP_CDEF)
         ffi, lib = mod.ffi, mod.lib
@@ -194,7 +195,7 @@ def _prepare_knuth(source, isa, flags):
         mod = module(source, isa, flags, KNUTH_CDEF)
         ffi, lib = mod.ffi, mod.lib
         codes = all_codewords(p, c)
-        counts = np.ascontiguousarray(color_counts(codes, p))
+        counts = as_aligned(color_counts(codes, p))
         first = int(np.searchsorted(codes, inp["first"]))
         targets = np.searchsorted(codes, inp["secrets"]).astype(np.int32)
         strategy = 0 if inp["strategy"] == "knuth" else 1

@@ -5,6 +5,7 @@ About 100 ns a score here (a dozen uint64 temporaries per score), so it declines
 TooSlow: 5p8c all pairs (1.07e9 scores) would take nearly two minutes a call, checked and timed at least twice."""
 import numpy as np
 
+from harness.memory import as_aligned
 from harness.model import Implementation, TooSlow
 
 from .spec import color_counts
@@ -18,7 +19,7 @@ MAX_OPS = 1 << 27  # about 13 s a call at 100 ns a score
 
 def count_words(codes: np.ndarray, pins: int) -> np.ndarray:
     """(N, 2) uint64: colors 0..7 in the first word, 8..15 in the second, one byte each."""
-    return np.ascontiguousarray(color_counts(codes, pins)).view(np.uint64).reshape(-1, 2)
+    return as_aligned(color_counts(codes, pins)).view(np.uint64).reshape(-1, 2)
 
 
 def _score(s, sc, g, gc, unused):

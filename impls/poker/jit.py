@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.memory import aligned_empty, as_aligned
 from harness.model import Implementation, TooSlow
 
 _warm: set = set()
@@ -45,8 +46,8 @@ def _rank7(parallel):
             fn, threads = compiled("categories7"), numba.get_num_threads()
             return lambda: fn(threads, 52)
         fn = compiled("rank_batch_prange" if parallel else "rank_batch")
-        hands = np.ascontiguousarray(workload.inputs["hands"])
-        out = np.empty(len(hands), np.int64)
+        hands = as_aligned(workload.inputs["hands"])
+        out = aligned_empty(len(hands), np.int64)
         return lambda: fn(hands, out)
 
     return prepare
@@ -60,7 +61,7 @@ def scratch(rows: int):
 def _equity(name, parallel):
     def prepare(workload):
         fn = compiled(name)
-        boards = np.ascontiguousarray(workload.inputs["boards"])
+        boards = as_aligned(workload.inputs["boards"])
         hero = np.uint64(workload.inputs["hero"])
         if parallel:
             import numba
@@ -96,8 +97,8 @@ def _block(name, keys, dtype, per=1, params=()):
         from . import jitted
 
         fn = getattr(jitted, name)
-        arrays = [np.ascontiguousarray(workload.inputs[k]) for k in keys]
-        out = np.empty((len(arrays[0]), per) if per > 1 else len(arrays[0]), dtype)
+        arrays = [as_aligned(workload.inputs[k]) for k in keys]
+        out = aligned_empty((len(arrays[0]), per) if per > 1 else len(arrays[0]), dtype)
         args = [workload.inputs[p] if isinstance(p, str) else p for p in params]
         fn(*(a[:1] for a in arrays), out[:1], *args)
         return lambda: fn(*arrays, out, *args)
@@ -110,7 +111,7 @@ def _strlen(workload):
     uint64: the word loads are plain array reads"""
     from . import jitted
 
-    raw, offsets = workload.inputs["buffer"], np.ascontiguousarray(workload.inputs["offsets"])
+    raw, offsets = workload.inputs["buffer"], as_aligned(workload.inputs["offsets"])
     buf = np.zeros((len(raw) + 15) // 8 * 8, np.uint8)
     buf[:len(raw)] = raw
     words = buf.view(np.uint64)

@@ -11,6 +11,7 @@ import numpy as np
 
 from harness import features
 from harness.cbuild import build
+from harness.memory import aligned_empty, as_aligned
 from harness.model import Implementation
 
 C_DIR = Path(__file__).parent / "c"
@@ -59,8 +60,8 @@ def _rank7_avx512(threads):
                 return out.copy()
 
             return exhaustive
-        hands = np.ascontiguousarray(workload.inputs["hands"])
-        out = np.empty(len(hands), np.uint32)
+        hands = as_aligned(workload.inputs["hands"])
+        out = aligned_empty(len(hands), np.uint32)
         ph = mod.ffi.cast("uint64_t *", mod.ffi.from_buffer(hands))
         po = mod.ffi.cast("uint32_t *", mod.ffi.from_buffer(out))
 
@@ -81,7 +82,7 @@ def _equity_avx512(threads):
     def prepare(workload):
         mod = avx512_module()
         n_threads = features.cores() if threads == 0 else threads
-        boards = np.ascontiguousarray(workload.inputs["boards"])
+        boards = as_aligned(workload.inputs["boards"])
         hero = int(workload.inputs["hero"])
         out = np.zeros(3, np.int64)
         pb = mod.ffi.cast("uint64_t *", mod.ffi.from_buffer(boards))
@@ -110,8 +111,8 @@ def _rank7(isa, threads):
                     raise MemoryError("categories7: no memory for the 72 MiB code bitmap")
                 return out.copy()
         else:
-            hands = np.ascontiguousarray(workload.inputs["hands"])
-            out = np.empty(len(hands), np.uint32)
+            hands = as_aligned(workload.inputs["hands"])
+            out = aligned_empty(len(hands), np.uint32)
             ph = ffi.cast("uint64_t *", ffi.from_buffer(hands))
             po = ffi.cast("uint32_t *", ffi.from_buffer(out))
 
@@ -128,7 +129,7 @@ def _equity(isa, mode, threads):
     def prepare(workload):
         lib, ffi = module(isa).lib, module(isa).ffi
         n_threads = features.cores() if threads == 0 else threads
-        boards = np.ascontiguousarray(workload.inputs["boards"])
+        boards = as_aligned(workload.inputs["boards"])
         hero = int(workload.inputs["hero"])
         # suit isomorphism is exact only when the board list is closed under the hero's suit symmetries
         m = SMART_ISO if mode == SMART and workload.inputs.get("full") else mode
@@ -244,9 +245,9 @@ def _block(kernel, isa, fn_name):
             po = ffi.cast("uint64_t *", ffi.from_buffer(out))
             return lambda: out[:fn(n, k, po)]
         keys, dtype, per, width = _BLOCK_IO[kernel]
-        arrays = [np.ascontiguousarray(workload.inputs[k]) for k in keys]
+        arrays = [as_aligned(workload.inputs[k]) for k in keys]
         count = len(arrays[-1])
-        out = np.empty((count, per) if per > 1 else count, dtype)
+        out = aligned_empty((count, per) if per > 1 else count, dtype)
         args = [ffi.cast(_CTYPES[a.dtype], ffi.from_buffer(a)) for a in arrays]
         args += [ffi.cast(_CTYPES[out.dtype], ffi.from_buffer(out)), count]
         if width:

@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from harness.memory import as_aligned
 from harness.model import Implementation, TooSlow
 
 from .spec import NIBBLE_LOW, OPPONENTS, card_indices
@@ -85,7 +86,7 @@ def rank_numpy(h: np.ndarray) -> np.ndarray:
 def _rank7(workload):
     if workload.inputs.get("exhaustive"):
         raise TooSlow("133,784,560 hands through NumPy temporaries (about a minute)")
-    hands = np.ascontiguousarray(workload.inputs["hands"])
+    hands = as_aligned(workload.inputs["hands"])
     return lambda: rank_numpy(hands)
 
 
@@ -103,7 +104,7 @@ def equity_block(hero: int, boards: np.ndarray) -> np.ndarray:
 
 
 def _equity(workload):
-    boards = np.ascontiguousarray(workload.inputs["boards"])
+    boards = as_aligned(workload.inputs["boards"])
     if len(boards) > 20000:
         raise TooSlow(f"{len(boards) * OPPONENTS:,} comparisons through NumPy temporaries")
     hero = int(workload.inputs["hero"])
@@ -159,7 +160,7 @@ def atoi8(words: np.ndarray) -> np.ndarray:
 
 def _block(key, fn):
     def prepare(workload):
-        data = np.ascontiguousarray(workload.inputs[key])
+        data = as_aligned(workload.inputs[key])
         width = workload.inputs.get("width", 4)
         return lambda: fn(data, width)
 

@@ -8,17 +8,19 @@ timing it, like every other.
 import numpy as np
 
 from harness import Implementation, hookimpl
+from harness.memory import aligned_empty
 
 
 def prepare_bytewise(workload):
     """Untimed: view each uint64 hand as 8 bytes, and allocate the scratch and output arrays once."""
     a = workload.inputs["a"].view(np.uint8).reshape(-1, 8)
     b = workload.inputs["b"].view(np.uint8).reshape(-1, 8)
-    lo_a, hi_a = np.empty_like(a), np.empty_like(a)
-    lo_b, hi_b = np.empty_like(b), np.empty_like(b)
-    ok = np.empty(a.shape, dtype=bool)
-    tmp = np.empty(a.shape, dtype=bool)
-    out = np.empty(len(a), dtype=bool)
+    # on cache lines, like the inputs, so the figure does not depend on where malloc put them
+    lo_a, hi_a = aligned_empty(a.shape, np.uint8), aligned_empty(a.shape, np.uint8)
+    lo_b, hi_b = aligned_empty(b.shape, np.uint8), aligned_empty(b.shape, np.uint8)
+    ok = aligned_empty(a.shape, bool)
+    tmp = aligned_empty(a.shape, bool)
+    out = aligned_empty(len(a), bool)
 
     def batch():
         # Each byte holds two kinds: compare the low nibbles and the high nibbles separately.
