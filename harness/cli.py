@@ -138,6 +138,10 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="at least this many timed batch calls per measurement, dealt out over the workers "
                         "(default 2: one per worker, so a multi-second pure-Python batch is timed once in each "
                         "process; short batches get many more rounds from --max-time)")
+    p.add_argument("--short-rounds", type=nonnegative_int, default=6, metavar="R",
+                   help="at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the "
+                        "workers, whatever --max-time (default 6: at tens of milliseconds a call the budget alone "
+                        "gives one or two a worker, and a slow spell over those decides the median)")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")
@@ -216,6 +220,7 @@ def cmd_run(args, reg) -> int:
     sizes = ([args.size] if args.size else []) + [n for n in args.sizes if n != args.size]
     request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, sizes=sizes,
                                 seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
+                                short_rounds=args.short_rounds,
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
                                 timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
                                 passes=args.passes, settle=args.settle, keep_slowed=args.keep_slowed)

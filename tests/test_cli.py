@@ -126,6 +126,7 @@ def test_a_plugin_that_fails_to_import_is_named_and_the_run_goes_on(tmp_path):
     (["run", "--size", "1e15"], ["--size 1000000000000000 needs about", "GiB"]),
     (["run", "--workload", "marathon"], ["no workload 'marathon'"]),
     (["run", "--max-time", "-1"], ["must be above 0"]),
+    (["run", "--short-rounds", "-1"], ["--short-rounds", "'-1'"]),
     (["report", "no-such-run"], ["no run 'no-such-run'"]),
     (["frobnicate"], ["invalid choice: 'frobnicate'"]),
 ])

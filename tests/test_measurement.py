@@ -391,13 +391,26 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
 def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--passes", "8",
-                     "--processes", "1", "--min-rounds", "3", "--max-time", "1e-9", "--no-overhead", "-q", env=env)
+                     "--processes", "1", "--min-rounds", "3", "--short-rounds", "0", "--max-time", "1e-9",
+                     "--no-overhead", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
     timed = [r["phase"] for r in records if r.get("event") == "phase" and r["phase"].startswith("timing")]
     assert timed == [f"timing (pass {k} of 8)" for k in (3, 6, 8)]
     assert _frame(env).loc["c-swar", "samples"] == 3
+
+
+@pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 6)])
+def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(tmp_path, short_rounds, processes,
+                                                                                 samples):
+    # a budget too small for more than one round a worker: only --short-rounds can add to it
+    env = cli_env(tmp_path)
+    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--processes", str(processes),
+                     "--min-rounds", "1", "--short-rounds", str(short_rounds), "--max-time", "1e-9",
+                     "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert _frame(env).loc["c-swar", "samples"] == samples
 
 
 SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """

@@ -62,6 +62,10 @@ from harness.model import Implementation, matches
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05  # a worker that did not verify the batch also warms up below oracle.LONG_BATCH_S
 REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepared afresh for every pass
+# A batch this short gets at least --swarbench-short-rounds rounds however small the time budget: at tens of
+# milliseconds a batch, the budget alone gives one or two samples a worker, and a slow spell over those decides
+# the median (cephalopod's C rows moved by 15% to 50% between runs of a noisy hour on 2 to 4 samples each).
+SHORT_BATCH_S = 0.3
 BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where
 
 
@@ -125,6 +129,9 @@ def pytest_addoption(parser):
     group.addoption("--swarbench-passes", type=int, default=1, metavar="P",
                     help="go through the whole run P times, each workload's cases reshuffled in every pass, each pass "
                          "timing a P-th of every case's rounds (interleaved repetitions; default 1)")
+    group.addoption("--swarbench-short-rounds", type=int, default=0, metavar="R",
+                    help=f"a batch under {SHORT_BATCH_S} s gets at least R rounds here, whatever the time budget "
+                         "(the engine deals swarbench run's --short-rounds out over the workers)")
     group.addoption("--swarbench-case", action="append", default=[], metavar="CASE_ID",
                     help="run only this case (repeatable; the engine's extra workers use it)")
     group.addoption("--swarbench-exclude", action="append", default=[], metavar="CASE_ID",
@@ -162,6 +169,7 @@ class Session:
         self.cache_writes = not opt("swarbench_cache_readonly")
         self.verified = self._verified_elsewhere()
         self.passes = max(1, opt("swarbench_passes"))
+        self.short_rounds = max(0, opt("swarbench_short_rounds"))
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
         self.last_canary: tuple[float, float] = (-math.inf, math.nan)  # (when it ended, its seconds)
         self.layout_rng = random.Random()  # layouts are not repeatable anyway: nothing to seed
@@ -460,6 +468,8 @@ class Session:
         max_time = float(self.config.getoption("benchmark_max_time"))
         min_rounds = int(self.config.getoption("benchmark_min_rounds"))
         rounds = max(min_rounds, min(100_000, math.ceil(max_time / (call_s * iterations))))
+        if call_s * iterations < SHORT_BATCH_S:
+            rounds = max(rounds, self.short_rounds)
         # a long batch's verification call here is its first sample (see the module's docstring)
         first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
         rounds -= len(first)
