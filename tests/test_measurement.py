@@ -638,8 +638,8 @@ RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong"
 def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "rightthenwrong", RIGHT_THEN_WRONG))
     proc = swarbench("run", "-k", "cards.contains", "-i", "rightthenwrong", "-i", "c-swar", "-n", "256",
-                     "--passes", "4", "--processes", "1", "--min-rounds", "4", "--max-time", "1e-9",
-                     "--no-overhead", "-q", env=env)
+                     "--passes", "4", "--processes", "1", "--min-rounds", "4", "--short-rounds", "0",
+                     "--max-time", "1e-9", "--no-overhead", "-q", env=env)
     assert proc.returncode == 1, proc.stderr
     frame = _frame(env)
     assert frame.loc["rightthenwrong", "status"] == "FAIL", frame.loc["rightthenwrong", "reason"]
