@@ -220,9 +220,10 @@ def passes_of(rec: dict) -> list[tuple[float, list]]:
 
 def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     """The two speeds a measurement's passes ran at, where they fall into two groups more than TWO_SPEEDS apart,
-    each of at least a fifth of the passes (and two). Here that is mostly a kernel whose speed is set by where
-    its arrays land in memory, each pass prepared afresh drawing one or the other; a slow spell the canary
-    missed can do it too. A median over such passes lands on whichever group has more of them, and moves between
+    each of at least a fifth of the passes (and two): a kernel whose speed is set by where its arrays land in
+    memory, each pass prepared afresh drawing one or the other (the alignment of its arrays, the largest part,
+    is fixed: harness.memory), or a slow spell the canary missed (here mostly in the multi-threaded rows, whose
+    second thread runs on a CPU the canary does not read). A median over such passes lands on whichever group has more of them, and moves between
     runs by the distance between the groups."""
     x = sorted(pass_medians)
     least = max(2, math.ceil(len(x) / 5))
