@@ -21,8 +21,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-import numpy as np
-
 from harness import features
 from harness.memory import aligned_empty  # noqa: F401  (C suites import it from here)
 

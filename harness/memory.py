@@ -21,7 +21,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-CACHE_LINE = 64  # bytes, on every x86-64 and ARM64 this runs on; a multiple of every vector width used here
+CACHE_LINE = 64  # bytes: the line of x86-64 and most ARM64 (Apple cores use 128); a multiple of every vector width here
 
 
 def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_LINE) -> np.ndarray:
