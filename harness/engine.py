@@ -49,7 +49,8 @@ class RunRequest:
     max_time: float = 0.1
     min_rounds: int = 2
     # timed calls a measurement of a batch under plugin.SHORT_BATCH_S gets at least, dealt out over the workers,
-    # whatever --max-time: one a pass (12) would cost the default run 14 s more; 6 cost it about 5 s
+    # whatever --max-time: one a pass (12) would cost the default run 14 s more; 6 cost it 2 to 7 s (57-58 s
+    # without, 61-64 s with, in runs side by side here)
     short_rounds: int = 6
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)

@@ -11,8 +11,8 @@ result behind, and the engine can tell which case was running when it died.
 
 Rounds and iterations are chosen from the verification call's duration instead of pytest-benchmark's own
 calibration: a pure-Python batch of a million operations takes a second, and calibration would run it several
-more times before measuring. Short batches (under 50 ms) get a pytest-benchmark warm-up round after the
-verification call. A batch of half a second or more is timed cold, as its first call in the process: a later
+more times before measuring. Short batches (under 50 ms) get a pytest-benchmark warm-up round in every pass;
+a worker that did not verify a batch also warms it up before its first timed pass, up to half a second. A batch of half a second or more is timed cold, as its first call in the process: a later
 worker times its one call that way, and the worker that verified it counts its verification call (same
 callable, same inputs, timed by the same clock, kept only once the oracle passed it) as its first sample
 instead of calling it again, which would cost seconds and measure nothing a first call does not.
@@ -60,7 +60,7 @@ from harness.errors import raise_if_interrupted
 from harness.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
-WARMUP_BELOW_S = 0.05  # a worker that did not verify the batch also warms up below oracle.LONG_BATCH_S
+WARMUP_BELOW_S = 0.05  # a pass warms a batch up below this (below oracle.LONG_BATCH_S for its first call here)
 REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepared afresh for every pass
 # A batch this short gets at least --swarbench-short-rounds rounds however small the time budget: at tens of
 # milliseconds a batch, the budget alone gives one or two samples a worker, and a slow spell over those decides
@@ -491,7 +491,12 @@ class Session:
             return
         self.phase(row["case"], timing.label, "timing" + (f" (pass {index} of {of})" if of > 1 else ""))
         batch_s = timing.call_s * timing.iterations
-        warmup = 1 if batch_s < (WARMUP_BELOW_S if timing.checked_here else oracle.LONG_BATCH_S) else 0
+        # a batch's first call in a process is cold (page faults, lazy binding, dispatch): a worker that did not
+        # verify it warms it up before its first timed pass. Later passes warm up short batches only: a 50 ms
+        # batch refills its caches in a fraction of a percent of its time, and a warm-up call in every pass
+        # cost the default run 4 s once --short-rounds gave such batches three passes a worker
+        first_here = not timing.checked_here and not row["samples_s"]
+        warmup = 1 if batch_s < (oracle.LONG_BATCH_S if first_here else WARMUP_BELOW_S) else 0
         benchmark.group = timing.group
         benchmark.extra_info.update({k: row[k] for k in ("kernel", "implementation", "family", "workload", "n",
                                                          "prepare_s", "status", "worker")})
