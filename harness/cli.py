@@ -110,7 +110,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
                         "samples are merged, so each case is sampled in P separate stretches of the run "
-                        "(default 2, which keeps the default run within a minute; more workers steady the "
+                        "(default 2, which keeps the default run near a minute; more workers steady the "
                         "figures on a noisy machine; batches over 0.5 s are timed only by the first --min-rounds "
                         "workers)")
     p.add_argument("--passes", type=positive_int, default=6, metavar="K",
@@ -133,7 +133,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="skip timing the empty call of each family (the fixed cost shown beside each ns/op)")
     p.add_argument("--max-time", type=positive_float, default=0.1, metavar="SECONDS",
                    help="timing budget per measurement, shared by the workers (default 0.1: the whole default "
-                        "run in a minute; raise it for tighter intervals)")
+                        "run near a minute; raise it for tighter intervals)")
     p.add_argument("--min-rounds", type=positive_int, default=2, metavar="R",
                    help="at least this many timed batch calls per measurement, dealt out over the workers "
                         "(default 2: one per worker, so a multi-second pure-Python batch is timed once in each "
