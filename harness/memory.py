@@ -59,6 +59,6 @@ def aligned_inputs(inputs: Any) -> Any:
         return aligned_copy(inputs) if inputs.dtype != object else copy.deepcopy(inputs)
     if isinstance(inputs, dict):
         return type(inputs)((k, aligned_inputs(v)) for k, v in inputs.items())
-    if isinstance(inputs, (list, tuple)) and type(inputs) in (list, tuple):
+    if type(inputs) in (list, tuple):  # not a named tuple: its fields would not survive the rebuild
         return type(inputs)(aligned_inputs(v) for v in inputs)
     return copy.deepcopy(inputs)

@@ -223,8 +223,8 @@ def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     each of at least a fifth of the passes (and two): a kernel whose speed is set by where its arrays land in
     memory, each pass prepared afresh drawing one or the other (the alignment of its arrays, the largest part,
     is fixed: harness.memory), or a slow spell the canary missed (here mostly in the multi-threaded rows, whose
-    second thread runs on a CPU the canary does not read). A median over such passes lands on whichever group has more of them, and moves between
-    runs by the distance between the groups."""
+    second thread runs on a CPU the canary does not read). A median over such passes lands on whichever group
+    has more of them, and moves between runs by the distance between the groups."""
     x = sorted(pass_medians)
     least = max(2, math.ceil(len(x) / 5))
     splits = [(x[i] / x[i - 1] - 1, i) for i in range(least, len(x) - least + 1) if x[i - 1] > 0]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness import features, oracle, registry
-from harness.memory import CACHE_LINE, aligned_copy, aligned_empty, aligned_inputs
+from harness.memory import CACHE_LINE, aligned_copy, aligned_empty, aligned_inputs, as_aligned
 
 REG = registry.load()
 
@@ -32,7 +32,7 @@ def test_aligned_empty_starts_on_the_boundary_with_the_asked_shape():
     for shape, dtype in ((1, np.uint8), (1, np.bool_), (1001, np.uint64), (4096, np.uint32), ((3, 5), np.int32)):
         for _ in range(8):  # allocations land at different offsets
             out = aligned_empty(shape, dtype)
-            assert out.shape == np.empty(shape).shape and out.dtype == dtype and out.ctypes.data % 64 == 0
+            assert out.shape == np.empty(shape).shape and out.dtype == dtype and out.ctypes.data % CACHE_LINE == 0
             assert out.flags.c_contiguous
     assert aligned_empty(0, np.uint64).shape == (0,)
 
@@ -46,6 +46,17 @@ def test_aligned_copy_is_an_equal_c_ordered_copy_on_a_cache_line():
             assert copy.ctypes.data % CACHE_LINE == 0 and copy.flags.c_contiguous
             assert np.array_equal(copy, view) and not np.shares_memory(copy, view)
     assert aligned_copy([1, 2], np.int32).dtype == np.int32
+
+
+def test_as_aligned_passes_an_aligned_array_through_and_copies_anything_else():
+    buffer = aligned_empty(16, np.uint32)
+    # an output buffer must come back as itself, or the kernel writes into a copy nobody reads
+    assert as_aligned(buffer) is buffer and as_aligned(buffer, np.uint32) is buffer
+    for other in (buffer[1:], buffer.astype(np.int64), [1, 2, 3]):
+        got = as_aligned(other)
+        assert got is not other and got.ctypes.data % CACHE_LINE == 0 and np.array_equal(got, other)
+    converted = as_aligned(buffer, np.uint8)
+    assert converted.dtype == np.uint8 and converted.ctypes.data % CACHE_LINE == 0
 
 
 def test_aligned_inputs_copies_every_array_inside_and_keeps_the_rest():

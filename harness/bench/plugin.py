@@ -12,8 +12,9 @@ result behind, and the engine can tell which case was running when it died.
 Rounds and iterations are chosen from the verification call's duration instead of pytest-benchmark's own
 calibration: a pure-Python batch of a million operations takes a second, and calibration would run it several
 more times before measuring. Short batches (under 50 ms) get a pytest-benchmark warm-up round in every pass;
-a worker that did not verify a batch also warms it up before its first timed pass, up to half a second. A batch of half a second or more is timed cold, as its first call in the process: a later
-worker times its one call that way, and the worker that verified it counts its verification call (same
+a worker that did not verify a batch also warms it up before its first timed pass, up to half a second. A
+batch of half a second or more is timed cold, as its first call in the process: a later worker times its one
+call that way, and the worker that verified it counts its verification call (same
 callable, same inputs, timed by the same clock, kept only once the oracle passed it) as its first sample
 instead of calling it again, which would cost seconds and measure nothing a first call does not.
 
