@@ -53,6 +53,16 @@ def test_dealt_hands_are_real_hands_and_plays():
     assert (again["a"] == inputs["a"]).all() and (again["b"] == inputs["b"]).all()  # seeded
 
 
+def test_counts_pack_back_to_the_vectors_they_came_from():
+    inputs = spec.deal(2000, seed=3, failing=True)
+    for vectors in (inputs["a"], inputs["b"], np.array([0, spec.FULL_DECK, spec.pack({3: 2, 4: 2})], np.uint64)):
+        counts = spec.counts_of(vectors)
+        assert (spec.packed_of(counts) == vectors).all()
+        assert (spec.packed_of(counts.tolist()) == vectors).all()  # the rows of lists a Python family returns
+        assert (np.asarray(spec.PackedOnRead(counts.tolist())) == vectors).all()
+    assert spec.packed_of([[0, 0, 0, 2, 2] + [0] * 11]).tolist() == [0x22000]
+
+
 def test_the_swar_identity_is_exact_on_the_whole_single_kind_domain():
     # An answer the data files do not hold: for every pair of counts in one kind, SWAR contains equals >=.
     for kind in range(1, 16):

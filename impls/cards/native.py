@@ -16,7 +16,7 @@ from harness.cbuild import build
 from harness.memory import aligned_copy, aligned_empty, as_aligned
 from harness.model import Implementation, InvalidInput
 
-from .spec import counts_of
+from .spec import PackedOnRead, counts_of
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -114,7 +114,7 @@ def _prepare(op, source, isa, flags, layout):
         elif layout == "counts":
             out = aligned_empty((n, 16), np.int32)
             fn, out_type = lib.remove_batch, "int32_t *"
-            result = _PackedCounts(out)
+            result = PackedOnRead(out)
         else:
             out = aligned_empty(n, np.uint64)
             fn, out_type, result = lib.remove_batch, "uint64_t *", out
@@ -162,18 +162,6 @@ def _prepare_sliced(isa, flags, split):
         return batch
 
     return prepare
-
-
-class _PackedCounts:
-    """(N, 16) counts a count-layout remove wrote, packed to uint64 only when the oracle reads them."""
-
-    def __init__(self, counts):
-        self.counts = counts
-
-    def __array__(self, dtype=None, copy=None):
-        shifts = np.arange(16, dtype=np.uint64) * np.uint64(4)
-        packed = (self.counts.astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64)
-        return packed.astype(dtype) if dtype else packed
 
 
 IMPLEMENTATIONS = [

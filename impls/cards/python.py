@@ -5,7 +5,7 @@ or Python ints), so the timed call does only the operations.
 """
 from harness.model import Implementation
 
-from .spec import HIGH, counts_of
+from .spec import HIGH, PackedOnRead, counts_of
 
 
 def _as_lists(workload):
@@ -44,26 +44,10 @@ def remove_unrolled(v, o):
             v[14] - o[14], v[15] - o[15]]
 
 
-class _PackedOnRead:
-    """The rows of 16 counts a list family returns, packed into uint64 only when the oracle reads them.
-
-    Packing is not part of the post's remove, so it stays out of the timed call.
-    """
-
-    def __init__(self, rows):
-        self.rows = rows
-
-    def __array__(self, dtype=None, copy=None):
-        import numpy as np
-
-        packed = [sum(c << (4 * i) for i, c in enumerate(row)) for row in self.rows]
-        return np.array(packed, dtype=dtype or np.uint64)
-
-
 def _list_family(op, packed_output=False):
     def prepare(workload):
         hands, plays = _as_lists(workload)
-        wrap = _PackedOnRead if packed_output else (lambda rows: rows)
+        wrap = PackedOnRead if packed_output else (lambda rows: rows)
 
         def batch():
             return wrap([op(x, y) for x, y in zip(hands, plays)])
