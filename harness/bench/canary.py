@@ -9,6 +9,16 @@ bracket it say whether the machine was slowed during it. Each result line carrie
 (``results.machine_steadiness``), and ``swarbench compare`` sets two runs' canaries side by side, so a run slowed
 from start to end, which no reading inside it can show, is seen against another.
 
+A multi-threaded batch also runs on CPUs this reading does not see, and on this VM each virtual CPU is slowed by a
+neighbour of its own (each read about 125 or about 210 us, independently), so such a batch runs at two speeds
+(poker.equity c-smart-mt: 1.1 to 1.3 or 1.8 to 2.2 ns/op a pass). Judging its passes by the slowest CPU instead,
+every CPU read in turn with the thread pinned to it, was tried and made them worse: one CPU or the other was slowed
+around most passes, 80% to 90% of the samples were set aside, and the medians of the seven multi-threaded poker
+rows moved by 13% to 61% (median 39%) between three runs, against medians of 3%, 21% and 14% in three trios judged
+by the worker's own CPU. The other CPU's spells are too short and too frequent for readings on
+either side of a pass to tell which of its passes it slowed. Those rows are judged like the others, and
+``results.two_speeds`` flags them.
+
 The work is a few NumPy integer operations over an array that stays in L1: no memory traffic, no allocation
 (every operation writes into a buffer made here once), the same instructions on every call. The best of a few
 repeats is kept, so an interrupt in one of them is not taken for a slow machine.
