@@ -176,7 +176,8 @@ IMPLEMENTATIONS = [
     Implementation("poker.equity", "c-talk-avx512-mt", "cffi-avx512", _equity_avx512(0), AVX512_RANK_NEEDS,
                    "the same, boards split over every core"),
     Implementation("poker.equity", "c-talk-signed", "cffi-scalar", _equity("scalar", TALK_SIGNED, 0), ("cc",),
-                   "the talk's program as printed, including its signed comparison", expected_to_fail=SIGNED_BUG),
+                   "the talk's program as printed, including its signed comparison; boards split over every core",
+                   expected_to_fail=SIGNED_BUG),
     Implementation("poker.equity", "c-smart", "cffi-scalar", _equity("scalar", SMART, 1), ("cc",),
                    "91 rank classes per board + flush hands one by one, memo per rank multiset, suit "
                    "isomorphism on the full enumeration; one thread"),
