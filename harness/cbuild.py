@@ -22,7 +22,8 @@ from types import ModuleType
 from typing import Sequence
 
 from harness import features
-from harness.memory import aligned_empty  # noqa: F401  (C suites import it from here)
+# harness.cbuild.aligned_empty was the documented helper before harness.memory: plugins written against it keep working
+from harness.memory import aligned_empty  # noqa: F401
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
