@@ -1,7 +1,7 @@
 """swarbench: check, time and compare competing implementations of bit-parallel game kernels."""
 import pluggy
 
-from harness.model import (  # noqa: F401  (the public API a plugin needs)
+from swarbench.model import (  # noqa: F401  (the public API a plugin needs)
     Command,
     Implementation,
     InvalidInput,

@@ -21,9 +21,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-from harness import features
-# harness.cbuild.aligned_empty was the documented helper before harness.memory: plugins written against it keep working
-from harness.memory import aligned_empty  # noqa: F401
+from swarbench import features
+# swarbench.cbuild.aligned_empty was the documented helper before swarbench.memory: plugins written against it keep working
+from swarbench.memory import aligned_empty  # noqa: F401
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()

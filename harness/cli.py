@@ -10,11 +10,11 @@ import os
 import sys
 from pathlib import Path
 
-from harness import engine, features, registry as registry_mod, results
-from harness.errors import UsageError
-from harness.model import InvalidInput, matches
-from harness.render import FORMATS, RunView, render
-from harness.render.progress import Progress
+from swarbench import engine, features, registry as registry_mod, results
+from swarbench.errors import UsageError
+from swarbench.model import InvalidInput, matches
+from swarbench.render import FORMATS, RunView, render
+from swarbench.render.progress import Progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -282,8 +282,8 @@ def cmd_report(args, reg) -> int:
 
 
 def cmd_compare(args, reg) -> int:
-    from harness import compare
-    from harness.render import comparison
+    from swarbench import compare
+    from swarbench.render import comparison
 
     frame = compare.compare(args.runs, args.reports, relative=args.relative)
     geomeans = compare.geomean_change(frame)

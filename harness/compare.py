@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from harness import results
-from harness.errors import UsageError
+from swarbench import results
+from swarbench.errors import UsageError
 
 ALPHA = 0.05
 MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them

@@ -28,11 +28,11 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from harness import machine as machine_mod
-from harness import oracle, results
-from harness.errors import UsageError
-from harness.model import ReportSection, matches
-from harness.registry import Registry
+from swarbench import machine as machine_mod
+from swarbench import oracle, results
+from swarbench.errors import UsageError
+from swarbench.model import ReportSection, matches
+from swarbench.registry import Registry
 
 
 INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured before it is stopped
@@ -168,7 +168,7 @@ def unsettled_cases(records: list[dict]) -> list[str]:
     out = []
     for rec in results.merge_records(records):
         workers = rec["worker_samples_s"]
-        if rec.get("status") != oracle.PASS or len(workers) < 2 or rec.get("kernel") == "harness.overhead":
+        if rec.get("status") != oracle.PASS or len(workers) < 2 or rec.get("kernel") == "swarbench.overhead":
             continue
         if (rec.get("check_s") or 0) >= oracle.LONG_BATCH_S:
             continue
@@ -182,7 +182,7 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
                    only: Optional[list[str]] = None) -> list[str]:
     """The pytest command of worker ``worker``; an extra worker (from request.processes on) runs ``only``."""
     share = request.max_time / request.processes  # the timing budget is shared: more workers cost no more time
-    cmd = [sys.executable, "-m", "pytest", "--pyargs", "harness.bench.bench_kernels",
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", "swarbench.bench.bench_kernels",
            # hypothesis's pytest plugin, when installed, only slows a worker's start
            "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-o", "addopts=", "--rootdir", str(run_dir),
            "--benchmark-json", str(run_dir / f"benchmark-w{worker}.json"),

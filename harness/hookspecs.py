@@ -5,7 +5,7 @@ A plugin is any importable module (or object) advertised under the entry-point g
     [project.entry-points.swarbench]
     myplugin = "mypackage.swarbench_plugin"
 
-The module marks its functions with ``harness.hookimpl``. The built-in suites in ``impls/`` are loaded exactly
+The module marks its functions with ``swarbench.hookimpl``. The built-in suites in ``impls/`` are loaded exactly
 this way, so every run exercises the path a third-party plugin takes.
 
 Hooks run in two phases, kernels first, so a plugin may implement a kernel that another plugin defines.

@@ -7,7 +7,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from harness import counters, features
+from swarbench import counters, features
 
 PACKAGES = ("swarbench", "numpy", "numba", "llvmlite", "cffi", "pandas", "scipy", "pytest", "pytest-benchmark",
             "pluggy")

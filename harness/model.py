@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from harness.memory import aligned_inputs
+from swarbench.memory import aligned_inputs
 
 
 class InvalidInput(ValueError):
@@ -39,8 +39,8 @@ class TooSlow(Exception):
 @dataclass(frozen=True)
 class Workload:
     """Concrete, seeded inputs for one kernel: every competitor of the kernel gets this object, or in a later
-    pass an equal copy of it (short batches are prepared again from fresh memory: harness.bench.plugin). Its
-    arrays start on a cache line (harness.memory), in every copy too.
+    pass an equal copy of it (short batches are prepared again from fresh memory: swarbench.bench.plugin). Its
+    arrays start on a cache line (swarbench.memory), in every copy too.
 
     ``size`` is N, the number of operations one batch call performs (what ns/op divides by).
     ``inputs`` is whatever the kernel's generator returns: usually a dict of NumPy arrays in the kernel's
@@ -306,7 +306,7 @@ class ReportSection:
 class SuiteReport:
     """A report a suite adds beside the common tables, the way its source document presents results.
 
-    ``build(results)`` receives the tidy results frame (one row per measurement; see harness.results) and
+    ``build(results)`` receives the tidy results frame (one row per measurement; see swarbench.results) and
     returns a ReportSection, or None when the run holds nothing it can use. It shapes data (select, join with
     the source's figures, divide); the renderers only format what it returns.
     """
@@ -320,7 +320,7 @@ class Command:
     """A sub-command a suite adds to the CLI: ``swarbench <name> ...`` (e.g. ``swarbench cephalopod solve``).
 
     ``add_arguments(parser)`` fills an argparse parser; ``run(args, registry) -> int`` does the work and returns
-    the exit code. Raise ``harness.errors.UsageError`` or ``InvalidInput`` for bad input: the CLI prints the
+    the exit code. Raise ``swarbench.errors.UsageError`` or ``InvalidInput`` for bad input: the CLI prints the
     message as one line and exits 2.
     """
 

@@ -10,15 +10,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from harness import features
-from harness.cbuild import BuildError
-from harness.errors import raise_if_interrupted
-from harness.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
+from swarbench import features
+from swarbench.cbuild import BuildError
+from swarbench.errors import raise_if_interrupted
+from swarbench.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 # A batch whose verification call takes this long is a long batch: seconds of pure Python with nothing left to
 # warm. It is timed cold, once per worker, and only by as many workers as --min-rounds asks for; the worker
-# that verified it counts its verification call as that sample (harness.bench.plugin, harness.engine).
+# that verified it counts its verification call as that sample (swarbench.bench.plugin, swarbench.engine).
 LONG_BATCH_S = 0.5
 
 

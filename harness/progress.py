@@ -1,4 +1,4 @@
-"""Progress from inside long work: ``harness.progress.advance(done, total)``.
+"""Progress from inside long work: ``swarbench.progress.advance(done, total)``.
 
 A reference over a billion pairs or a search forty moves deep can take minutes in one call; this lets it say how
 far it got. In a benchmark worker the bench plugin installs a reporter while inputs are generated and checked

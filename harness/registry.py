@@ -15,8 +15,8 @@ from typing import Iterable, Optional, Sequence
 
 import pluggy
 
-from harness import hookspecs
-from harness.model import Command, Implementation, Kernel, SuiteReport
+from swarbench import hookspecs
+from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
@@ -50,7 +50,7 @@ class Registry:
     # -- the API hooks call -------------------------------------------------------------------------------
     def add_kernel(self, kernel: Kernel) -> None:
         if not isinstance(kernel, Kernel):
-            raise TypeError(f"add_kernel expects a harness.Kernel, got {type(kernel).__name__}")
+            raise TypeError(f"add_kernel expects a swarbench.Kernel, got {type(kernel).__name__}")
         if "." not in kernel.id:
             raise ValueError(f"kernel id {kernel.id!r} must be '<suite>.<operation>'")
         if kernel.id in self.kernels:
@@ -60,7 +60,7 @@ class Registry:
 
     def add_implementation(self, impl: Implementation) -> None:
         if not isinstance(impl, Implementation):
-            raise TypeError(f"add_implementation expects a harness.Implementation, got {type(impl).__name__}")
+            raise TypeError(f"add_implementation expects a swarbench.Implementation, got {type(impl).__name__}")
         if impl.kernel not in self.kernels:
             raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}")
         if impl.key in self.implementations:
@@ -70,7 +70,7 @@ class Registry:
 
     def add_report(self, report: SuiteReport) -> None:
         if not isinstance(report, SuiteReport):
-            raise TypeError(f"add_report expects a harness.SuiteReport, got {type(report).__name__}")
+            raise TypeError(f"add_report expects a swarbench.SuiteReport, got {type(report).__name__}")
         if report.id in self.reports:
             raise ValueError(f"report {report.id!r} is already registered by plugin {self.owners[report.id]!r}")
         self.reports[report.id] = report
@@ -78,7 +78,7 @@ class Registry:
 
     def add_command(self, command: Command) -> None:
         if not isinstance(command, Command):
-            raise TypeError(f"add_command expects a harness.Command, got {type(command).__name__}")
+            raise TypeError(f"add_command expects a swarbench.Command, got {type(command).__name__}")
         if command.name in self.commands or command.name in RESERVED_COMMANDS:
             raise ValueError(f"command {command.name!r} is already taken")
         self.commands[command.name] = command
@@ -93,8 +93,8 @@ class Registry:
 
         Raises UsageError (one line for the CLI) for an unknown name or one this machine cannot run.
         """
-        from harness import features
-        from harness.errors import UsageError
+        from swarbench import features
+        from swarbench.errors import UsageError
 
         impls = {i.name: i for i in self.implementations_of(kernel_id)}
         if name is not None:

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 import pandas as pd
-from harness.errors import UsageError
+from swarbench.errors import UsageError
 
 RESULTS_CSV = "results.csv"
 RECORDS = "records.jsonl"
@@ -38,7 +38,7 @@ COLUMNS = [
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
                  "ns_per_op_median_all", "reprepare_s")
-OVERHEAD_KERNEL = "harness.overhead"
+OVERHEAD_KERNEL = "swarbench.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
 CONFIDENCE = 0.95
@@ -107,7 +107,7 @@ def _stats(samples_s: list[float], n: int, iterations: int) -> dict[str, Any]:
 def merge_records(records: Iterable[dict]) -> list[dict]:
     """One record per measurement: the samples of every worker that ran it, the worst status any worker saw.
 
-    Samples of a pass that a canary reading on either side found the machine slowed (see harness.bench.canary)
+    Samples of a pass that a canary reading on either side found the machine slowed (see swarbench.bench.canary)
     are set aside, in ``samples_slowed_s``: they measured a neighbour's load as much as the kernel, and a median
     over them moves from run to run with that load. Where that would leave too few (see least_slowed), the least
     slowed of those passes fill in, and the measurement says so (``filled_in``). ``samples_all_s`` has every
@@ -222,7 +222,7 @@ def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     """The two speeds a measurement's passes ran at, where they fall into two groups more than TWO_SPEEDS apart,
     each of at least a fifth of the passes (and two): a kernel whose speed is set by where its arrays land in
     memory, each pass prepared afresh drawing one or the other (the alignment of its arrays, the largest part,
-    is fixed: harness.memory), or a slow spell the canary missed (here mostly in the multi-threaded rows, whose
+    is fixed: swarbench.memory), or a slow spell the canary missed (here mostly in the multi-threaded rows, whose
     second thread runs on a CPU the canary does not read). A median over such passes lands on whichever group
     has more of them, and moves between runs by the distance between the groups."""
     x = sorted(pass_medians)
@@ -269,7 +269,7 @@ def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dic
 
 
 def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
-    """The canary's view of a run (see harness.bench.canary): its median time, and the share of its readings
+    """The canary's view of a run (see swarbench.bench.canary): its median time, and the share of its readings
     over ``slowed_limit``, which is the share of the run the machine itself was slowed. A run slowed from end to
     end shows a small share and a long median: compare sets medians of runs side by side for that."""
     s = canary_readings(records)
@@ -340,7 +340,7 @@ def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.Data
 
 def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
     """The empty-call cost of each row's family, and ns/op without it where it is over 1% of a call."""
-    from harness.bench.overhead import probe_family
+    from swarbench.bench.overhead import probe_family
 
     frame = frame.copy()
     probes = frame[(frame["kernel"] == OVERHEAD_KERNEL) & (frame["status"] == "PASS")]

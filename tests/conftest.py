@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
 FAST = ["--max-time", "0.005", "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead"]
 
 
@@ -31,7 +30,7 @@ def contains_plugin(name: str, family: str, prepare: str, body: str) -> str:
     """The source of a plugin adding one cards.contains implementation, ``name`` of ``family``, whose prepare is
     ``prepare`` as ``body`` defines it."""
     return textwrap.dedent(body) + textwrap.dedent(f"""
-        from harness import Implementation, hookimpl
+        from swarbench import Implementation, hookimpl
 
         @hookimpl
         def swarbench_add_implementations(registry):
@@ -48,7 +47,7 @@ def cli_env(tmp_path: Path, *sites: Path, **extra: str) -> dict:
 
 
 def swarbench(*args: str, env: dict | None = None, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True,
                           env=env, timeout=timeout, cwd=kw.pop("cwd", None), **kw)
 
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import Implementation, InvalidInput, Workload, oracle, registry
-from impls.cards import spec
+from swarbench import Implementation, InvalidInput, Workload, oracle, registry
+from swarbench.suites.cards import spec
 
 REG = registry.load()
 CONTAINS = [i for i in REG.implementations_of("cards.contains")]
@@ -92,7 +92,7 @@ def test_every_contains_implementation_is_exact_on_every_pair_of_counts_in_one_k
 
 
 def test_bit_planes_hold_every_count_and_refuse_what_they_cannot():
-    from impls.cards.native import PLANE_SHIFTS, bit_planes
+    from swarbench.suites.cards.native import PLANE_SHIFTS, bit_planes
 
     hands = spec.deal(1000, seed=11, failing=False)["a"]
     planes = bit_planes(hands)
@@ -189,7 +189,7 @@ def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_
     (3, 512 * 7 + 100),  # bit-sliced shares of whole 512-pair blocks, uneven, the last with a part block
 ])
 def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
-    from impls.cards import native
+    from swarbench.suites.cards import native
 
     monkeypatch.setattr(native, "threads_for", lambda n: threads)
     split = [i for i in native.IMPLEMENTATIONS if i.name.endswith("-mt")]
@@ -208,7 +208,7 @@ def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
 def test_the_posts_report_sets_its_benchmarks_beside_ours():
     import pandas as pd
 
-    from impls.cards.report import post_table
+    from swarbench.suites.cards.report import post_table
 
     ns = {"c-loop": 10.0, "c-unrolled": 8.0, "c-swar": 1.0, "c-sliced-avx512": 0.25}
     frame = pd.DataFrame([{"kernel": "cards.contains", "implementation": impl, "status": "PASS", "n": 4096,
@@ -226,7 +226,7 @@ def test_the_posts_report_sets_its_benchmarks_beside_ours():
 
 
 def test_numba_prange_swar_splits_a_large_batch_and_covers_every_pair():
-    from impls.cards import jit
+    from swarbench.suites.cards import jit
 
     for kernel in spec.KERNELS:
         workload = kernel.make_workload(kernel.workloads[0], jit.SPLIT_MIN_PAIRS + 37, 9)  # uneven shares

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from harness import cbuild, features
+from swarbench import cbuild, features
 
 pytestmark = pytest.mark.skipif(not features.compiler()[0], reason="no C compiler here")
 
@@ -34,7 +34,7 @@ def test_two_processes_building_the_same_module_at_once_both_succeed(tmp_path):
     script = textwrap.dedent(f"""
         import os
         os.environ["SWARBENCH_CACHE"] = {str(tmp_path / "cache")!r}
-        from harness import cbuild
+        from swarbench import cbuild
         print(cbuild.build("t_mul", {str(src)!r}, "int mul(int a, int b);").lib.mul(6, 7))
     """)
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(3)]

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import InvalidInput, Workload, cli, features, oracle, registry, results
-from harness.errors import UsageError
-from impls.cephalopod import client, python, report, spec, tables
+from swarbench import InvalidInput, Workload, cli, features, oracle, registry, results
+from swarbench.errors import UsageError
+from swarbench.suites.cephalopod import client, python, report, spec, tables
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cephalopod_cases.csv"
+DATA = Path(spec.__file__).parent / "data" / "cephalopod_cases.csv"
 REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
@@ -147,8 +147,8 @@ def test_row_hash_changes_sum_the_successors_hashes(board):
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
 def test_c_fast_grows_past_its_reservation():
     # a workspace with no reservation must grow its layers and table (and re-tag) and still be right
-    from harness.cbuild import build
-    from impls.cephalopod import native
+    from swarbench.cbuild import build
+    from swarbench.suites.cephalopod import native
 
     mod = build("cephalopod_fast", native.C_DIR / "fast.c", native.FAST_CDEF, ("avx2", "bmi2"))
     arrays = tables.fast_tables()
@@ -176,7 +176,7 @@ def test_c_fast_grows_past_its_reservation():
 def test_numba_fast_grows_past_its_workspace():
     # room for 8 boards and 16 slots, tables of one slot per parent from 16 up: the search starts again with
     # twice the room until it fits, and layers outgrow their tables while being built
-    from impls.cephalopod import jit
+    from swarbench.suites.cephalopod import jit
 
     work = jit.FastWorkspace(8, 16, table_min=16, table_mul=1)
     rows = [r for r in ROWS if r["name"] in ("cg_test_06", "cg_test_07", "empty_board_d20")]
@@ -191,8 +191,8 @@ def test_numba_fast_grows_past_its_workspace():
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
 def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
     # c-fast's summed last layers depend on row_hash_changes(); one wrong row must show FAIL, not a number
-    from harness.model import Implementation
-    from impls.cephalopod import native
+    from swarbench.model import Implementation
+    from swarbench.suites.cephalopod import native
 
     broken = dict(tables.fast_tables())
     broken["rowhash"] = broken["rowhash"].copy()
@@ -237,7 +237,7 @@ def test_path_counts_are_kept_and_match_the_data():
 
 
 def test_slow_searches_report_progress_while_checked():
-    from harness import progress
+    from swarbench import progress
 
     seen = []
     with progress.reporting(lambda done, total, what: seen.append((done, total, what))):

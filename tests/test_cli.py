@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from harness import engine
+from swarbench import engine
 
 from conftest import FAST, assert_one_line_error, cli_env, contains_plugin, make_plugin_site, swarbench
 
@@ -32,8 +32,8 @@ def test_run_checks_times_saves_and_reports(env):
                  "machine.json", "records.jsonl"):
         assert os.path.exists(os.path.join(run_dir, name)), name
     frame = pd.read_csv(os.path.join(run_dir, "results.csv"))
-    passed = frame[(frame.status == "PASS") & (frame.kernel != "harness.overhead")]
-    assert set(frame.kernel) == {"cards.contains", "cards.remove", "harness.overhead"}
+    passed = frame[(frame.status == "PASS") & (frame.kernel != "swarbench.overhead")]
+    assert set(frame.kernel) == {"cards.contains", "cards.remove", "swarbench.overhead"}
     assert (passed.n == 256).all() and (passed.ns_per_op_median > 0).all()
     base = passed[passed.implementation == "naive"]
     assert (base.speedup == 1.0).all()
@@ -43,7 +43,7 @@ def test_run_checks_times_saves_and_reports(env):
     for worker in (0, 1):
         bench = json.load(open(os.path.join(run_dir, f"benchmark-w{worker}.json")))
         for b in bench["benchmarks"]:
-            if b["extra_info"]["kernel"] != "harness.overhead":
+            if b["extra_info"]["kernel"] != "swarbench.overhead":
                 case = b["param"].split("~pass")[0]
                 passes = engine.RunRequest().passes  # the default
                 assert b["param"].split("~pass")[1] in {f"{k}of{passes}" for k in range(1, passes + 1)}
@@ -155,7 +155,7 @@ def test_corrupt_or_foreign_results_files_are_refused(env, tmp_path, content, wo
 def test_ctrl_c_keeps_what_was_measured(env):
     # Interrupted in its second pass (wherever that lands: Python, C or Numba code), a run keeps the samples of
     # every case its first pass timed.
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--kernel", "cards.remove", "--impl", "*swar*",
+    cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.remove", "--impl", "*swar*",
            "--impl", "naive", "--impl", "unrolled", "--size", "200000", "--min-rounds", "50", "--max-time", "6",
            "--quiet"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -185,21 +185,22 @@ def test_ctrl_c_keeps_what_was_measured(env):
 
 def test_a_reader_that_stops_reading_does_not_stop_the_run(env):
     # `swarbench run 2>&1 | head -1`: the progress display loses its pipe after one line; the run goes on.
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
+    cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
            "--size", "256", "--max-time", "0.005", "--min-rounds", "1", "--no-overhead"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     proc.stdout.readline()
     proc.stdout.close()
     assert proc.wait(timeout=300) == 0  # every implementation passed, as the exit code still says
     frame = pd.read_csv(os.path.join(_run_dir(env), "results.csv"))
-    assert len(frame) >= 4 and (frame.processes == 2).all()  # both workers ran to the end
+    ran = frame[frame.status != "SKIP"]  # a machine without AVX-512 skips those rows
+    assert len(ran) >= 2 and (ran.processes == 2).all()  # both workers ran to the end
 
 
 TOY_KERNEL = """
     import numpy as np
-    from harness import Implementation, Kernel, WorkloadKind, hookimpl
+    from swarbench import Implementation, Kernel, WorkloadKind, hookimpl
 
-    from harness import InvalidInput, Parameter
+    from swarbench import InvalidInput, Parameter
 
     def build(size, seed):
         return {"x": np.random.default_rng(seed).integers(0, 100, size)}, size
@@ -267,7 +268,7 @@ def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp
 def test_suite_section_cells_are_formatted_not_dumped():
     import numpy as np
 
-    from harness.render import fmt_cell
+    from swarbench.render import fmt_cell
 
     assert [fmt_cell(x) for x in (1783570.0, 3667.5384905, 0.76950333, float("nan"), np.float64(58.990825),
                                   np.int64(65536), "73.9 / 64.3")] == \

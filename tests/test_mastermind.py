@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import Implementation, InvalidInput, Workload, oracle, registry
-from impls.mastermind import report, spec
+from swarbench import Implementation, InvalidInput, Workload, oracle, registry
+from swarbench.suites.mastermind import report, spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(spec.__file__).parent / "data"
 REG = registry.load()
 SCORERS = list(REG.implementations_of("mastermind.score"))
 PLAYERS = list(REG.implementations_of("mastermind.knuth"))
@@ -314,7 +314,7 @@ def test_fuzz_every_player_against_the_reference_on_small_games(pins, colors, st
 
 # -- the references report progress; huge crosses run in parts -------------------------------------------------------
 def _capture_progress():
-    from harness import progress
+    from swarbench import progress
 
     events = []
     return events, progress.reporting(lambda done, total, what: events.append((done, total, what)))
@@ -422,8 +422,8 @@ def test_a_wrong_scorer_is_reported_fail_with_the_input():
 SIMULATED = r"""
 import json
 import numpy as np
-from harness import Implementation, Workload, oracle
-from impls.mastermind import gpu, spec
+from swarbench import Implementation, Workload, oracle
+from swarbench.suites.mastermind import gpu, spec
 
 sim = Implementation("mastermind.score", "cuda-swar", "numba-cuda", gpu._prepare)  # no requirement: simulated
 

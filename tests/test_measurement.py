@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
-from harness import engine, results
+from swarbench import engine, results
 
 MISBEHAVING = """
     import ctypes, time
-    from harness import Implementation, hookimpl
+    from swarbench import Implementation, hookimpl
 
     def segfault(workload):
         return lambda: ctypes.string_at(0)  # reads address 0: SIGSEGV, as a C bug would
@@ -56,7 +56,7 @@ def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path
 STEADY = contains_plugin("steady", "numpy", "steady", """
     import os
     import numpy as np
-    from impls.cards.spec import HIGH
+    from swarbench.suites.cards.spec import HIGH
 
     def steady(workload):
         a, b = workload.inputs["a"], workload.inputs["b"]
@@ -109,14 +109,14 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
 
 
 def _loaded(name, blocks):
-    from harness.compare import LoadedRun
+    from swarbench.compare import LoadedRun
 
     key = ("k.x", "impl", "w", 1000)
     return LoadedRun(name, Path("."), {}, {key: blocks})
 
 
 def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not():
-    from harness import compare
+    from swarbench import compare
 
     rng = np.random.default_rng(7)
 
@@ -130,7 +130,7 @@ def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not(
     assert len(compare.regressions(compare.compare_pair(base, slower), 10)) == 1
     # the gate's line says when fewer processes a side stood behind the call than it takes to see past a slow
     # spell that lasted one whole run
-    from harness.render.comparison import render_text
+    from swarbench.render.comparison import render_text
     four = compare.compare_pair(base, slower)
     assert (four.processes_a == 4).all() and "processes:" not in render_text(four, {"b": 0.2},
                                                                               compare.regressions(four, 10))
@@ -166,7 +166,7 @@ def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     assert proc.returncode == 0, proc.stderr
     frame = _frame(env)
     assert (frame.loc[["c-swar", "naive"], "processes"] == 3).all()
-    overhead = frame[frame.kernel == "harness.overhead"]
+    overhead = frame[frame.kernel == "swarbench.overhead"]
     assert {"python", "numpy", "numba", "cffi"} <= set(overhead.index)
     c = frame.loc["c-swar"]
     assert c.overhead_ns_per_call == overhead.loc["cffi", "ns_per_op_median"]
@@ -212,7 +212,7 @@ def test_counters_count_a_batch_or_say_why_not():
     proven with the task clock, a software event every Linux kernel offers."""
     import sys
 
-    from harness import counters
+    from swarbench import counters
 
     why = counters.unavailable()
     assert why == "" or ("\n" not in why and why)
@@ -229,7 +229,7 @@ def test_counters_count_a_batch_or_say_why_not():
 
 
 def test_counted_cycles_replace_the_estimate_in_reports():
-    from harness.render import fmt_cycles
+    from swarbench.render import fmt_cycles
 
     assert fmt_cycles({"hw_cycles_per_op": 2.0, "hw_instructions_per_op": 5.0, "cycles_per_op_est": 9.0}) \
         == "2.000 (2.50 IPC)"
@@ -263,7 +263,7 @@ def test_merged_samples_are_each_workers_samples_once():
 
 
 def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
-    from harness import engine
+    from swarbench import engine
 
     records = [{"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
                {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
@@ -278,7 +278,7 @@ def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
 
 SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
     import os, time
-    from impls.cards.spec import reference_contains
+    from swarbench.suites.cards.spec import reference_contains
 
     def slow(workload):
         out = reference_contains(workload.inputs)
@@ -324,7 +324,7 @@ def test_results_saved_before_the_later_columns_still_load(tmp_path):
 
 BROKEN_SUMMARY = """
     import numpy as np
-    from harness import Implementation, Kernel, WorkloadKind, hookimpl
+    from swarbench import Implementation, Kernel, WorkloadKind, hookimpl
 
     def summary(outputs):
         raise RuntimeError("the summary broke")
@@ -366,12 +366,12 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
     cases = sorted(by_pass[1])
     assert len(cases) > 5 and all(sorted(by_pass[k]) == cases for k in (2, 3))
-    assert {case.split(":")[0] for case in cases} == {"cards.contains", "cards.remove", "harness.overhead"}
+    assert {case.split(":")[0] for case in cases} == {"cards.contains", "cards.remove", "swarbench.overhead"}
     # pass by pass through the whole run: both kernels in pass 1 before either's pass 2, and the empty-call
     # probes go through the passes as well, each pass's first
     assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)
-    probes = sum(case.startswith("harness.overhead:") for case in cases)
-    assert probes >= 2 and all(case.startswith("harness.overhead:") for k in (1, 2, 3)
+    probes = sum(case.startswith("swarbench.overhead:") for case in cases)
+    assert probes >= 2 and all(case.startswith("swarbench.overhead:") for k in (1, 2, 3)
                                for case in by_pass[k][:probes])
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
     assert records[0] == {"event": "run", "keep_slowed": False}  # what later reports and compares repeat
@@ -416,7 +416,7 @@ def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_worker
 SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
     import os
     import numpy as np
-    from impls.cards.spec import reference_contains
+    from swarbench.suites.cards.spec import reference_contains
 
     def first_process():
         # the mark names the process that prepared this first (every pass prepares it again)
@@ -439,7 +439,7 @@ SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
 
 
 def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
-    from harness import engine
+    from swarbench import engine
 
     site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
@@ -464,7 +464,7 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
 
 
 def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
-    from harness import engine
+    from swarbench import engine
 
     def rec(impl, worker, samples, status="PASS", check_s=0.001, kernel="k.x"):
         return {"event": "result", "case": f"{kernel}:{impl}:w:n=10", "kernel": kernel, "implementation": impl,
@@ -476,13 +476,13 @@ def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
                rec("long", 0, [1.0], check_s=2.0), rec("long", 1, [1.5], check_s=2.0),
                rec("wrong", 0, [1.0], status="FAIL"), rec("wrong", 1, [1.5]),
                rec("alone", 0, [1.0, 2.0]),
-               rec("cffi", 0, [1.0], kernel="harness.overhead"), rec("cffi", 1, [2.0], kernel="harness.overhead")]
+               rec("cffi", 0, [1.0], kernel="swarbench.overhead"), rec("cffi", 1, [2.0], kernel="swarbench.overhead")]
     assert engine.unsettled_cases(records) == ["k.x:apart:w:n=10"]
 
 
 def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementations_regression():
-    from harness import compare
-    from harness.compare import LoadedRun
+    from swarbench import compare
+    from swarbench.compare import LoadedRun
 
     rng = np.random.default_rng(3)
 
@@ -517,9 +517,9 @@ def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementa
 
 
 def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_sets_two_runs_side_by_side():
-    from harness import compare
-    from harness.compare import LoadedRun
-    from harness.render.comparison import render_text
+    from swarbench import compare
+    from swarbench.compare import LoadedRun
+    from swarbench.render.comparison import render_text
 
     def canaries(fast, slow):
         return [{"event": "canary", "worker": 0, "t": i, "s": 1e-4} for i in range(fast)] + \
@@ -587,7 +587,7 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     kept = results.merge_records([{"event": "run", "keep_slowed": True}] + records)
     assert all(not m["samples_slowed_s"] and m["samples_s"] == m["samples_all_s"] for m in kept)
     # the report says samples were set aside only where they were
-    from harness.render import RunView, steadiness_lines
+    from swarbench.render import RunView, steadiness_lines
     (said,) = steadiness_lines(RunView(frame.reset_index(), {}))
     assert "during 29% of the run" in said and "set aside" in said
     kept_frame = results.frame_from_records([{"event": "run", "keep_slowed": True}] + records, "r", {})
@@ -619,7 +619,7 @@ def test_passes_that_ran_at_two_speeds_are_flagged_and_passes_at_one_speed_are_n
 
 RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong", """
     import numpy as np
-    from impls.cards.spec import reference_contains
+    from swarbench.suites.cards.spec import reference_contains
 
     prepared = []  # the inputs of each preparation of the run's workload (256 pairs) in this process
 
@@ -657,7 +657,7 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
 
 INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
     import time
-    from impls.cards.spec import reference_contains
+    from swarbench.suites.cards.spec import reference_contains
 
     class Interrupts:
         # Prepared, a batch that stands for a user's Ctrl-C in its second pass: its check and its first pass's
@@ -701,7 +701,7 @@ def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_fini
 
 SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
     import time
-    from impls.cards.spec import reference_contains
+    from swarbench.suites.cards.spec import reference_contains
 
     class Swallows:
         # A plugin whose batch eats the first Ctrl-C it sees (30 ms a call, nearly all of it in the sleep it guards)
@@ -725,7 +725,7 @@ def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it
     # 500 calls over 10 passes: 15 s of timing left after the interrupt, more than the engine waits, but the
     # worker starts its next case within 1.5 s, and that tells the engine the interrupt did not reach it
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "swallows", SWALLOWS))
-    cmd = [sys.executable, "-m", "harness.cli", "run", "-k", "cards.contains", "-i", "swallows", "-i", "c-swar",
+    cmd = [sys.executable, "-m", "swarbench.cli", "run", "-k", "cards.contains", "-i", "swallows", "-i", "c-swar",
            "-n", "256", "--passes", "10", "--processes", "1", "--min-rounds", "500", "--max-time", "1e-9",
            "--no-overhead", "-q"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -1,5 +1,5 @@
 """Every array a batch reads starts on a cache line: the workloads' arrays, their fresh copies, and what the C
-suites make in prepare (harness.memory)."""
+suites make in prepare (swarbench.memory)."""
 from __future__ import annotations
 
 import pickle
@@ -7,8 +7,8 @@ import pickle
 import numpy as np
 import pytest
 
-from harness import features, oracle, registry
-from harness.memory import CACHE_LINE, aligned_copy, aligned_empty, aligned_inputs, as_aligned
+from swarbench import features, oracle, registry
+from swarbench.memory import CACHE_LINE, aligned_copy, aligned_empty, aligned_inputs, as_aligned
 
 REG = registry.load()
 
@@ -35,7 +35,7 @@ def test_aligned_empty_starts_on_the_boundary_with_the_asked_shape():
             assert out.shape == np.empty(shape).shape and out.dtype == dtype and out.ctypes.data % CACHE_LINE == 0
             assert out.flags.c_contiguous
     assert aligned_empty(0, np.uint64).shape == (0,)
-    from harness import cbuild  # where plugins found it before harness.memory, as aligned_empty(n, dtype)
+    from swarbench import cbuild  # where plugins found it before swarbench.memory, as aligned_empty(n, dtype)
 
     assert cbuild.aligned_empty(10, np.uint64).ctypes.data % CACHE_LINE == 0
 

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_one_line_error, cli_env, swarbench
-from harness import InvalidInput, Workload, oracle, registry
-from impls.poker import blocks, native, python, spec
+from swarbench import InvalidInput, Workload, oracle, registry
+from swarbench.suites.poker import blocks, native, python, spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "poker_known.csv"
+DATA = spec.DATA
 REG = registry.load()
 RANK7 = REG.implementations_of("poker.rank7")
 EQUITY = REG.implementations_of("poker.equity")
@@ -429,7 +429,7 @@ HOISTED_BOARDS = ["hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK s
 def talk_loop(isa):
     """(codes, equity) of the C talk loop of one build: codes(hero, board, hands, codes) fills one board's
     opponent hands with the code the loop gives each; equity(hero, boards) returns wins, ties, losses"""
-    from harness import features
+    from swarbench import features
 
     needs = {"scalar": ("cc",), "bmi2": ("cc", "bmi2", "popcnt"), "avx512": native.AVX512_RANK_NEEDS}[isa]
     why = features.unavailable(needs)
@@ -487,7 +487,7 @@ def test_talk_c_loops_code_every_opponent_hand(isa):
 # -- Numba: one thread and prange give the same counts; compiled once per machine ------------------------------
 def test_numba_hoisted_equity_one_thread_and_prange_on_flush_boards():
     pytest.importorskip("numba")
-    from impls.poker import jit
+    from swarbench.suites.poker import jit
 
     hero = spec.hero_hand("7h 2c")
     boards = np.array([hand(b) for b in ("hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK sQ sJ sT",
@@ -505,7 +505,7 @@ def test_every_numba_function_is_cached_and_no_closure():
     numba = pytest.importorskip("numba")
     from numba.core.caching import NullCache
 
-    from impls.poker import jitted
+    from swarbench.suites.poker import jitted
 
     dispatchers = [v for v in vars(jitted).values() if isinstance(v, numba.core.registry.CPUDispatcher)]
     assert len(dispatchers) > 15
@@ -519,7 +519,7 @@ def test_every_numba_function_is_cached_and_no_closure():
 
 def test_a_second_process_loads_the_compiled_numba_code(tmp_path):
     pytest.importorskip("numba")
-    probe = ("from impls.poker import jit, spec; import numpy as np; "
+    probe = ("from swarbench.suites.poker import jit, spec; import numpy as np; "
              "fn = jit.compiled('equity_hoisted'); print(sum(fn.stats.cache_hits.values()))")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300,

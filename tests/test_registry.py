@@ -4,8 +4,8 @@ import types
 
 import pytest
 
-from harness import Implementation, Kernel, WorkloadKind, hookimpl, registry
-from impls.cards import spec
+from swarbench import Implementation, Kernel, WorkloadKind, hookimpl, registry
+from swarbench.suites.cards import spec
 
 
 def test_builtin_suites_load_through_the_entry_point_group():
@@ -69,13 +69,13 @@ def test_plugins_can_be_disabled_by_name(monkeypatch):
 
 def test_wrong_objects_are_refused_with_a_clear_message():
     reg = registry.Registry()
-    with pytest.raises(TypeError, match="expects a harness.Kernel"):
+    with pytest.raises(TypeError, match="expects a swarbench.Kernel"):
         reg.add_kernel("cards.contains")
 
 
 def test_progress_reaches_the_reporter_only_inside_reporting():
-    from harness import progress
-    from harness.render.progress import bar
+    from swarbench import progress
+    from swarbench.render.progress import bar
 
     seen = []
     progress.advance(1, 2)  # no reporter: nothing happens, nothing raises

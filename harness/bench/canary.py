@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from harness.memory import aligned_copy, aligned_empty
+from swarbench.memory import aligned_copy, aligned_empty
 
 REUSE_S = 0.05  # a reading this recent still stands: a pass that starts as the last one ended shares its reading
 REPEATS = 3

@@ -2,7 +2,7 @@
 
 Each probe has the call shape of a real batch in that family (a list comprehension in Python, ufuncs with
 ``out=`` in NumPy, a jitted loop in Numba, a C function through cffi) over zero elements, so its time is what
-every batch of that family pays before doing any work. Results carry kernel ``harness.overhead``.
+every batch of that family pays before doing any work. Results carry kernel ``swarbench.overhead``.
 """
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.model import Implementation
+from swarbench.model import Implementation
 
-KERNEL = "harness.overhead"
+KERNEL = "swarbench.overhead"
 _EMPTY = np.empty(0, np.uint64)
 
 
@@ -41,7 +41,7 @@ def _numba(_workload):
 
 
 def _cffi(_workload):
-    from harness.cbuild import build
+    from swarbench.cbuild import build
 
     mod = build("overhead_empty", Path(__file__).parent / "c" / "empty.c",
                 "void empty_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);")

@@ -1,7 +1,7 @@
 """The pytest plugin that turns every (kernel, implementation, workload, size) into one pytest-benchmark benchmark.
 
 Loaded by pytest through the ``pytest11`` entry point, so the same benchmarks run under ``swarbench run`` and
-under plain ``pytest --pyargs harness.bench.bench_kernels --benchmark-only`` (keeping pytest-benchmark's own
+under plain ``pytest --pyargs swarbench.bench.bench_kernels --benchmark-only`` (keeping pytest-benchmark's own
 ``--benchmark-compare``, ``--benchmark-histogram`` and the rest). Each benchmark first passes the oracle; only
 a PASS is timed.
 
@@ -30,7 +30,7 @@ prepared again, from a fresh copy of its inputs, for each later pass while prepa
 REPREPARE_BELOW_S: where its arrays land in memory sets its speed for as long as they live, and its median should
 be one over many layouts, not one or two. Its last timed output is checked against the reference, since the
 batch timed is not the one checked. Any other case keeps one prepared batch to its last pass. The canary
-(harness.bench.canary) is read on either side of every pass, and the readings go into the result line with the
+(swarbench.bench.canary) is read on either side of every pass, and the readings go into the result line with the
 pass's sample count, so the results can set aside what a slowed machine measured.
 
 The workers of one run share what does not depend on the process: each workload and its reference outputs are
@@ -55,10 +55,10 @@ from typing import Optional
 import numpy
 import pytest
 
-from harness import counters, oracle, progress, registry as registry_mod
-from harness.bench import canary, overhead
-from harness.errors import raise_if_interrupted
-from harness.model import Implementation, matches
+from swarbench import counters, oracle, progress, registry as registry_mod
+from swarbench.bench import canary, overhead
+from swarbench.errors import raise_if_interrupted
+from swarbench.model import Implementation, matches
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05  # a pass warms a batch up below this (below oracle.LONG_BATCH_S for its first call here)
@@ -291,7 +291,7 @@ class Session:
         self.say(label, what)
 
     def reporter(self, case_id: str, label: str, phase: str):
-        """Where ``harness.progress.advance`` goes while a case is generated or checked (never while timed)."""
+        """Where ``swarbench.progress.advance`` goes while a case is generated or checked (never while timed)."""
         def report(done: int, total: int, what: str) -> None:
             self.record({"event": "progress", "case": case_id, "worker": self.worker, "phase": phase,
                          "done": done, "total": total, "what": what})
@@ -303,7 +303,7 @@ class Session:
                      "t": time.time()})
 
     def canary(self) -> float:
-        """The canary's time now (see harness.bench.canary), never inside a timed call. A reading taken up to
+        """The canary's time now (see swarbench.bench.canary), never inside a timed call. A reading taken up to
         canary.REUSE_S ago still stands, so a pass that starts right after another ended shares its reading."""
         ended, seconds = self.last_canary
         if time.perf_counter() - ended > canary.REUSE_S:
@@ -388,7 +388,7 @@ class Session:
     def _prepare_again(self, case: Case, timing: Timing) -> None:
         """A fresh copy of a quick case's inputs, prepared again, for this pass. Where a batch's arrays land in
         memory sets its speed for as long as they live. Their alignment, the largest part, is fixed (on a cache
-        line: harness.memory); what is left (which pages, the 4 KiB offsets between arrays) still makes a case
+        line: swarbench.memory); what is left (which pages, the 4 KiB offsets between arrays) still makes a case
         prepared once per worker a draw of two layouts a run. Preparing it in every pass makes its median one
         over 2 x passes layouts, as Stabilizer (Curtsinger and Berger, ASPLOS 2013) randomizes layout to make a
         measurement repeatable."""
@@ -573,7 +573,7 @@ def _steady_call_s(batch, first_call_s: float) -> float:
 
 def _verify_probe(probe: Implementation) -> oracle.Verdict:
     """An empty call has no answer to check; it only has to be available and run."""
-    from harness.model import Workload
+    from swarbench.model import Workload
 
     return oracle.verify_call_only(probe, Workload(overhead.KERNEL, "empty", 1, None))
 
@@ -616,7 +616,7 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("swarbench_case", passes, ids=[p.id for p in passes])
     elif "swarbench_probe" in metafunc.fixturenames:
         excluded = set(config.getoption("swarbench_exclude"))
-        # a probe is a case of kernel harness.overhead, and passes as one
+        # a probe is a case of kernel swarbench.overhead, and passes as one
         probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES]
         probes = [c for c in probes if config.getoption("swarbench_overhead") and c.id not in excluded]
         session = _session(config)

@@ -1,6 +1,6 @@
 """Renderers: each turns a finished run (the tidy frame, machine info, suite sections) into one format.
 
-They format and lay out; they never compute statistics (harness.results did that once).
+They format and lay out; they never compute statistics (swarbench.results did that once).
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from harness.model import ReportSection
-from harness.results import SLOWED, UNSTEADY_SHARE
+from swarbench.model import ReportSection
+from swarbench.results import SLOWED, UNSTEADY_SHARE
 
 
 @dataclass
@@ -39,7 +39,7 @@ FORMATS = ("text", "md", "csv", "html")
 
 
 def steadiness_lines(view: RunView) -> list[str]:
-    """Per run, what its canary saw (harness.results.machine_steadiness); nothing for a run without one."""
+    """Per run, what its canary saw (swarbench.results.machine_steadiness); nothing for a run without one."""
     out = []
     for run_id, group in view.frame.groupby("run_id", sort=True):
         share, canary_us = (float(group[c].iloc[0]) for c in ("machine_slowed_share", "machine_canary_us"))
@@ -56,7 +56,7 @@ def steadiness_lines(view: RunView) -> list[str]:
 
 
 def render(fmt: str, view: RunView) -> str:
-    from harness.render import csv, html, markdown, text
+    from swarbench.render import csv, html, markdown, text
 
     return {"text": text.render, "md": markdown.render, "csv": csv.render, "html": html.render}[fmt](view)
 

@@ -1,9 +1,9 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
-from harness.compare import GATE_PROCESSES
-from harness.render import fmt_ns
-from harness.render.markdown import table
+from swarbench.compare import GATE_PROCESSES
+from swarbench.render import fmt_ns
+from swarbench.render.markdown import table
 
 
 def _pct(x: float) -> str:
@@ -58,7 +58,7 @@ def _few_processes(r) -> str:
 
 
 def _steadiness_lines(r) -> list[str]:
-    """The two runs' canaries (harness.bench.canary): how fast the machine itself was in each."""
+    """The two runs' canaries (swarbench.bench.canary): how fast the machine itself was in each."""
     a, b = r["canary_us_a"], r["canary_us_b"]
     if a != a or b != b:
         return []

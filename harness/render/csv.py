@@ -1,4 +1,4 @@
-"""The tidy frame as CSV, exactly the columns harness.results saves (so it loads back)."""
+"""The tidy frame as CSV, exactly the columns swarbench.results saves (so it loads back)."""
 
 
 def render(view) -> str:

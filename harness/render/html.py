@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 import math
 
-from harness.model import LineChart
-from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
+from swarbench.model import LineChart
+from swarbench.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
                             measurement_rows, scaling_series, section_cells, steadiness_lines)
 
 PALETTE = {"python": "#8c564b", "numpy": "#1f77b4", "numba": "#2ca02c", "cffi": "#d62728"}

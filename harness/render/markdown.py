@@ -1,7 +1,7 @@
 """Markdown: one table per (kernel, workload), the suites' sections, and the machine."""
 from __future__ import annotations
 
-from harness.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
+from swarbench.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
                             measurement_rows, section_cells, steadiness_lines)
 
 

@@ -2,7 +2,7 @@
 median, the speedup over the kernel's baseline with its interval, and an estimate of cycles per operation."""
 from __future__ import annotations
 
-from harness.render import (RunView, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
+from swarbench.render import (RunView, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
                             operation_name, steadiness_lines)
 
 

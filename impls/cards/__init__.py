@@ -1,9 +1,9 @@
-"""The CardsVector suite (seed 002): registered through the ``swarbench`` entry point like any plugin.
+"""The CardsVector suite: registered through the ``swarbench`` entry point like any plugin.
 
 To add an implementation, write a prepare function in the module of its family (python.py, vectorized.py,
 jit.py, native.py with its C source in c/) and append an ``Implementation`` to that module's list.
 """
-from harness import hookimpl
+from swarbench import hookimpl
 
 from . import jit, native, python, report, spec, vectorized
 

@@ -7,8 +7,8 @@ variants split theirs (native.SPLIT_MIN_PAIRS), and runs the one-core loop below
 """
 import numpy as np
 
-from harness.memory import aligned_copy, aligned_empty
-from harness.model import Implementation
+from swarbench.memory import aligned_copy, aligned_empty
+from swarbench.model import Implementation
 
 from .native import SPLIT_MIN_PAIRS  # one threshold for every split variant of the suite
 from .spec import counts_of

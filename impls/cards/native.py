@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import features
-from harness.cbuild import build
-from harness.memory import aligned_copy, aligned_empty, as_aligned
-from harness.model import Implementation, InvalidInput
+from swarbench import features
+from swarbench.cbuild import build
+from swarbench.memory import aligned_copy, aligned_empty, as_aligned
+from swarbench.model import Implementation, InvalidInput
 
 from .spec import PackedOnRead, counts_of
 

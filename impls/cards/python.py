@@ -3,7 +3,7 @@
 ``prepare`` converts the workload's uint64 arrays into the layout each family works on (lists of 16-int lists,
 or Python ints), so the timed call does only the operations.
 """
-from harness.model import Implementation
+from swarbench.model import Implementation
 
 from .spec import HIGH, PackedOnRead, counts_of
 

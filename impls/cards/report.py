@@ -1,4 +1,4 @@
-"""The post's view of a run (seed 002 compares its three versions with ``go test -bench``, in ns/op).
+"""The post's view of a run (compares its three versions with ``go test -bench``, in ns/op).
 
 ``cards.post``: for contains and remove, each of the post's benchmarks beside our C implementation of the same
 method (its loop over 16 ints, its unrolled version, its uint64 SWAR), then the fastest implementation of the run,
@@ -10,9 +10,9 @@ import math
 
 import pandas as pd
 
-from harness.model import ReportSection, SuiteReport
+from swarbench.model import ReportSection, SuiteReport
 
-# The post's figures (seed 002, sections 0x02 and 0x03; Go, GOMAXPROCS 2): each loop and unrolled benchmark was
+# The post's figures (sections 0x02 and 0x03; Go, GOMAXPROCS 2): each loop and unrolled benchmark was
 # run twice, once per section, and we keep both.
 POST = [
     ("cards.contains", "BenchmarkVecContainsUsingForLoop-2", (73.9, 64.3), "c-loop"),

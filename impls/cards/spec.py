@@ -1,4 +1,4 @@
-"""CardsVector: the card counts of a Dou Di Zhu hand (seed 002, ../shared/specs/cards.md).
+"""CardsVector: the card counts of a Dou Di Zhu hand (the post 棋牌AI手记——高性能计数器).
 
 Layout: count of kind i (1 = A, 2..13, 14 small joker, 15 big joker) in nibble i of a uint64; nibble 0 is 0.
 A workload's inputs are ``{"a": uint64[N], "b": uint64[N]}``: hand a, play b.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
+from swarbench.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
 
 KINDS = 15
 HIGH = 0x8888888888888888  # the top bit of every nibble
@@ -164,10 +164,10 @@ def _pairs(*pairs: tuple[dict, dict]) -> dict[str, np.ndarray]:
             "b": np.array([pack(y) for _, y in pairs], np.uint64)}
 
 
-# The post's own examples (seed 002, section 0x00): A = {3:2, 4:2, 5:2} contains A and X, not Y nor Z,
+# The post's own examples (the post, section 0x00): A = {3:2, 4:2, 5:2} contains A and X, not Y nor Z,
 # and A remove {3:1, 4:1} = {3:1, 4:1, 5:2}.
 POST_A = {3: 2, 4: 2, 5: 2}
-POST = "seed 002, section 0x00"
+POST = "棋牌AI手记——高性能计数器, section 0x00"
 
 
 def _contains_known():
@@ -208,7 +208,7 @@ CONTAINS = Kernel(
     validate=validate,
     describe_input=_describe_pair,
     baseline="naive",
-    source="seed 002",
+    source="the post 棋牌AI手记——高性能计数器",
 )
 
 REMOVE = Kernel(
@@ -221,7 +221,7 @@ REMOVE = Kernel(
     validate=validate_remove,
     describe_input=_describe_pair,
     baseline="naive",
-    source="seed 002",
+    source="the post 棋牌AI手记——高性能计数器",
 )
 
 KERNELS = (CONTAINS, REMOVE)

@@ -1,12 +1,12 @@
 """NumPy SWAR: the post's uint64 trick applied to whole arrays at once.
 
-Scratch and output arrays are allocated in ``prepare``, on cache lines like the inputs (harness.memory), and
+Scratch and output arrays are allocated in ``prepare``, on cache lines like the inputs (swarbench.memory), and
 every ufunc writes in place (``out=``), so the timed call allocates nothing.
 """
 import numpy as np
 
-from harness.memory import aligned_empty
-from harness.model import Implementation
+from swarbench.memory import aligned_empty
+from swarbench.model import Implementation
 
 from .spec import HIGH
 

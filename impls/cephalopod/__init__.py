@@ -1,9 +1,9 @@
-"""The cephalopod suite (seed 003): registered through the ``swarbench`` entry point like any plugin.
+"""The cephalopod suite: registered through the ``swarbench`` entry point like any plugin.
 
 To add an implementation, write a prepare function in the module of its family (python.py, jit.py, native.py
 with its C source in c/) and append an ``Implementation`` to that module's list.
 """
-from harness import hookimpl
+from swarbench import hookimpl
 
 from . import client, jit, native, python, report as reports, spec
 

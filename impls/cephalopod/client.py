@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from harness.errors import UsageError
-from harness.model import Command, TooSlow, Workload
+from swarbench.errors import UsageError
+from swarbench.model import Command, TooSlow, Workload
 
 from .spec import HASHSUM, make_inputs, parse_contest_input
 

@@ -10,7 +10,7 @@ jit_kernels.py with ``cache=True``, so a machine compiles once and later workers
 """
 import numpy as np
 
-from harness.model import Implementation
+from swarbench.model import Implementation
 
 from . import tables
 from .spec import run_cases

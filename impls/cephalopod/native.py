@@ -1,4 +1,4 @@
-"""C families through cffi, one per step of the write-up's progression (seed 003, its submission list).
+"""C families through cffi, one per step of the write-up's progression (its submission list).
 
 All share ``c/search.h`` (the breadth-first search over packed boards with a linear-probing hash table); which
 steps a build takes is chosen with -D flags. ``c/scalar.c`` holds the scalar symmetry helpers and is built with
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cbuild import build
-from harness.model import Implementation
+from swarbench.cbuild import build
+from swarbench.model import Implementation
 
 from . import tables
 from .spec import run_cases
@@ -34,7 +34,7 @@ int64_t ceph_solve(ceph_work *w, const ceph_tables *T, uint32_t start, int depth
 
 
 def _header_flag() -> str:
-    """harness.cbuild keys its cache on the .c file only; the shared header's digest joins the flags so an edit
+    """swarbench.cbuild keys its cache on the .c file only; the shared header's digest joins the flags so an edit
     to search.h rebuilds every module that includes it."""
     import hashlib
 

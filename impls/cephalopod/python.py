@@ -13,7 +13,7 @@
   canonicalising one (eight forms, minimum, eight counts moved) costs about what the dict work it saves did.
 
 The breadth-first searches and the path walk report progress per layer (per first move) through
-harness.progress, which draws a bar in ``swarbench run`` while a case is checked (a no-op while timed).
+swarbench.progress, which draws a bar in ``swarbench run`` while a case is checked (a no-op while timed).
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ import struct
 from collections import defaultdict
 from functools import lru_cache
 
-from harness import progress
-from harness.model import Implementation, TooSlow
+from swarbench import progress
+from swarbench.model import Implementation, TooSlow
 
 from . import tables
 from .spec import MASK, board_hash, run_cases, step, successors

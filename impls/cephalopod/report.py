@@ -1,4 +1,4 @@
-"""The write-up's view of a run (seed 003 lists its submissions with their total run time).
+"""The write-up's view of a run (lists its submissions with their total run time).
 
 - ``cephalopod.official``: one row per implementation on the twelve official tests: total milliseconds (median
   batch call), the per-test milliseconds of one call, the boards it stored, and the speedup over the plain Python
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from harness.model import LineChart, ReportSection, SuiteReport
-from harness.results import summary_of
+from swarbench.model import LineChart, ReportSection, SuiteReport
+from swarbench.results import summary_of
 
 from .spec import HASHSUM, OFFICIAL
 
-# the write-up's submissions 1-17 and their run times on the contest's servers (seed 003)
+# the write-up's submissions 1-17 and their run times on the contest's servers
 WRITEUP_MS = {1: 559, 2: 384, 3: 68, 4: 63, 5: 38, 6: 25, 7: 13, 8: 14, 9: 10, 10: 7, 11: 8, 12: 8, 13: 7, 14: 7,
               15: 8, 16: 2, 17: 2}
 # c-fast takes the steps up to 16 that apply without a move list (see c/fast.c); 16 is its last
@@ -56,7 +56,7 @@ def official_table(frame: pd.DataFrame):
         "t01..t12: the per-test times of one such call.",
         "boards_stored: distinct boards a family keeps over all layers (canonical boards under symmetry; "
         "boards summed directly are not stored). Without symmetry this is the spec's count of distinct boards.",
-        "writeup_ms: the write-up's own submission with that step, on the contest's servers (seed 003).",
+        "writeup_ms: the write-up's own submission with that step, on the contest's servers.",
     ]
     return ReportSection("Cephalopod: the official tests, the write-up's way", table.reset_index(drop=True), notes)
 

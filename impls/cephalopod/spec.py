@@ -1,4 +1,4 @@
-"""Cephalopod: the reachable-state hash of CodinGame's Spring Challenge 2025 (seed 003, ../shared/specs/cephalopod.md).
+"""Cephalopod: the reachable-state hash of CodinGame's Spring Challenge 2025 (Jeremy Sawicki's write-up of his CodinGame Spring Challenge 2025 entry).
 
 A board is 3x3 cells numbered 0..8 row by row; a cell holds 0 (empty) or a die 1..6. A move fills one empty cell:
 with every subset of two or more occupied orthogonal neighbours whose pips sum to 6 or less it captures them (one
@@ -18,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness import progress
-from harness.model import InvalidInput, Kernel, KnownAnswer, Parameter, WorkloadKind
+from swarbench import progress
+from swarbench.model import InvalidInput, Kernel, KnownAnswer, Parameter, WorkloadKind
 
 MOD = 1 << 30
 MASK = MOD - 1
@@ -267,7 +267,7 @@ def describe_input(inputs, i: int) -> str:
 
 # -- workloads -----------------------------------------------------------------------------------------------
 # The twelve official tests of the contest, their inputs and expected outputs as the contest published them
-# (seed 003's problem; copied into ../shared/data/cephalopod_cases.csv with their path counts).
+# (data/cephalopod_cases.csv, with their path counts).
 OFFICIAL = (
     ("cg_test_01", 20, "060222161", 322444322),
     ("cg_test_02", 20, "506450064", 951223336),
@@ -282,7 +282,7 @@ OFFICIAL = (
     ("cg_test_11", 20, "051000401", 738691369),
     ("cg_test_12", 20, "100352100", 808014757),
 )
-OFFICIAL_SOURCE = "CodinGame Spring Challenge 2025, official tests 1-12 (seed 003; spec's data file)"
+OFFICIAL_SOURCE = "CodinGame Spring Challenge 2025, official tests 1-12"
 # Small cases made by hand in the spec, checkable on paper.
 HANDMADE = (
     ("empty board, one move", 1, "000000000", 111111111),
@@ -408,7 +408,7 @@ HASHSUM = Kernel(
     validate=validate,
     describe_input=describe_input,
     baseline="bfs",
-    source="seed 003",
+    source="Jeremy Sawicki's write-up of his CodinGame Spring Challenge 2025 entry",
     summarize=summarize,
 )
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness.memory import as_aligned
+from swarbench.memory import as_aligned
 
 from .spec import COMPOSE, NEIGHBOURS, PERMS, POW10, captures
 

@@ -1,9 +1,9 @@
-"""The Mastermind suite (seeds 000/001): scoring variations, batch SIMD scoring, Knuth's algorithm on all games.
+"""The Mastermind suite: scoring variations, batch SIMD scoring, Knuth's algorithm on all games.
 
 To add an implementation, write its prepare function in the module of its family (python.py, vectorized.py,
 jit.py, native.py with its C source in c/, gpu.py) and append an ``Implementation`` to that module's list.
 """
-from harness import hookimpl
+from swarbench import hookimpl
 
 from . import command, gpu, jit, jit_knuth, native, python, report, spec, vectorized
 

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from harness.model import Command, Workload
+from swarbench.model import Command, Workload
 
 from . import spec
 

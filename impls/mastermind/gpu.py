@@ -11,7 +11,7 @@ host, as every other family delivers them. For 5p8c all pairs that copy (1 GiB o
 """
 import numpy as np
 
-from harness.model import Implementation
+from swarbench.model import Implementation
 
 from .vectorized import count_words
 

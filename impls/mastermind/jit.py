@@ -6,8 +6,8 @@ compile (or the load from numba's cache) happens there too, on a one-element bat
 """
 import numpy as np
 
-from harness.memory import aligned_copy, aligned_empty
-from harness.model import Implementation
+from swarbench.memory import aligned_copy, aligned_empty
+from swarbench.model import Implementation
 
 from .spec import color_counts, cross_parts, digits, parts_batch
 from .vectorized import count_words

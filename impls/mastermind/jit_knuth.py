@@ -5,8 +5,8 @@ kernels are in jit_kernels.py, cached on disk by numba.
 """
 import numpy as np
 
-from harness.memory import as_aligned
-from harness.model import Implementation
+from swarbench.memory import as_aligned
+from swarbench.model import Implementation
 
 from .spec import all_codewords, color_counts, digits
 from .jit import _kernels

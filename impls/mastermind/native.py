@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cbuild import build
-from harness.memory import aligned_copy, aligned_empty, as_aligned
-from harness.model import Implementation
+from swarbench.cbuild import build
+from swarbench.memory import aligned_copy, aligned_empty, as_aligned
+from swarbench.model import Implementation
 
 from .spec import all_codewords, color_counts, cross_parts, digits, parts_batch
 
@@ -240,7 +240,7 @@ KNUTH_VARIANTS = [
      "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors)"),
 ]
 
-# The article's table: the variation it names, its time for Knuth 4p6c (seed 001), and our implementation.
+# The article's table: the variation it names, its time for Knuth 4p6c, and our implementation.
 ARTICLE_TABLE = [
     ("simple loops", 4.4948, "c-simple-loops"),
     ("counting, scalar", 3.1218, "c-counting"),

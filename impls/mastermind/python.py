@@ -7,7 +7,7 @@ timed several times) would cost them most of the suite's time budget. They run o
 """
 import numpy as np
 
-from harness.model import Implementation, TooSlow
+from swarbench.model import Implementation, TooSlow
 
 from .spec import color_counts
 

@@ -1,4 +1,4 @@
-"""The article's own table (seed 001): Knuth 4p6c, every game on its own, timed with each scoring variation
+"""The article's own table: Knuth 4p6c, every game on its own, timed with each scoring variation
 plugged in, with its speedup over simple loops, next to the article's figures."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Optional
 
 import pandas as pd
 
-from harness.model import ReportSection, SuiteReport
+from swarbench.model import ReportSection, SuiteReport
 
 from .native import ARTICLE_TABLE
 
@@ -39,10 +39,10 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
         "article_speedup": article_base / article if article else math.nan,
     } for variation, article, impl in ARTICLE_TABLE]).round({"time_s": 4, "speedup": 2, "article_speedup": 2})
     return ReportSection(
-        title="Knuth 4p6c, each game on its own, by scoring variation (the article's table, seed 001)",
+        title="Knuth 4p6c, each game on its own, by scoring variation (the article's table)",
         table=table,
         notes=(f"time_s: median seconds to play all 1296 games (workload {WORKLOAD}); speedup over {BASELINE} "
-               "in this run. article_s: the article's figures on its own machine (seed 001).",
+               "in this run. article_s: the article's figures on its own machine.",
                "Run it with: swarbench run --kernel mastermind.knuth --workload each-4p6c"),
     )
 

@@ -1,4 +1,4 @@
-"""Mastermind scoring and Knuth's algorithm (seeds 000/001, ../shared/specs/mastermind.md).
+"""Mastermind scoring and Knuth's algorithm (the "Efficient Scoring Functions" page of the mikemag/Mastermind project).
 
 Codeword: pin k in one nibble of a uint32, the first pin in the most significant used nibble ("1122" is 0x1122);
 colors are 1..C, never 0. Score byte: (black << 4) | white.
@@ -12,7 +12,7 @@ listed secret is played from ``first`` with the spec's exact tie-break; out[i] =
 
 The references are deliberately plain: scores pin by pin and color by color in NumPy, one byte plane per pin and
 per color count (no SWAR, no packed tricks), and Knuth's search as the spec words it, over the game tree. Both
-report how far they got through ``harness.progress`` (scores, or games resolved).
+report how far they got through ``swarbench.progress`` (scores, or games resolved).
 """
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ from typing import Sequence
 
 import numpy as np
 
-from harness import progress
-from harness.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
+from swarbench import progress
+from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
 
 PIN_RANGE = (2, 8)
 COLOR_RANGE = (2, 15)
 STRATEGIES = ("knuth", "most_parts")
 METHODS = ("each", "shared")
-SEED_DOC = "seeds 000/001 and ../shared/specs/mastermind.md"
+SOURCE = 'the "Efficient Scoring Functions" page of the mikemag/Mastermind project'
 
 
 # -- codewords -----------------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def score_pairs(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndar
 def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int, report: bool = False
                 ) -> np.ndarray:
     """(G, S) scores of every guess against every secret, a block of guesses at a time (``report``: say how far
-    it got through harness.progress, for the long references: 5p8c all pairs is over a billion scores)."""
+    it got through swarbench.progress, for the long references: 5p8c all pairs is over a billion scores)."""
     S, G = len(secrets), len(guesses)
     out = np.empty((G, S), np.uint8)
     sp = _pin_planes(secrets, pins)
@@ -248,8 +248,8 @@ def _score_known():
     expected = np.array([(b << 4) | w for _, b, w in ARTICLE_EXAMPLES], np.uint8)
     pairs = {"pins": 4, "colors": 10, "secrets": secrets, "guesses": guesses, "cross": False}
     cross = {"pins": 4, "colors": 10, "secrets": secrets[:1], "guesses": guesses, "cross": True}
-    return [KnownAnswer("4p10c secret 6684, eleven guesses", pairs, expected, SEED_DOC, size=len(expected)),
-            KnownAnswer("4p10c secret 6684 as a cross", cross, expected, SEED_DOC, size=len(expected))]
+    return [KnownAnswer("4p10c secret 6684, eleven guesses", pairs, expected, SOURCE, size=len(expected)),
+            KnownAnswer("4p10c secret 6684 as a cross", cross, expected, SOURCE, size=len(expected))]
 
 
 def all_pairs_inputs(pins: int, colors: int) -> dict:
@@ -329,7 +329,7 @@ SCORE = Kernel(
     validate=validate_score,
     describe_input=_describe_score,
     baseline="c-simple-loops",  # the article's first variation (pure Python naive declines big workloads)
-    source="seeds 000/001",
+    source=SOURCE,
 )
 
 
@@ -424,7 +424,7 @@ def _compare_knuth(expected, got, inputs):
                             f"{show(inputs['first'], inputs['pins'])} ({inputs['strategy']})",
                             f"total {expected['total']} max {expected['max']}", f"total {total} max {worst}")
         return None
-    from harness.model import first_array_mismatch
+    from swarbench.model import first_array_mismatch
 
     return first_array_mismatch(expected, got, lambda i: f"secret {show(inputs['secrets'][i], inputs['pins'])}")
 
@@ -479,7 +479,7 @@ KNUTH = Kernel(
     describe_input=lambda inputs, i: f"secret {show(inputs['secrets'][i], inputs['pins'])}",
     compare=_compare_knuth,
     baseline="c-simple-loops",
-    source="seeds 000/001",
+    source=SOURCE,
     summarize=summarize_knuth,
 )
 

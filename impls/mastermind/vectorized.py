@@ -5,8 +5,8 @@ About 100 ns a score here (a dozen uint64 temporaries per score), so it declines
 TooSlow: 5p8c all pairs (1.07e9 scores) would take nearly two minutes a call, checked and timed at least twice."""
 import numpy as np
 
-from harness.memory import as_aligned
-from harness.model import Implementation, TooSlow
+from swarbench.memory import as_aligned
+from swarbench.model import Implementation, TooSlow
 
 from .spec import color_counts
 

@@ -1,4 +1,4 @@
-"""The poker suite (seed 004): SWAR Hold'em hand ranking, the talk's building blocks, equity by enumeration.
+"""The poker suite: SWAR Hold'em hand ranking, the talk's building blocks, equity by enumeration.
 
 Kernels: poker.rank7 (7-card sets to canonical rank codes; workloads random, categories7), poker.equity (hero
 sA cA against one random hand; workloads aa-slice, aa-full), and the building blocks of blocks.py. Every
@@ -10,7 +10,7 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 ``Implementation`` to that module's list. Numba code goes in jitted.py, at module level with ``cache=True`` (a
 closure calling another jitted function would miss numba's cache in every worker: see jitted.py).
 """
-from harness import hookimpl
+from swarbench import hookimpl
 
 from . import blocks, command, jit, native, python, report, spec, vectorized
 

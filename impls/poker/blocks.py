@@ -1,4 +1,4 @@
-"""The talk's SWAR building blocks as kernels (seed 004, ../shared/specs/poker.md), each with a plain reference.
+"""The talk's SWAR building blocks as kernels (Eduardo Madrid's talk "How C++ beats other languages at card games", 2019), each with a plain reference.
 
 - ``poker.popcount``: lane popcounts of random 64-bit words at lane widths 2..64 (the talk's Catch2 table: 1021
   words of mt19937_64). Output: each lane replaced by its count (uint64[N]). One workload per width.
@@ -23,12 +23,12 @@ import math
 
 import numpy as np
 
-from harness.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
+from swarbench.model import InvalidInput, Kernel, KnownAnswer, WorkloadKind
 
-from .spec import DECK, describe, random_hands
+from .spec import DECK, TALK, describe, random_hands
 
 WIDTHS = (2, 4, 8, 16, 32, 64)
-SRC = "seed 004"
+SRC = TALK
 U = np.uint64
 
 

@@ -8,8 +8,8 @@ import time
 
 import numpy as np
 
-from harness.errors import UsageError
-from harness.model import Command, Workload
+from swarbench.errors import UsageError
+from swarbench.model import Command, Workload
 
 from . import spec
 

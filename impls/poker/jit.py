@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.memory import aligned_empty, as_aligned
-from harness.model import Implementation, TooSlow
+from swarbench.memory import aligned_empty, as_aligned
+from swarbench.model import Implementation, TooSlow
 
 _warm: set = set()
 

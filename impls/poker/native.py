@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import features
-from harness.cbuild import build
-from harness.memory import aligned_empty, as_aligned
-from harness.model import Implementation
+from swarbench import features
+from swarbench.cbuild import build
+from swarbench.memory import aligned_empty, as_aligned
+from swarbench.model import Implementation
 
 C_DIR = Path(__file__).parent / "c"
 CDEF = """

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from harness.model import Implementation, TooSlow
+from swarbench.model import Implementation, TooSlow
 
 from .spec import NIBBLE_LOW as NIB
 

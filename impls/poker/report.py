@@ -1,4 +1,4 @@
-"""The talk's way of presenting results (seed 004): the equity printout, and the Catch2 popcount table.
+"""The talk's way of presenting results: the equity printout, and the Catch2 popcount table.
 
 The equity section prints every implementation's wins, ties and losses (count and percent), comparisons per
 second and the estimated cycles per classification, next to the data file's correct totals and the talk's
@@ -13,8 +13,8 @@ from typing import Optional
 
 import pandas as pd
 
-from harness.model import ReportSection, SuiteReport
-from harness.results import summary_of
+from swarbench.model import ReportSection, SuiteReport
+from swarbench.results import summary_of
 
 from .spec import read_known
 

@@ -1,4 +1,4 @@
-"""Texas Hold'em hand ranking with SWAR (seed 004, ../shared/specs/poker.md): cards, rank codes, kernels.
+"""Texas Hold'em hand ranking with SWAR (Eduardo Madrid's talk "How C++ beats other languages at card games", 2019): cards, rank codes, kernels.
 
 Cards: the card of rank r (0 = deuce .. 12 = ace) and suit s (0..3 = s, h, d, c) is bit 4r + s of a uint64.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
+from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
@@ -26,8 +26,8 @@ CATEGORIES = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight"
               "four_of_a_kind", "straight_flush"]
 DECK = (1 << 52) - 1
 NIBBLE_LOW = 0x1111111111111  # bit 4r for r = 0..12
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "poker_known.csv"
-TALK = "seed 004 (the talk's equity slide)"
+DATA = Path(__file__).parent / "data" / "poker_known.csv"
+TALK = 'Eduardo Madrid, "How C++ beats other languages at card games" (2019, the Pokerbotic library)'
 
 # -- cards in the talk's notation -------------------------------------------------------------------------
 _CARD = re.compile(r"^(?:([shdc])(10|[2-9tjqka])|(10|[2-9tjqka])([shdc]))$", re.IGNORECASE)
@@ -213,11 +213,12 @@ def _rank7_known():
         ("sA hJ d9 c7 s5 h3 c2", code_of(0, 0, (1 << 12) | (1 << 9) | (1 << 7) | (1 << 5) | (1 << 3))),
     ]
     return [KnownAnswer("spec tie-break rules (hand-checked)", _hands([c for c, _ in cases]),
-                        np.array([v for _, v in cases], np.uint32), "../shared/specs/poker.md", size=len(cases))]
+                        np.array([v for _, v in cases], np.uint32), "the hand-ranking rules: category, then kickers",
+                        size=len(cases))]
 
 
 def read_known(group: str) -> dict[str, int]:
-    """One group of ../shared/data/poker_known.csv as {item: value}."""
+    """One group of data/poker_known.csv as {item: value}."""
     import csv
 
     with open(DATA, newline="") as fh:
@@ -267,7 +268,7 @@ def _compare_rank7(expected, got, inputs):
 
 
 def _first_mismatch(expected, got, inputs):
-    from harness.model import first_array_mismatch
+    from swarbench.model import first_array_mismatch
 
     return first_array_mismatch(expected, got, lambda i: describe(inputs["hands"][i]))
 
@@ -296,7 +297,7 @@ RANK7 = Kernel(
     describe_input=lambda inputs, i: describe(inputs["hands"][i]),
     compare=_compare_rank7,
     baseline="naive",
-    source="seed 004",
+    source=TALK,
     summarize=_summarize_rank7,
 )
 
@@ -453,12 +454,12 @@ def royal_boards(hero: int) -> np.ndarray:
 def _equity_known():
     # Nothing beats or ties a royal flush: on every board where the hero sA cA holds one (4 royal cards of spades
     # or clubs on the board, plus any of the 46 other cards: 92 boards) the hero wins all 990 games. The talk's
-    # signed comparison loses 5,670 of them (../shared/specs/poker.md).
+    # signed comparison loses 5,670 of them.
     hero = hero_hand(AA)
     boards = royal_boards(hero)
     return [KnownAnswer(f"sA cA royal-flush boards: {len(boards) * OPPONENTS:,} wins",
                         {"hero": hero, "hero_text": AA, "boards": boards, "full": False},
-                        np.array([len(boards) * OPPONENTS, 0, 0], np.int64), "../shared/specs/poker.md",
+                        np.array([len(boards) * OPPONENTS, 0, 0], np.int64), "the rules of hold'em: a royal flush is never beaten",
                         size=len(boards) * OPPONENTS)]
 
 
@@ -476,7 +477,7 @@ EQUITY = Kernel(
     validate=validate_equity,
     compare=_compare_equity,
     baseline="c-talk",
-    source="seed 004",
+    source=TALK,
     summarize=_summarize_equity,
 )
 

@@ -10,8 +10,8 @@ import itertools
 
 import numpy as np
 
-from harness.memory import as_aligned
-from harness.model import Implementation, TooSlow
+from swarbench.memory import as_aligned
+from swarbench.model import Implementation, TooSlow
 
 from .spec import NIBBLE_LOW, OPPONENTS, card_indices
 

@@ -7,8 +7,8 @@ timing it, like every other.
 """
 import numpy as np
 
-from harness import Implementation, hookimpl
-from harness.memory import aligned_empty
+from swarbench import Implementation, hookimpl
+from swarbench.memory import aligned_empty
 
 
 def prepare_bytewise(workload):

@@ -1,4 +1,4 @@
-/* The write-up's SIMD steps (seed 003): symmetry with all eight forms of a board built, compared and chosen in
+/* The write-up's SIMD steps: symmetry with all eight forms of a board built, compared and chosen in
  * one AVX2 register, counts permuted with one vpermd, hash sums of the eight forms in one multiply; full and
  * last-layer boards summed without insertion. -DPREFETCH=1 adds the hash table prefetch. */
 #include <immintrin.h>

@@ -1,4 +1,4 @@
-/* The write-up's later steps (seed 003, submissions 7-17) on top of symmetry and AVX2, and one step it does
+/* The write-up's later steps (submissions 7-17) on top of symmetry and AVX2, and one step it does
  * not take: the last two layers are summed without building a single successor board.
  *
  * Board: cell i in bits 3i..3i+2, the number of empty cells in bits 27..31 (as in search.h). A layer is a

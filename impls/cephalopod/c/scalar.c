@@ -1,4 +1,4 @@
-/* The write-up's scalar steps (seed 003): which ones is chosen at build time with -DMOVES_LUT, -DSYMMETRY,
+/* The write-up's scalar steps: which ones is chosen at build time with -DMOVES_LUT, -DSYMMETRY,
  * -DDIRECT_SUM (see search.h). Built with -fno-tree-vectorize so the eight-way loops stay scalar. */
 #ifndef MOVES_LUT
 #define MOVES_LUT 0

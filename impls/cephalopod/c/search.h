@@ -1,4 +1,4 @@
-/* Breadth-first search of the cephalopod game over packed 32-bit boards, one layer per move (seed 003).
+/* Breadth-first search of the cephalopod game over packed 32-bit boards, one layer per move.
  *
  * Board: cell i in bits 3i..3i+2, the number of empty cells in bits 27..31. A layer is a state array and a count
  * array (NC uint32 counts per state, index 0 unused); the next layer is built from a move list of (new board,

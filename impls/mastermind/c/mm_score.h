@@ -1,4 +1,4 @@
-/* Mastermind scoring functions, one per variation of the article (seeds 000/001), for a P-pin codeword packed
+/* Mastermind scoring functions, one per variation of the article, for a P-pin codeword packed
  * one pin per nibble (first pin most significant) and its 16 8-bit color counts (count of color c in byte c).
  * Every function returns the packed score (b << 4) | w. The source file that includes this header picks one. */
 #ifndef MM_SCORE_H

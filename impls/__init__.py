@@ -1,0 +1,1 @@
+"""The built-in suites, installed as ``swarbench.suites``; each registers through the ``swarbench`` entry point."""
