@@ -56,9 +56,9 @@ def steadiness_lines(view: RunView) -> list[str]:
 
 
 def render(fmt: str, view: RunView) -> str:
-    from swarbench.render import csv, html, markdown, text
+    from swarbench.render import csv_file, html_page, markdown, text
 
-    return {"text": text.render, "md": markdown.render, "csv": csv.render, "html": html.render}[fmt](view)
+    return {"text": text.render, "md": markdown.render, "csv": csv_file.render, "html": html_page.render}[fmt](view)
 
 
 def scaling_series(frame: pd.DataFrame):
