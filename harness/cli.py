@@ -187,7 +187,8 @@ def cmd_list(args, reg) -> int:
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernel):
                 continue
-            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}]")
+            run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
+            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}"
                 out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
@@ -207,7 +208,7 @@ def cmd_list(args, reg) -> int:
     if reg.disabled:
         out.append(f"disabled plugins: {', '.join(reg.disabled)}")
     print("\n".join(out))
-    return EXIT_OK
+    return EXIT_FAILED if reg.failures else EXIT_OK  # what loaded is listed; a plugin that did not is an error
 
 
 def _view(reg, frame, machine, extra_notes=()) -> RunView:
