@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from swarbench import engine, features, registry as registry_mod, results
+from swarbench import engine, features, registry as registry_mod, results, scaffold
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
 from swarbench.render import FORMATS, RunView, render
@@ -174,6 +174,8 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
+    scaffold.add_parser(sub)
+
     for name, command in sorted(reg.commands.items()):
         p = sub.add_parser(name, help=command.help, description=command.help)
         command.add_arguments(p)
@@ -331,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_report(args, reg)
         if args.command == "compare":
             return cmd_compare(args, reg)
+        if args.command == "new-plugin":
+            return scaffold.run(args, reg)
         return int(reg.commands[args.command].run(args, reg) or 0)
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)

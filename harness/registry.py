@@ -22,7 +22,7 @@ from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
-RESERVED_COMMANDS = {"list", "run", "report", "compare", "help"}
+RESERVED_COMMANDS = {"list", "run", "report", "compare", "help", "new-plugin"}
 
 
 @dataclass(frozen=True)
