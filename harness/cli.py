@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from swarbench import engine, features, registry as registry_mod, results
+from swarbench import engine, features, registry as registry_mod, results, scaffold
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
 from swarbench.render import FORMATS, RunView, render
@@ -174,6 +174,8 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
+    scaffold.add_parser(sub)
+
     for name, command in sorted(reg.commands.items()):
         p = sub.add_parser(name, help=command.help, description=command.help)
         command.add_arguments(p)
@@ -187,7 +189,8 @@ def cmd_list(args, reg) -> int:
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernel):
                 continue
-            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}]")
+            run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
+            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}"
                 out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
@@ -207,7 +210,7 @@ def cmd_list(args, reg) -> int:
     if reg.disabled:
         out.append(f"disabled plugins: {', '.join(reg.disabled)}")
     print("\n".join(out))
-    return EXIT_OK
+    return EXIT_FAILED if reg.failures else EXIT_OK  # what loaded is listed; a plugin that did not is an error
 
 
 def _view(reg, frame, machine, extra_notes=()) -> RunView:
@@ -330,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_report(args, reg)
         if args.command == "compare":
             return cmd_compare(args, reg)
+        if args.command == "new-plugin":
+            return scaffold.run(args, reg)
         return int(reg.commands[args.command].run(args, reg) or 0)
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)
