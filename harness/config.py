@@ -1,12 +1,13 @@
 """Settings from the ``[tool.swarbench]`` table of the pyproject.toml in the folder swarbench runs from.
 
-Every key is a command-line option's long name (``max-time = 0.5``, ``kernels = ["cards.*"]``); an option
-given on the command line wins over the key. A key this module does not know, or a value of the wrong kind,
+Each key is named after a command-line option (``max-time = 0.5`` for --max-time, ``kernels = ["cards.*"]``
+for --kernel; docs/configuration.md lists them); an option given on the command line wins over its key. A key this module does not know, or a value of the wrong kind,
 is refused in one line naming the key, before anything is loaded or measured.
 """
 from __future__ import annotations
 
 import math
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,7 @@ class Key:
     check: Callable[[Any], Any]  # the value checked and converted; raises BadValue
     commands: tuple[str, ...]  # the sub-commands that have the option ("" is the top level)
     option: Callable[[Any], Any] = lambda value: value  # the checked value as the option holds it
+    env: str = ""  # an environment variable that, when set, wins over the key (a session's own choice)
 
 
 RUN = ("run",)
@@ -130,7 +132,7 @@ KEYS = {k.name: k for k in (
     Key("max-time", "max_time", positive_number, RUN),
     Key("min-rounds", "min_rounds", positive_int, RUN),
     Key("short-rounds", "short_rounds", nonnegative_int, RUN),
-    Key("reports", "reports", folder, SAVED),
+    Key("reports", "reports", folder, SAVED, env="SWARBENCH_REPORTS"),
     Key("format", "format", output_format, ("run", "report")),
     Key("quiet", "quiet", boolean, RUN),
     Key("disable-plugins", "disable_plugin", patterns, ("",)),
@@ -152,8 +154,10 @@ class Settings:
                 if command in KEYS[name].commands}
 
     def defaults(self, command: str) -> dict[str, Any]:
-        """Those argparse can take as defaults (the repeatable options are filled in by ``fill``)."""
-        return {dest: v for dest, v in self.for_command(command).items() if dest not in APPENDED}
+        """Those argparse can take as defaults (the repeatable options are filled in by ``fill``), less those
+        whose environment variable is set."""
+        overridden = {key.dest for key in KEYS.values() if key.env and os.environ.get(key.env)}
+        return {dest: v for dest, v in self.for_command(command).items() if dest not in APPENDED | overridden}
 
     def fill(self, args, command: str) -> None:
         """Give each repeatable option the command line left empty its setting."""
