@@ -2,9 +2,10 @@
 
     from swarbench.api import run, load, compare, report
 
-    frame = run("cards.*", max_time=0.01, processes=1)  # verify, time, save; the tidy frame back
+    before = load("latest")                               # the last saved run
+    frame = run("cards.*", max_time=0.01, processes=1)    # verify, time, save; the tidy frame back
     print(report(frame))                                  # the text `swarbench run` prints
-    change = compare("latest", frame.attrs["run_id"])     # one row per measurement both runs hold
+    change = compare(before, frame)                       # one row per measurement both runs hold
 
 The keyword arguments of ``run`` are the options of ``swarbench run`` (``max_time`` for ``--max-time``) and
 the keys of [tool.swarbench] (docs/configuration.md), checked the same way. Importing this module imports
@@ -181,11 +182,23 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     return render(format, view)
 
 
-def compare(a: Run, b: Run, *more: Run, reports: Union[str, Path, None] = None,
-            relative: bool = False) -> pd.DataFrame:
+def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Union[Run, pd.DataFrame],
+            reports: Union[str, Path, None] = None, relative: bool = False) -> pd.DataFrame:
     """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
-    of the whole machine between the runs (see `swarbench compare --help`)."""
+    of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
+    it, or is a frame ``run`` or ``load`` returned for one run."""
     from swarbench import compare as comparing
 
-    return comparing.compare([str(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+    return comparing.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+
+
+def _saved(run: Union[Run, pd.DataFrame]) -> str:
+    """The run a frame came from (compare reads the raw samples saved beside its results.csv)."""
+    if not hasattr(run, "attrs"):
+        return str(run)
+    if "run_dir" not in run.attrs:
+        from swarbench.errors import UsageError
+
+        raise UsageError("this frame holds several runs, or none: name the runs to compare")
+    return run.attrs["run_dir"]

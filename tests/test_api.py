@@ -51,6 +51,10 @@ def test_compare_a_run_with_itself_finds_no_change(saved):
     change = api.compare(frame.attrs["run_id"], frame.attrs["run_dir"], reports=reports)
     assert len(change) == (frame.status == "PASS").sum()
     assert (change["change"].abs() < 1e-12).all() and not change["significant"].any()
+    by_frames = api.compare(frame, api.load("latest", reports=reports))  # frames of one run name their run
+    assert by_frames["change"].tolist() == change["change"].tolist()
+    with pytest.raises(UsageError, match="several runs"):
+        api.compare(frame, api.load(frame.attrs["run_id"], frame.attrs["run_id"], reports=reports))
 
 
 @pytest.mark.parametrize("options, words", [
