@@ -23,6 +23,9 @@ from swarbench.model import Command, Implementation, Kernel, SuiteReport
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
 RESERVED_COMMANDS = {"list", "run", "report", "compare", "help", "new-plugin"}
+# the registration phases, in the order every plugin's hooks are called
+STAGES = ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports", "swarbench_add_commands")
+COMMANDS_ONLY = ("swarbench_add_commands",)  # enough to parse a command line: no suite builds its kernels
 
 
 @dataclass(frozen=True)
@@ -164,9 +167,10 @@ def disabled_from_env() -> list[str]:
 
 
 def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
-         entry_points: bool = True) -> Registry:
+         entry_points: bool = True, stages: Sequence[str] = STAGES) -> Registry:
     """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then run
-    both registration phases. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not imported.
+    the registration phases ``stages``. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not
+    imported.
     """
     pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
@@ -202,8 +206,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             continue
         registry.plugins.append(name)
 
-    for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports",
-                  "swarbench_add_commands"):
+    for stage in [s for s in STAGES if s in stages]:
         caller = getattr(pm.hook, stage)
         for hookimpl in caller.get_hookimpls():  # registration order
             plugin = hookimpl.plugin_name
