@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
+import time
 from pathlib import Path
 
-from swarbench import engine, features, registry as registry_mod, results
+from swarbench import engine, export, features, registry as registry_mod, results
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
 from swarbench.render import FORMATS, RunView, render
 from swarbench.render.progress import Progress
+from swarbench.render.summary import attach_run_files, change_rows
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -153,8 +156,12 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
                         "say) merge into one report with the run and machine beside each row")
-    p.add_argument("--format", "-f", choices=FORMATS, default="text", help="output format (default text)")
+    p.add_argument("--format", "-f", choices=FORMATS + export.FORMATS, default="text",
+                   help="output format (default text); pytest-benchmark and github-action-benchmark "
+                        "(customSmallerIsBetter) are JSON for those tools")
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
+    p.add_argument("--against", metavar="OTHER", default=None,
+                   help="add a column with each measurement's change from run OTHER, as `compare` finds it")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
@@ -163,7 +170,8 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                                    "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
                                    "ratio of medians agree; otherwise '~'. Runs from different machines compare too.")
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
-    p.add_argument("--format", "-f", choices=("text", "md", "csv"), default="text", help="output format")
+    p.add_argument("--format", "-f", choices=("text", "md", "csv", "html"), default="text",
+                   help="output format (html: one page with a chart of the changes)")
     p.add_argument("--relative", action="store_true",
                    help="take each change against the other implementations of its workload (their median "
                         "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
@@ -173,6 +181,15 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "beyond PCT (for CI gates)")
     p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+
+    p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
+                       description="Every run under REPORTS, grouped by machine and commit: per kernel and "
+                                   "implementation, the median ns/op of each commit with its interval, and the "
+                                   "changes `compare` calls regressions marked.")
+    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+                   help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+    p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
+                   help="where to write the page (default REPORTS/history.html)")
 
     for name, command in sorted(reg.commands.items()):
         p = sub.add_parser(name, help=command.help, description=command.help)
@@ -224,15 +241,19 @@ def cmd_run(args, reg) -> int:
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
                                 timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
                                 passes=args.passes, settle=args.settle, keep_slowed=args.keep_slowed)
+    started = time.time()
     outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
     notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
     view = _view(reg, outcome.frame, outcome.machine, notes)
+    view.info = {"command": shlex.join(["swarbench", *args.argv]), "duration_s": time.time() - started}
+    attach_run_files(view, {outcome.run_id: outcome.run_dir})
+    export.write(outcome.run_dir, view)
     for fmt, name in (("html", "report.html"), ("md", "report.md")):
         results.write_atomic(outcome.run_dir / name, render(fmt, view))
     _say(sys.stdout, render(args.format, view) + f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, "
-         f"benchmark-w*.json); render again with `swarbench report {outcome.run_id}`\n")
+         f"benchmark.json); render again with `swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     failed = engine.failed_rows(outcome.frame)
@@ -269,7 +290,13 @@ def cmd_report(args, reg) -> int:
             machines[run_id] = results.machine_of(path.parent)
     view = _view(reg, frame, results.machine_of(paths[0].parent))
     view.machines = machines
-    text = render(args.format, view)
+    attach_run_files(view, {str(f["run_id"].dropna().astype(str).iloc[0]): path.parent
+                            for path, f in zip(paths, frames) if f["run_id"].notna().any()})
+    if args.against:
+        from swarbench import compare
+
+        view.changes = change_rows(compare.compare([args.against, args.runs[0]], args.reports))
+    text = export.render_view(args.format, view) if args.format in export.FORMATS else render(args.format, view)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
@@ -292,6 +319,8 @@ def cmd_compare(args, reg) -> int:
         sys.stdout.write(frame.to_csv(index=False))
     elif args.format == "md":
         sys.stdout.write(comparison.render_md(frame, geomeans, gate))
+    elif args.format == "html":
+        sys.stdout.write(comparison.render_html(frame, geomeans, gate))
     else:
         sys.stdout.write(comparison.render_text(frame, geomeans, gate))
     if gate is not None and len(gate):
@@ -317,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         reg = registry_mod.load(disable=_disabled_from_argv(argv))
         parser = build_parser(reg)
         args = parser.parse_args(argv)
+        args.argv = argv
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
@@ -330,6 +360,11 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_report(args, reg)
         if args.command == "compare":
             return cmd_compare(args, reg)
+        if args.command == "history":
+            from swarbench import history
+
+            print(f"wrote {history.write(args.reports, args.output)}")
+            return EXIT_OK
         return int(reg.commands[args.command].run(args, reg) or 0)
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)
