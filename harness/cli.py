@@ -252,8 +252,9 @@ def cmd_run(args, reg) -> int:
     export.write(outcome.run_dir, view)
     for fmt, name in (("html", "report.html"), ("md", "report.md")):
         results.write_atomic(outcome.run_dir / name, render(fmt, view))
-    _say(sys.stdout, render(args.format, view) + f"saved {outcome.run_dir}/ (results.csv, report.html, report.md, "
-         f"benchmark.json); render again with `swarbench report {outcome.run_id}`\n")
+    _say(sys.stdout, render(args.format, view) + f"saved {outcome.run_dir}/\n"
+         f"(results.csv, report.html, report.md, benchmark.json); render again with "
+         f"`swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     failed = engine.failed_rows(outcome.frame)

@@ -57,13 +57,12 @@ def _table(header, rows, numeric=None, classes=None, css="") -> str:
 
 def _header(s: Summary, view: RunView) -> list[str]:
     h = s.header
-    parts = [h["date"], f"took {h['duration']}" if h["duration"] else "",
-             f"<code>{_e(h['command'])}</code>" if h["command"] else "",
-             f"commit <code>{_e(h['commit'])}</code>" if h["commit"] else "",
-             f"{_e(h['machine'])} (<a href='#machine'>details</a>)"]
-    out = [f"<h1>{_e(h['title'])}</h1>",
-           "<p class='meta'>" + " · ".join(p if p.startswith(("<", "commit")) or "<a" in p else _e(p)
-                                           for p in parts if p) + "</p>"]
+    when = " · ".join(_e(p) for p in (h["date"], f"took {h['duration']}" if h["duration"] else "") if p)
+    if h["commit"]:
+        when += f"{' · ' if when else ''}commit <code>{_e(h['commit'])}</code>"
+    out = [f"<h1>{_e(h['title'])}</h1>", "<p class='meta'>" + "<br>".join(x for x in (
+        when, f"<code>{_e(h['command'])}</code>" if h["command"] else "",
+        f"{_e(h['machine'])} (<a href='#machine'>details</a>)") if x) + "</p>"]
     out += [f"<p class='bad'>{_e(n)}</p>" for n in view.notes]
     return out
 

@@ -36,7 +36,9 @@ def render(view: RunView) -> str:
            " · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
                                   f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p)]
     if h["command"]:
-        out += ["", f"`{h['command']}`"]
+        # a long command line is continued with backslashes, as a shell reads it back
+        parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
+        out += ["", "Command:", "", "```sh", " \\\n    ".join(parts), "```"]
     out += [f"\n**Problem:** {n}" for n in view.notes]
     if s.boards:
         header, rows = tables.scoreboard(s)
