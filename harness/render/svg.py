@@ -146,30 +146,40 @@ class ChangeRow:
     verdict: str  # "slower", "faster" or "same"
 
 
-def change_chart(rows: list[ChangeRow], title: str = "change of the median, with its 95% interval") -> str:
-    """Each row's change on a percentage axis around 0, coloured by its verdict."""
+RATIO_TICKS = (1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100)
+
+
+def change_chart(rows: list[ChangeRow], title: str = "change of the median, with its 95% interval (log scale)") -> str:
+    """Each row's change on a log axis of the ratio B/A around no change (so "twice as slow" and "twice as
+    fast" lie equally far out), coloured by its verdict; ticks read as percentages."""
     if not rows:
         return ""
-    ext = max([abs(v) for r in rows for v in (r.change, r.low, r.high) if v == v] + [0.01])
-    ext = _nice(ext * 100 * 1.1, up=True) / 100
-    x0, x1 = LEFT, WIDTH - RIGHT
+    logs = [abs(math.log1p(v)) for r in rows for v in (r.change, r.low, r.high) if v == v and v > -1]
+    ext = max(logs + [math.log(1.01)]) * 1.05
+    outer = max([t for t in RATIO_TICKS if math.log(t) <= ext] or [1.01])
+    inner = max([t for t in RATIO_TICKS if math.log(t) <= math.log(outer) / 1.8] or [outer])
+    ticks = sorted({1.0, outer, 1 / outer, inner, 1 / inner})
+    left = min(max(LEFT, 12 + 7 * max(len(r.label) for r in rows)), 430)
+    x0, x1 = left, WIDTH - RIGHT
 
-    def x(v):
-        return x0 + (x1 - x0) * (max(min(v, ext), -ext) + ext) / (2 * ext)
+    def x(v):  # v: a change (-0.5 is half the time)
+        lg = max(min(math.log1p(v) if v > -1 else -ext, ext), -ext)
+        return x0 + (x1 - x0) * (lg + ext) / (2 * ext)
 
     top, step = 30, 22
     bottom = top + step * len(rows)
     color = {"slower": SLOWER, "faster": FASTER}
     body = [legend([("slower", SLOWER), ("faster", FASTER), ("no clear change", SAME)], 14)]
-    for t in (-ext, -ext / 2, 0, ext / 2, ext):
-        body.append(f'<line x1="{x(t):.1f}" y1="{top - 4}" x2="{x(t):.1f}" y2="{bottom}" '
-                    f'class="{"zero" if t == 0 else "grid"}"/>'
-                    f'<text x="{x(t):.1f}" y="{bottom + 15}" text-anchor="middle">{t * 100:+.0f}%</text>')
+    for t in ticks:
+        pct = (t - 1) * 100
+        body.append(f'<line x1="{x(t - 1):.1f}" y1="{top - 4}" x2="{x(t - 1):.1f}" y2="{bottom}" '
+                    f'class="{"zero" if t == 1 else "grid"}"/>'
+                    f'<text x="{x(t - 1):.1f}" y="{bottom + 15}" text-anchor="middle">{pct:+.{0 if abs(pct) >= 10 or pct == 0 else 1}f}%</text>')
     body.append(f'<text x="{(x0 + x1) / 2}" y="{bottom + 34}" text-anchor="middle">{_e(title)}</text>')
     for i, r in enumerate(rows):
         y = top + step * i + step / 2
         c = color.get(r.verdict, SAME)
-        body.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">{_e(r.label)}</text>')
+        body.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{_e(r.label)}</text>')
         if r.low == r.low and r.high == r.high:
             body.append(f'<line x1="{x(r.low):.1f}" y1="{y}" x2="{x(r.high):.1f}" y2="{y}" stroke="{c}" '
                         f'stroke-width="3"/>')
