@@ -90,17 +90,25 @@ def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iter
 
 
 def measure(run_request: RunRequest, registry: Optional[Registry] = None,
-            listener: Optional[Callable[[dict], None]] = None) -> Measured:
-    """Run the request (verify, then time), save it with its HTML and Markdown reports, and return it."""
-    from swarbench import engine, results
+            listener: Optional[Callable[[dict], None]] = None, command: str = "swarbench.run()") -> Measured:
+    """Run the request (verify, then time), save it with its HTML and Markdown reports and its benchmark.json,
+    and return it. ``command`` is what the reports' header names as the command that made the run."""
+    import time
+
+    from swarbench import engine, export, results
     from swarbench.render import render
+    from swarbench.render.summary import attach_run_files
 
     registry = registry if registry is not None else plugins(run_request.disable)
+    started = time.time()
     outcome = engine.run(run_request, registry, listener)
     notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
     view = run_view(registry, outcome.frame, outcome.machine, notes)
+    view.info = {"command": command, "duration_s": time.time() - started}
+    attach_run_files(view, {outcome.run_id: outcome.run_dir})
+    export.write(outcome.run_dir, view)
     for fmt, name in SAVED_REPORTS:
         results.write_atomic(outcome.run_dir / name, render(fmt, view))
     return Measured(outcome, view)
@@ -161,24 +169,38 @@ def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
     merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     merged.attrs["machines"] = machines
     merged.attrs["machine"] = results.machine_of(paths[0].parent)
+    merged.attrs["run_dirs"] = {str(run_id): str(path.parent) for path, frame in zip(paths, frames)
+                                for run_id in frame["run_id"].dropna().astype(str).unique()[:1]}
     if len(paths) == 1:
         merged.attrs["run_dir"] = str(paths[0].parent)
     return merged
 
 
 def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union[str, Path, None] = None,
-           registry: Optional[Registry] = None) -> str:
-    """A report of saved runs, or of a frame ``run`` or ``load`` returned, in text, md, csv or html: the
-    common tables and every suite's own section."""
+           registry: Optional[Registry] = None, against: Optional[Run] = None) -> str:
+    """A report of saved runs, or of a frame ``run`` or ``load`` returned, in text, md, csv or html (or the
+    pytest-benchmark and github-action-benchmark JSON): the common tables and every suite's own section.
+    ``against`` adds each measurement's change from that run, as ``compare`` finds it."""
     from swarbench.render import render
+    from swarbench.render.summary import attach_run_files, change_rows
 
-    if format not in config.FORMATS:
+    if format not in config.FORMATS + config.EXPORT_FORMATS:
         from swarbench.errors import UsageError
 
-        raise UsageError(f"format {format!r}: expected one of {', '.join(config.FORMATS)}")
+        raise UsageError(f"format {format!r}: expected one of {', '.join(config.FORMATS + config.EXPORT_FORMATS)}")
     frame = runs[0] if len(runs) == 1 and hasattr(runs[0], "attrs") else load(*runs, reports=reports)
     view = run_view(registry if registry is not None else plugins(), frame, frame.attrs.get("machine", {}))
     view.machines = dict(frame.attrs.get("machines", {}))
+    run_dirs = dict(frame.attrs.get("run_dirs", {}))
+    if not run_dirs and "run_dir" in frame.attrs and frame["run_id"].notna().any():
+        run_dirs = {str(frame["run_id"].dropna().astype(str).iloc[0]): frame.attrs["run_dir"]}
+    attach_run_files(view, {run_id: Path(folder) for run_id, folder in run_dirs.items()})
+    if against is not None:
+        view.changes = change_rows(compare(against, _saved(runs[0]), reports=reports))
+    if format in config.EXPORT_FORMATS:
+        from swarbench import export
+
+        return export.render_view(format, view)
     return render(format, view)
 
 

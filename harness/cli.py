@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
 from swarbench import api, config, features, registry as registry_mod, scaffold
-from swarbench.config import FORMATS
+from swarbench.config import EXPORT_FORMATS, FORMATS
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
 
@@ -156,8 +157,12 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
                         "say) merge into one report with the run and machine beside each row")
-    p.add_argument("--format", "-f", choices=FORMATS, default="text", help="output format (default text)")
+    p.add_argument("--format", "-f", choices=FORMATS + EXPORT_FORMATS, default="text",
+                   help="output format (default text); pytest-benchmark and github-action-benchmark "
+                        "(customSmallerIsBetter) are JSON for those tools")
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
+    p.add_argument("--against", metavar="OTHER", default=None,
+                   help="add a column with each measurement's change from run OTHER, as `compare` finds it")
     p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
@@ -166,7 +171,8 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                                    "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
                                    "ratio of medians agree; otherwise '~'. Runs from different machines compare too.")
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
-    p.add_argument("--format", "-f", choices=("text", "md", "csv"), default="text", help="output format")
+    p.add_argument("--format", "-f", choices=("text", "md", "csv", "html"), default="text",
+                   help="output format (html: one page with a chart of the changes)")
     p.add_argument("--relative", action="store_true",
                    help="take each change against the other implementations of its workload (their median "
                         "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
@@ -178,6 +184,15 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
     scaffold.add_parser(sub)
+
+    p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
+                       description="Every run under REPORTS, grouped by machine and commit: per kernel and "
+                                   "implementation, the median ns/op of each commit with its interval, and the "
+                                   "changes `compare` calls regressions marked.")
+    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
+                   help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+    p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
+                   help="where to write the page (default REPORTS/history.html)")
 
     for name, command in sorted(reg.commands.items()):
         p = sub.add_parser(name, help=command.help, description=command.help)
@@ -230,10 +245,12 @@ def cmd_run(args, reg) -> int:
                           overhead=not args.no_overhead, max_time=args.max_time, min_rounds=args.min_rounds,
                           short_rounds=args.short_rounds, reports=args.reports,
                           disable_plugins=args.disable_plugin)
-    measured = api.measure(request, reg, None if args.quiet else Progress(args.processes))
+    measured = api.measure(request, reg, None if args.quiet else Progress(args.processes),
+                           command=shlex.join(["swarbench", *args.argv]))
     outcome = measured.outcome
-    _say(sys.stdout, render(args.format, measured.view) + f"saved {outcome.run_dir}/ (results.csv, report.html, "
-         f"report.md, benchmark-w*.json); render again with `swarbench report {outcome.run_id}`\n")
+    _say(sys.stdout, render(args.format, measured.view) + f"saved {outcome.run_dir}/\n"
+         f"(results.csv, report.html, report.md, benchmark.json); render again with "
+         f"`swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
     failed = engine.failed_rows(outcome.frame)
@@ -259,7 +276,7 @@ def _say(stream, text: str) -> None:
 
 
 def cmd_report(args, reg) -> int:
-    text = api.report(*args.runs, format=args.format, reports=args.reports, registry=reg)
+    text = api.report(*args.runs, format=args.format, reports=args.reports, registry=reg, against=args.against)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
@@ -286,6 +303,8 @@ def cmd_compare(args, reg) -> int:
         sys.stdout.write(frame.to_csv(index=False))
     elif args.format == "md":
         sys.stdout.write(comparison.render_md(frame, geomeans, gate))
+    elif args.format == "html":
+        sys.stdout.write(comparison.render_html(frame, geomeans, gate))
     else:
         sys.stdout.write(comparison.render_text(frame, geomeans, gate))
     if gate is not None and len(gate):
@@ -313,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         # the sub-commands are enough to parse (and to answer --help); the suites' kernels load after
         parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY), settings, argv)
         args = parser.parse_args(argv)
+        args.argv = argv
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
@@ -329,6 +349,11 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_report(args, reg)
         if args.command == "compare":
             return cmd_compare(args, reg)
+        if args.command == "history":
+            from swarbench import history
+
+            print(f"wrote {history.write(args.reports, args.output)}")
+            return EXIT_OK
         if args.command == "new-plugin":
             return scaffold.run(args, reg)
         if args.command not in reg.commands:  # its plugin failed after adding the command (warned above)

@@ -23,6 +23,7 @@ else:  # the same parser, published for the Pythons before tomllib
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.swarbench"
 FORMATS = ("text", "md", "csv", "html")  # swarbench.render.FORMATS, named here so reading settings needs no pandas
+EXPORT_FORMATS = ("pytest-benchmark", "github-action-benchmark")  # swarbench.export.FORMATS, likewise
 
 
 class BadValue(ValueError):

@@ -58,7 +58,7 @@ def test_run_checks_times_saves_and_reports(env):
     assert "<svg" in html and "cards.contains" in html and "http" not in html.replace("http://www.w3.org", "")
 
 
-@pytest.mark.parametrize("fmt, marker", [("text", "BenchmarkRemove/"), ("md", "| implementation |"),
+@pytest.mark.parametrize("fmt, marker", [("text", "BenchmarkRemove/"), ("md", "| implementation "),
                                          ("csv", "ns_per_op_median"), ("html", "<!doctype html>")])
 def test_report_renders_a_saved_run_in_every_format(env, fmt, marker):
     assert swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--size", "64", *FAST, env=env).returncode == 0

@@ -20,6 +20,12 @@ class RunView:
     sections: list[ReportSection] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     machines: dict = field(default_factory=dict)  # run id -> machine, when several runs are shown together
+    # read beside the frame by swarbench.render.summary (renderers read no files): each measurement's kept
+    # samples in ns/op by (kernel, implementation, workload, n), and the run's start, length and command line
+    samples: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+    # `report --against OTHER`: swarbench.compare's rows of this run against OTHER, by the same key
+    changes: dict = field(default_factory=dict)
 
     def label(self, row) -> str:
         """An implementation's name, with its run when rows of several runs share a table."""
@@ -78,6 +84,51 @@ def kernel_groups(frame: pd.DataFrame):
         yield key, ranked.drop(columns="_o")
 
 
+TIME_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1.0, "ns"))
+
+
+def time_unit(ns: float) -> tuple[float, str]:
+    """The unit a time in ns reads best in (ns, us, ms or s), as (ns per unit, name)."""
+    for scale, name in TIME_UNITS:
+        if ns == ns and abs(ns) >= scale:
+            return scale, name
+    return TIME_UNITS[-1]
+
+
+def fmt_number(x: float) -> str:
+    """Three significant digits, never in exponent form: 1.23, 12.3, 123, 1,234."""
+    if x != x:
+        return "-"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:#.3g}" if x else "0"
+
+
+def fmt_time(ns: float, unit: tuple[float, str] | None = None) -> str:
+    """A time given in ns, in the unit that reads best (or the one given): "252 ms", "1.23 ns"."""
+    if ns != ns or ns is None:
+        return "-"
+    scale, name = unit or time_unit(ns)
+    return f"{fmt_number(ns / scale)} {name}"
+
+
+def fmt_time_interval(low: float, high: float, unit: tuple[float, str]) -> str:
+    """A 95% interval in a given unit without repeating it: "[248 .. 257]"."""
+    if low != low or high != high:
+        return ""
+    return f"[{fmt_number(low / unit[0])} .. {fmt_number(high / unit[0])}]"
+
+
+def column_title(name) -> str:
+    """A suite table's column name as a header: words, with its unit in brackets (``time_s`` -> "time (s)",
+    ``wins_%`` -> "wins (%)", ``ns_per_op`` -> "ns/op")."""
+    text = str(name).replace("_per_", "/")
+    words = text.split("_")
+    if len(words) > 1 and words[-1] in ("s", "ms", "us", "ns", "%", "cycles", "x"):
+        return " ".join(words[:-1]) + f" ({words[-1]})"
+    return " ".join(words)
+
+
 def fmt_ns(ns: float) -> str:
     if ns != ns:  # NaN
         return "-"
@@ -107,6 +158,12 @@ def fmt_seconds(s: float) -> str:
 def fmt_cell(value) -> str:
     """A suite section's cell: whole numbers with thousands separators, other numbers to four significant
     digits (one decimal from 100 up), missing ones blank; anything else as it is."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
     if isinstance(value, (float, np.floating)):
         x = float(value)
         if x != x:
@@ -115,6 +172,10 @@ def fmt_cell(value) -> str:
             return f"{int(x):,}"
         return f"{x:,.1f}" if abs(x) >= 100 else f"{x:.4g}"
     return str(value)
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
 def section_cells(table) -> list[list[str]]:

@@ -86,6 +86,70 @@ def render_md(frame, geomeans: dict, regressions=None) -> str:
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
         out += [f"## {group.iloc[0]['run_a']} vs {run_b}", ""]
-        out += table(["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test"], [list(r) for r in _rows(group)])
-        out += ["", f"geomean change: {_pct(geomeans[run_b])}", ""]
+        out += table(["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test", "verdict"],
+                     [list(r) + [_verdict(g)] for r, (_, g) in zip(_rows(group), group.iterrows())],
+                     [False, True, True, True, False, False])
+        out += ["", f"geomean change: {_pct(geomeans[run_b])}", "",
+                "Change of each median with its 95% interval (S slower, F faster, o no clear change):", "", "```"]
+        out += ascii_chart(group) + ["```", ""]
     return "\n".join(out) + "\n"
+
+
+def _verdict(r) -> str:
+    if not r["significant"]:
+        return "same"
+    return "slower" if r["change"] > 0 else "faster"
+
+
+def render_html(frame, geomeans: dict, regressions=None) -> str:
+    """One page: per compared run, a chart of every row's change with its interval, and the table (A, B, change,
+    interval, p, verdict), regressions beyond the gate marked."""
+    from swarbench.render.html_page import CSS, _e, _table
+    from swarbench.render.svg import ChangeRow, change_chart
+
+    gated = set() if regressions is None else {tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload",
+                                                                   "n")) for _, r in regressions.iterrows()}
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench compare</title>"
+           f"<style>{CSS}</style></head><body><h1>swarbench compare</h1>"]
+    for run_b, group in frame.groupby("run_b", sort=False):
+        first = group.iloc[0]
+        out.append(f"<h2>{_e(first['run_a'])} → {_e(run_b)}</h2>"
+                   f"<p class='meta'>A: {_e(first['machine_a'])} · B: {_e(first['machine_b'])} · geometric mean "
+                   f"of the changes {_pct(geomeans[run_b])}</p>")
+        out += [f"<p class='note'>{_e(line.strip())}</p>" for line in _steadiness_lines(first)]
+        rows, cells, classes = [], [], []
+        for _, r in group.iterrows():
+            label = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
+            rows.append(ChangeRow(label, r["change"], r["change_ci_low"], r["change_ci_high"], _verdict(r)))
+            gate = tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload", "n")) in gated
+            cells.append([label, f"{fmt_ns(r['median_a'])}", f"{fmt_ns(r['median_b'])}", _pct(r["change"]),
+                          f"[{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]", f"{r['p_value']:.3f}",
+                          _verdict(r) + (" (beyond the gate)" if gate else "")])
+            classes.append("bad" if gate or _verdict(r) == "slower" else "")
+        out.append(change_chart(rows))
+        out.append(_table(["measurement", "A ns/op", "B ns/op", "change", "95% interval", "p", "verdict"], cells,
+                          [False, True, True, True, True, True, False], classes))
+    out.append("<p class='note'>same: no clear change (Mann-Whitney U p ≥ 0.05, or the interval of the ratio of "
+               "medians includes no change).</p></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def ascii_chart(group, width: int = 41) -> list[str]:
+    """A plain-text chart of each row's change and interval around 0, for markdown (a code block)."""
+    ext = max([abs(v) for v in group[["change", "change_ci_low", "change_ci_high"]].to_numpy().ravel() if v == v]
+              + [0.01])
+    half = width // 2
+
+    def col(v):
+        return half + round(max(min(v / ext, 1), -1) * half)
+
+    lines = [f"{'-' + format(ext * 100, '.0f') + '%':<{half}}0{'+' + format(ext * 100, '.0f') + '%':>{half}}"]
+    for _, r in group.iterrows():
+        cells = [" "] * (width)
+        cells[half] = "|"
+        if r["change_ci_low"] == r["change_ci_low"]:
+            for c in range(col(r["change_ci_low"]), col(r["change_ci_high"]) + 1):
+                cells[min(c, width - 1)] = "-"
+        cells[min(col(r["change"]), width - 1)] = {"slower": "S", "faster": "F"}.get(_verdict(r), "o")
+        lines.append("".join(cells) + f"  {r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}")
+    return lines

@@ -1,6 +1,8 @@
-"""One self-contained HTML file: tables, a log-axis bar chart of ns/op per kernel, suite sections, machine.
+"""One self-contained HTML file that leads with the answer: a header, the scoreboard, the caveats once, contents,
+then per kernel a chart of medians, intervals and samples, a compact table, and the rest behind a details element.
 
-No scripts, fonts or stylesheets are fetched: the charts are inline SVG, so the file opens offline.
+No scripts, fonts or stylesheets are fetched: the charts are inline SVG, so the file opens offline. Everything
+shown was computed before (swarbench.results, swarbench.render.summary); this module lays it out.
 """
 from __future__ import annotations
 
@@ -8,19 +10,33 @@ import html
 import math
 
 from swarbench.model import LineChart
-from swarbench.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
-                            measurement_rows, scaling_series, section_cells, steadiness_lines)
+from swarbench.render import RunView, column_title, scaling_series
+from swarbench.render import tables
+from swarbench.render.summary import Summary, change_of, machine_lines, samples_of, strip_points, summarize
+from swarbench.render.svg import DotRow, dot_chart, family_color, family_key
 
-PALETTE = {"python": "#8c564b", "numpy": "#1f77b4", "numba": "#2ca02c", "cffi": "#d62728"}
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
+SECTION_COLUMNS = 9  # a suite table wider than this is split, so that no table scrolls sideways at 1280 px
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:1100px}
-table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:.9rem}
-td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}
-td:first-child,th:first-child,td.l{text-align:left}
-tr.FAIL td,tr.ERROR td{background:#fde0e0} tr.SKIP td{color:#888}
-h2{border-bottom:1px solid #ddd;padding-bottom:.2rem} .note{color:#555;font-size:.9rem}
-svg text{font-size:11px;font-family:inherit}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:0 auto;padding:1rem 1.5rem 3rem;color:#222;
+max-width:1200px;line-height:1.4}
+h1{font-size:1.5rem;margin:.5rem 0 .2rem} h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}
+h2 small{font-weight:normal;color:#555;font-size:.95rem}
+.meta{color:#444;font-size:.9rem;margin:.2rem 0 1rem;overflow-wrap:anywhere} .meta code{font-size:.85rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.88rem;max-width:100%}
+td,th{border-bottom:1px solid #e2e2e2;padding:.3rem .55rem;text-align:left;vertical-align:top}
+th{border-bottom:2px solid #999;font-weight:600;background:#fafafa}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.w{overflow-wrap:anywhere;min-width:12rem}
+table.score td:nth-child(3){font-weight:600}
+tr.bad td{background:#fdecea;color:#8a1c1c} .bad{color:#b71c1c;font-weight:600}
+.note,.muted{color:#555;font-size:.9rem} ul.plain{padding-left:1.2rem;margin:.3rem 0}
+nav ol{columns:3;font-size:.9rem;margin:.3rem 0 1rem} .caveats{background:#f6f8fa;padding:.5rem .9rem;border-radius:4px}
+svg.chart{width:100%;height:auto;display:block;margin:.5rem 0} svg text{font-size:12px;font-family:inherit;fill:#222}
+svg .grid{stroke:#e4e4e4} svg .zero{stroke:#444} svg .band{fill:#f7f7f7} svg .frame{fill:none;stroke:#ccc}
+svg text.muted{fill:#666}
+details{margin:.3rem 0 1rem} summary{cursor:pointer;color:#1f5fa8}
 """
 
 
@@ -28,46 +44,95 @@ def _e(x) -> str:
     return html.escape(str(x))
 
 
-def _color(family: str) -> str:
-    return next((c for k, c in PALETTE.items() if str(family).startswith(k)), "#7f7f7f")
+def _table(header, rows, numeric=None, classes=None, css="") -> str:
+    numeric = numeric or [False] * len(header)
+    head = "".join(f"<th{' class=n' if numeric[i] else ''}>{_e(h)}</th>" for i, h in enumerate(header))
+    body = []
+    for j, row in enumerate(rows):
+        cls = f' class="{_e(classes[j])}"' if classes and classes[j] else ""
+        body.append(f"<tr{cls}>" + "".join(f"<td{' class=n' if numeric[i] else ''}>{_e(c)}</td>"
+                                           for i, c in enumerate(row)) + "</tr>")
+    return f"<table{f' class={css}' if css else ''}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _decades(lo: float, hi: float) -> tuple[int, int]:
-    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    return a, max(b, a + 1)
+def _header(s: Summary, view: RunView) -> list[str]:
+    h = s.header
+    when = " · ".join(_e(p) for p in (h["date"], f"took {h['duration']}" if h["duration"] else "") if p)
+    if h["commit"]:
+        when += f"{' · ' if when else ''}commit <code>{_e(h['commit'])}</code>"
+    out = [f"<h1>{_e(h['title'])}</h1>", "<p class='meta'>" + "<br>".join(x for x in (
+        when, f"<code>{_e(h['command'])}</code>" if h["command"] else "",
+        f"{_e(h['machine'])} (<a href='#machine'>details</a>)") if x) + "</p>"]
+    out += [f"<p class='bad'>{_e(n)}</p>" for n in view.notes]
+    return out
 
 
-def bar_chart(group, view) -> str:
-    """Horizontal bars of median ns/op on a log axis, IQR as a whisker."""
-    rows = group[group["status"] == "PASS"]
-    if rows.empty:
-        return ""
-    lo = float(rows["ns_per_op_q1"].clip(lower=1e-6).min())
-    hi = float(rows["ns_per_op_q3"].max())
-    d0, d1 = _decades(lo, hi)
-    left, width, bar, gap = 260, 520, 14, 6
-    height = 30 + len(rows) * (bar + gap)
+def _scoreboard(s: Summary, view: RunView) -> list[str]:
+    header, rows = tables.scoreboard(s)
+    body = []
+    for b, row in zip(s.boards, rows):
+        cells = [f"<td><a href='#{b.anchor}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>",
+                 f"<td>{_e(row[2])}</td>"] + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]] + [f"<td>{_e(row[6])}</td>"]
+        if b.failed:
+            cells[-1] = cells[-1][:-5] + f" <span class='bad'>wrong: {_e(', '.join(b.failed))}</span></td>"
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    head = "".join(f"<th{' class=n' if 3 <= i <= 5 else ''}>{_e(c)}</th>" for i, c in enumerate(header))
+    return ["<h2 id='scoreboard'>Scoreboard</h2>",
+            "<p class='note'>Each kernel's fastest implementation that gave the right answers; speedups are ratios "
+            "of medians; the interval holds the true median with 95% confidence.</p>",
+            f"<table class='score'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 
-    def x(v: float) -> float:
-        return left + width * (math.log10(max(v, 10 ** d0)) - d0) / (d1 - d0)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 90}" height="{height}" '
-             f'role="img" aria-label="ns per op, log scale">']
-    for d in range(d0, d1 + 1):
-        parts.append(f'<line x1="{x(10 ** d):.1f}" y1="0" x2="{x(10 ** d):.1f}" y2="{height - 18}" stroke="#ddd"/>'
-                     f'<text x="{x(10 ** d):.1f}" y="{height - 4}" text-anchor="middle">{fmt_ns(10 ** d)}</text>')
-    for i, (_, r) in enumerate(rows.iterrows()):
-        y = 4 + i * (bar + gap)
-        med = float(r["ns_per_op_median"])
-        label = _e(view.label(r))
-        parts.append(f'<text x="{left - 6}" y="{y + bar - 3}" text-anchor="end">{label}</text>'
-                     f'<rect x="{left}" y="{y}" width="{max(x(med) - left, 1):.1f}" height="{bar}" '
-                     f'fill="{_color(r["family"])}"><title>{label}: {fmt_ns(med)} ns/op</title>'
-                     f'</rect><line x1="{x(float(r["ns_per_op_q1"])):.1f}" x2="{x(float(r["ns_per_op_q3"])):.1f}" '
-                     f'y1="{y + bar / 2}" y2="{y + bar / 2}" stroke="#000"/>'
-                     f'<text x="{x(med) + 4:.1f}" y="{y + bar - 3}">{fmt_ns(med)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+def _caveats(s: Summary, view: RunView) -> list[str]:
+    items = [f"<li><b>{_e(mark)}</b>: {_e(words)} ({count} measurement{'s' if count != 1 else ''})</li>"
+             for mark, words, count in s.caveats]
+    items += [f"<li>{_e(line)}</li>" for line in machine_lines(view)]
+    if not items:
+        return []
+    return ["<div class='caveats'><b>Caveats</b> (marks in the tables)<ul class='plain'>" + "".join(items)
+            + "</ul></div>"]
+
+
+def _contents(s: Summary, view: RunView) -> list[str]:
+    items = [f"<li><a href='#{tag}'>{_e(k)} <small>{_e(w)}, n={n:,}</small></a></li>" for (k, w, n), tag, _ in s.groups]
+    items += [f"<li><a href='#scaling-{i}'>{_e(k)}: scaling</a></li>" for i, ((k, w), _) in
+              enumerate(scaling_series(view.frame))]
+    items += [f"<li><a href='#section-{i}'>{_e(sec.title)}</a></li>" for i, sec in enumerate(view.sections)]
+    items.append("<li><a href='#machine'>Machine</a></li>")
+    return ["<nav><b>Contents</b><ol>" + "".join(items) + "</ol></nav>"]
+
+
+def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
+    kernel, workload, n = key
+    first = group.iloc[0]
+    passed = group[group["status"] == "PASS"]
+    dots = [DotRow(view.label(r), family_color(r["family"]), float(r["ns_per_op_median"]),
+                   float(r["ns_per_op_ci_low"]), float(r["ns_per_op_ci_high"]),
+                   [float(x) for x in strip_points(samples_of(view, r))],
+                   _chart_note(s.marks.get(i, ""), change_of(view, r)))
+            for i, r in passed.iterrows()]
+    families = sorted({family_key(f) for f in passed["family"]})
+    title = "time per op, log scale" + ("" if kernel == "swarbench.overhead" else f" (one op = one {first['unit']})")
+    header, rows, statuses = tables.compact(group, view, s)
+    numeric = [False, False, True, True, True, True, False, True][:len(header)]
+    out = [f"<section id='{tag}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {n:,}; one op = one "
+           f"{_e(first['unit'])}</small></h2>", dot_chart(dots, title, families)]
+    if rows:
+        out.append(_table(header, rows, numeric, ["bad" if st != "PASS" else "" for st in statuses]))
+    out += [f"<p class='note'>{_e(line)}</p>" for line in tables.not_timed_lines(group, view)]
+    d_header, d_rows = tables.details(group, view)
+    if d_rows:
+        out.append(f"<details><summary>all columns</summary>"
+                   f"{_table(d_header, d_rows, [False] + [True] * 7 + [False])}</details>")
+    out.append("</section>")
+    return out
+
+
+def _chart_note(marks: str, change) -> str:
+    note = f"  {marks}" if marks else ""
+    if change:
+        note += f"  {tables.fmt_change(change)}"
+    return note
 
 
 def line_chart(table, chart) -> str:
@@ -81,7 +146,7 @@ def line_chart(table, chart) -> str:
     xs, ys = data[chart.x].astype(float).map(tx), data[chart.y].astype(float).map(ty)
     x0, x1, y0, y1 = xs.min(), xs.max(), ys.min(), ys.max()
     x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
-    left, top, w, h = 60, 10, 560, 300
+    left, top, w, h = 70, 10, 640, 300
 
     def px(v):
         return left + w * (tx(v) - x0) / (x1 - x0)
@@ -89,60 +154,60 @@ def line_chart(table, chart) -> str:
     def py(v):
         return top + h - h * (ty(v) - y0) / (y1 - y0)
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + w + 200}" height="{top + h + 40}">',
-             f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#ccc"/>']
+    parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 {top + h + 44}">',
+             f'<rect x="{left}" y="{top}" width="{w}" height="{h}" class="frame"/>']
     for frac in (0, 0.5, 1):
         yv, xv = y0 + frac * (y1 - y0), x0 + frac * (x1 - x0)
         ylab = 10 ** yv if chart.logy else yv
         xlab = 10 ** xv if chart.logx else xv
-        parts.append(f'<text x="{left - 4}" y="{top + h - frac * h + 4:.1f}" text-anchor="end">{ylab:.3g}</text>'
-                     f'<text x="{left + frac * w:.1f}" y="{top + h + 14}" text-anchor="middle">{xlab:.3g}</text>')
-    parts.append(f'<text x="{left + w / 2}" y="{top + h + 32}" text-anchor="middle">{_e(chart.x)}</text>'
-                 f'<text x="12" y="{top + h / 2}" transform="rotate(-90 12 {top + h / 2})" '
-                 f'text-anchor="middle">{_e(chart.y)}</text>')
+        parts.append(f'<text x="{left - 4}" y="{top + h - frac * h + 4:.1f}" text-anchor="end">{ylab:,.3g}</text>'
+                     f'<text x="{left + frac * w:.1f}" y="{top + h + 16}" text-anchor="middle">{xlab:,.3g}</text>')
+    scale = lambda log: " (log scale)" if log else ""  # noqa: E731
+    parts.append(f'<text x="{left + w / 2}" y="{top + h + 36}" text-anchor="middle">'
+                 f'{_e(column_title(chart.x))}{scale(chart.logx)}</text>'
+                 f'<text x="14" y="{top + h / 2}" transform="rotate(-90 14 {top + h / 2})" '
+                 f'text-anchor="middle">{_e(column_title(chart.y))}{scale(chart.logy)}</text>')
     for i, (name, series) in enumerate(data.groupby(chart.series, sort=True)):
         color = SERIES[i % len(SERIES)]
         series = series.sort_values(chart.x)
         pts = " ".join(f"{px(float(a)):.1f},{py(float(b)):.1f}" for a, b in zip(series[chart.x], series[chart.y]))
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="1.5"/>'
-                     f'<text x="{left + w + 8}" y="{top + 14 + 14 * i}" fill="{color}">{_e(name)}</text>')
+                     f'<text x="{left + w + 12}" y="{top + 14 + 15 * i}" fill="{color}">{_e(name)}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _table(header, rows, classes=None) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = []
-    for i, row in enumerate(rows):
-        cls = f' class="{_e(classes[i])}"' if classes else ""
-        body.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+def _section(i, section) -> list[str]:
+    out = [f"<section id='section-{i}'><h2>{_e(section.title)}</h2>"]
+    if section.chart is not None:
+        out.append(line_chart(section.table, section.chart))
+    for header, rows, numeric in tables.section_chunks(section.table, SECTION_COLUMNS):
+        out.append(_table(header, rows, numeric))
+    out += [f"<p class='note'>{_e(n)}</p>" for n in section.notes]
+    return out + ["</section>"]
 
 
 def render(view: RunView) -> str:
-    m = view.machine
-    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench "
-           f"{_e(', '.join(view.run_ids))}</title><style>{CSS}</style></head><body>",
-           f"<h1>swarbench run {_e(', '.join(view.run_ids))}</h1>"]
-    out += [f"<p class='note'>Steadiness: {_e(line)}.</p>" for line in steadiness_lines(view)]
-    for (kernel, workload, n), group in kernel_groups(view.frame):
-        first = group.iloc[0]
-        out.append(f"<h2>{_e(kernel)} <small>{_e(workload)}, n = {n:,} ({_e(first['unit'])})</small></h2>")
-        out.append(bar_chart(group, view))
-        out.append(_table(measurement_header(group), measurement_rows(group, view), classes=group["status"].tolist()))
-    for (kernel, workload), group in scaling_series(view.frame):
-        out.append(f"<h2>{_e(kernel)} <small>{_e(workload)}: ns/op against N (log-log)</small></h2>")
-        table = group.assign(label=[view.label(r) for _, r in group.iterrows()])
-        out.append(line_chart(table, LineChart(x="n", y="ns_per_op_median", series="label", logx=True, logy=True)))
-    for section in view.sections:
-        out.append(f"<h2>{_e(section.title)}</h2>")
-        if section.chart is not None:
-            out.append(line_chart(section.table, section.chart))
-        out.append(_table(list(section.table.columns), section_cells(section.table)))
-        out += [f"<p class='note'>{_e(n)}</p>" for n in section.notes]
-    for rid, machine in (view.machines.items() if len(view.run_ids) > 1 else [("", m)]):
-        out.append(_machine_table(rid, machine))
-    out += [f"<p class='note'>{_e(n)}</p>" for n in view.notes]
+    s = summarize(view)
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+           f"<meta name='viewport' content='width=device-width'><title>{_e(s.header['title'])}</title>"
+           f"<style>{CSS}</style></head><body>"]
+    out += _header(s, view) + _scoreboard(s, view) + _caveats(s, view) + _contents(s, view)
+    for key, tag, group in s.groups:
+        out += _kernel(key, tag, group, s, view)
+    for i, ((kernel, workload), group) in enumerate(scaling_series(view.frame)):
+        out.append(f"<section id='scaling-{i}'><h2>{_e(kernel)} <small>{_e(workload)}: ns/op against N (log-log)"
+                   f"</small></h2>")
+        table = group.assign(implementation=[view.label(r) for _, r in group.iterrows()])
+        out.append(line_chart(table, LineChart(x="n", y="ns_per_op_median", series="implementation", logx=True,
+                                               logy=True)) + "</section>")
+    for i, section in enumerate(view.sections):
+        out += _section(i, section)
+    if len(view.run_ids) > 1:
+        out.append("<div id='machine'></div>")
+        out += [_machine_table(rid, machine) for rid, machine in view.machines.items()]
+    else:
+        out.append(_machine_table("", view.machine))
     out.append("</body></html>")
     return "\n".join(out)
 
@@ -150,8 +215,10 @@ def render(view: RunView) -> str:
 def _machine_table(run_id: str, m: dict) -> str:
     info = [["CPU", m.get("cpu", "")], ["cores", m.get("cores", "")], ["system", m.get("system", "")],
             ["Python", m.get("python", "")], ["compiler", m.get("compiler", "")],
-            ["SIMD", " ".join(m.get("simd_flags", []))], ["git commit", m.get("git_commit", "")]]
-    info += [["clock (for cycle estimates)", f"{m.get('clock_ghz', '')} GHz"],
-             ["hardware counters", m.get("hardware_counters", "")]]
+            ["SIMD", " ".join(m.get("simd_flags", []))], ["git commit", m.get("git_commit", "")],
+            ["clock (for cycle estimates)", f"{m.get('clock_ghz', '')} GHz"],
+            ["hardware counters", m.get("hardware_counters", "")]]
     info += [[name, version] for name, version in sorted(m.get("packages", {}).items())]
-    return f"<h2>Machine{' of ' + _e(run_id) if run_id else ''}</h2>" + _table(["", ""], info)
+    title = f"<h2>Machine of {_e(run_id)}</h2>" if run_id else "<h2 id='machine'>Machine</h2>"
+    return title + _table(["", ""], info)
+

@@ -1,33 +1,71 @@
-"""Markdown: one table per (kernel, workload), the suites' sections, and the machine."""
+"""Markdown that reads as plain text too: the header, the scoreboard, the caveat marks once, per kernel a compact
+table with units, the suites' sections, and the machine. Every table's columns are padded to one width."""
 from __future__ import annotations
 
-from swarbench.render import (RunView, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups, measurement_header,
-                            measurement_rows, section_cells, steadiness_lines)
+import textwrap
+
+from swarbench.render import RunView, fmt_cell
+from swarbench.render import tables
+from swarbench.render.summary import machine_lines, summarize
+
+SECTION_WIDTH = 150  # a suite table wider than this many characters is split, its first column in each piece
 
 
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def table(header: list[str], rows: list[list]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines
+def table(header: list[str], rows: list[list], numeric: list[bool] | None = None,
+          width: int | None = SECTION_WIDTH) -> list[str]:
+    numeric = numeric or [False] * len(header)
+    # cells are padded for reading as plain text; a long text cell is cut to keep the row within ``width``
+    cells = tables.padded([_cell(h) for h in header], [[_cell(c) for c in r] for r in rows], numeric,
+                          None if width is None else width - 3 * len(header))
+    rule = ["-" * (len(c) - 1) + ":" if numeric[i] else "-" * len(c) for i, c in enumerate(cells[0])]
+    return ["| " + " | ".join(r) + " |" for r in [cells[0], rule] + cells[1:]]
+
+
+def _bullet(text: str) -> list[str]:
+    return textwrap.wrap(text, 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
 
 
 def render(view: RunView) -> str:
-    m = view.machine
-    out = [f"# swarbench run {', '.join(view.run_ids)}", "",
-           f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('python', '')}; {m.get('compiler', '')}; "
-           f"SIMD: {' '.join(m.get('simd_flags', []))}; commit {m.get('git_commit') or '-'}"]
-    out += [f"\nSteadiness: {line}." for line in steadiness_lines(view)]
-    for (kernel, workload, n), group in kernel_groups(view.frame):
-        out += ["", f"## {kernel}: {workload}, n = {n:,}", ""]
-        out += table(measurement_header(group), measurement_rows(group, view))
+    s = summarize(view)
+    h = s.header
+    out = [f"# {h['title']}", "",
+           " · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
+                                  f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p)]
+    if h["command"]:
+        # a long command line is continued with backslashes, as a shell reads it back
+        parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
+        out += ["", "Command:", "", "```sh", " \\\n    ".join(parts), "```"]
+    out += [f"\n**Problem:** {n}" for n in view.notes]
+    if s.boards:
+        header, rows = tables.scoreboard(s)
+        out += ["", "## Scoreboard", ""]
+        out += table(header, rows, [False, False, False, True, True, True, False])
+    if s.caveats or machine_lines(view):
+        out += ["", "Caveat marks:", ""]
+        out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
+        out += [x for line in machine_lines(view) for x in _bullet(f"Steadiness: {line}.")]
+    for (kernel, workload, n), _, group in s.groups:
+        out += ["", f"## {kernel}: {workload}, n = {n:,} (one op = one {group.iloc[0]['unit']})", ""]
+        header, rows, _ = tables.compact(group, view, s)
+        if rows:
+            out += table(header, rows, [False, False, True, True, True, True, False, True])
+        lines = tables.not_timed_lines(group, view)
+        out += ([""] if lines else []) + [x for line in lines for x in _bullet(line)]
     for section in view.sections:
         out += ["", f"## {section.title}", ""]
-        out += table(list(map(str, section.table.columns)), section_cells(section.table))
-        out += [""] + [f"- {note}" for note in section.notes]
-    if view.notes:
-        out += [""] + [f"> {n}" for n in view.notes]
+        header = [tables.column_title(c) for c in section.table.columns]
+        rows = [[fmt_cell(v) for v in row] for row in section.table.itertuples(index=False)]
+        numeric = tables.numeric_columns(section.table)
+        for cols in tables.width_chunks(header, rows, numeric, SECTION_WIDTH):
+            out += table([header[c] for c in cols], [[r[c] for c in cols] for r in rows], [numeric[c] for c in cols])
+            out.append("")
+        out += [x for note in section.notes for x in _bullet(note)]
+    m = view.machine
+    out += ["", "## Machine", "",
+            f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; {m.get('python', '')}; "
+            f"{m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; commit {m.get('git_commit') or '-'}"]
     return "\n".join(out) + "\n"

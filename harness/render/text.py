@@ -1,66 +1,116 @@
-"""The console table, in the style of `go test -bench` (the source post's own tool), with the interval of each
-median, the speedup over the kernel's baseline with its interval, and an estimate of cycles per operation."""
+"""The console report, within 120 columns: the header, the scoreboard, then per kernel an aligned table with
+units (median, its 95% interval, speedup over the baseline with its interval, cycles per op, caveat marks), the
+suites' sections as aligned tables, and what each caveat mark means, once, at the end."""
 from __future__ import annotations
 
-from swarbench.render import (RunView, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds, fmt_speedup, kernel_groups,
-                            operation_name, steadiness_lines)
+import textwrap
+
+from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_speedup, fmt_time, fmt_time_interval,
+                              operation_name, time_unit)
+from swarbench.render import tables
+from swarbench.render.summary import change_of, machine_lines, summarize
+
+WIDTH = 120
 
 
-def _machine_line(m: dict) -> str:
-    parts = [m.get("cpu", "?"), f"{m.get('cores', '?')} cores", f"{m['clock_ghz']:g} GHz" if m.get("clock_ghz") else "",
-             m.get("python", ""), m.get("compiler", ""), f"commit {m['git_commit']}" if m.get("git_commit") else ""]
-    return "  ".join(p for p in parts if p)
+def _wrap(text: str, indent: str = "", first: str = "") -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first or indent, subsequent_indent=indent,
+                         break_on_hyphens=False) or [first.rstrip()]
 
 
-def _table(rows: list[tuple]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    left = {0, len(widths) - 2, len(widths) - 1}
-    return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-            for row in rows]
+def _lines(header, rows, numeric, indent: str = "") -> list[str]:
+    return [indent + "  ".join(r).rstrip() for r in tables.padded(header, rows, numeric, WIDTH - len(indent))]
+
+
+def _kernel_rows(group, view, summary) -> tuple[list, list, list, list]:
+    """The aligned rows of one kernel's timed implementations, named as `go test -bench` names its benchmarks,
+    and one line for each implementation that was not timed."""
+    against = bool(view.changes)
+    base = group.iloc[0]["baseline"]
+    header = ["benchmark", "time/op", "95% interval", f"x {base}" if isinstance(base, str) and base else "speedup",
+              "95% interval", "cycles/op", "marks"] + (["change"] if against else [])
+    rows, lines = [], []
+    bench, procs = f"Benchmark{operation_name(group.iloc[0]['kernel'])}", view.machine.get("cores") or 1
+    for i, r in group.iterrows():
+        name = f"{bench}/{view.label(r)}-{procs}"
+        if r["status"] == "PASS":
+            unit = time_unit(r["ns_per_op_median"])
+            rows.append([name, fmt_time(r["ns_per_op_median"], unit),
+                         fmt_time_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], unit),
+                         fmt_speedup(r["speedup"]), fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
+                         fmt_cycles(r), summary.marks.get(i, "")] + ([tables.fmt_change(change_of(view, r))]
+                                                                     if against else []))
+        elif r["expected_to_fail"]:  # one line: it is wrong on purpose, and says so
+            lines.append(_cut(f"--- {r['status']}: {name} [{r['family']}]: as expected, kept wrong on purpose: "
+                              f"{r['expected_to_fail']}"))
+        elif r["status"] == "SKIP":
+            lines.append(_cut(f"--- SKIP: {name} [{r['family']}]: {r['reason']}"))
+        else:
+            lines += _wrap(f"--- {r['status']}: {name} [{r['family']}]: {r['reason']}", "      ")
+    numeric = [False, True, True, True, True, True, False, False][:len(header)]
+    return header, rows, numeric, lines
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= WIDTH else line[:WIDTH - 3] + "..."
+
+
+def _scoreboard(s) -> tuple[list, list, list]:
+    header = ["kernel", "workload", "fastest", "time/op", "95% interval", "x base", "x C", "steadiness"]
+    rows = []
+    for b in s.boards:
+        unit = time_unit(b.median)
+        rows.append([b.kernel, b.workload, b.fastest or "(none passed)", fmt_time(b.median, unit),
+                     fmt_time_interval(b.low, b.high, unit), fmt_speedup(b.speedup),
+                     "is C" if b.best_c and b.best_c == b.fastest else fmt_speedup(b.speedup_c),
+                     b.steadiness.replace(", ", " ") + (f" {b.marks}" if b.marks else "")])
+    return header, rows, [False, False, False, True, True, True, True, False]
 
 
 def render(view: RunView) -> str:
-    m = view.machine
-    procs = m.get("cores") or 1
-    out = [f"swarbench run {', '.join(view.run_ids)}", f"cpu: {_machine_line(m)}",
-           f"simd: {' '.join(m.get('simd_flags', [])) or 'none detected'}",
-           *(f"steadiness: {line}" for line in steadiness_lines(view)),
-           "columns: ops timed, median ns/op [95% bootstrap CI], speedup over the baseline [95% CI], "
-           "cycles/op (counted, with IPC, where hardware counters work; else ~ an estimate: ns x clock), net ns/op without the family's empty-call cost (where it is over 1% "
-           "of a call), family, prepare time (and again: a fresh copy for a later pass)"]
-    for (kernel, workload, n), group in kernel_groups(view.frame):
+    s = summarize(view)
+    h = s.header
+    out = _wrap(", ".join(p for p in (h["title"], h["date"], f"took {h['duration']}" if h["duration"] else "",
+                                      f"commit {h['commit']}" if h["commit"] else "") if p))
+    if h["command"]:
+        out += _wrap(h["command"], "    ", "command: ")
+    out += _wrap(h["machine"], "    ", "machine: ")
+    out += [line for n in view.notes for line in _wrap(n, "    ", "problem: ")]
+    if s.boards:
+        out += ["", "Fastest correct implementation of each kernel; x base: speedup over the kernel's baseline, "
+                    "x C: over the best", "portable scalar C (named in each kernel's table below)"]
+        out += _lines(*_scoreboard(s), "  ")
+        for b in s.boards:
+            if b.failed:
+                out += _wrap(f"{b.kernel}: WRONG ANSWERS from {', '.join(b.failed)}", "    ", "  ! ")
+    for (kernel, workload, n), _, group in s.groups:
         first = group.iloc[0]
-        base = first["baseline"]
-        against = f"; speedup over {base}" if isinstance(base, str) and base else ""
-        out += ["", f"{kernel}  {workload}/n={n:,}  (one op = one {first['unit']}{against})"]
-        rows, notes = [], []
-        bench = f"Benchmark{operation_name(kernel)}"
-        for _, r in group.iterrows():
-            name = f"{bench}/{view.label(r)}-{procs}"
-            if r["status"] == "PASS":
-                ops = int(r["samples"]) * int(r["iterations"]) * int(r["n"])
-                rows.append((name, f"{ops}", f"{fmt_ns(r['ns_per_op_median'])} ns/op",
-                             fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns),
-                             fmt_speedup(r["speedup"]),
-                             fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-                             f"{cycles} cyc" if (cycles := fmt_cycles(r)) else "",
-                             f"net {fmt_ns(r['ns_per_op_corrected'])}" if r["ns_per_op_corrected"] == r["ns_per_op_corrected"] else "",
-                             r["family"],
-                             f"prepare {fmt_seconds(r['prepare_s'])}"
-                             + (f", again {fmt_seconds(again)}" if (again := r["reprepare_s"]) == again else "")))
-                if r["stability"]:
-                    notes.append(f"    (!) {name}: {r['stability']}")
-            else:
-                tag = "FAIL" if r["status"] in ("FAIL", "ERROR", "CRASH", "TIMEOUT") else "SKIP"
-                why = f" (kept on purpose: {r['expected_to_fail']})" if r["expected_to_fail"] else ""
-                notes.append(f"--- {tag}: {name} [{r['family']}]: {r['reason']}{why}")
+        out += ["", f"{kernel}  {workload}, n={n:,}  (one op = one {first['unit']})"]
+        header, rows, numeric, lines = _kernel_rows(group, view, s)
         if rows:
-            out += _table(rows)
-        out += notes
-    if len(view.run_ids) > 1:
-        out += ["", "runs:"] + [f"  {rid}: {_machine_line(view.machines.get(rid, {}))}" for rid in view.run_ids]
+            out += _lines(header, rows, numeric, "  ")
+        out += lines
     for section in view.sections:
-        out += ["", f"== {section.title} ==", section.table.to_string(index=False)]
-        out += [f"  {note}" for note in section.notes]
-    out += [f"note: {n}" for n in view.notes]
+        out += ["", f"== {section.title} =="]
+        header = [tables.column_title(c) for c in section.table.columns]
+        rows = [[fmt_cell(v) for v in row] for row in section.table.itertuples(index=False)]
+        numeric = tables.numeric_columns(section.table)
+        for cols in tables.width_chunks(header, rows, numeric, WIDTH - 2):
+            out += _lines([header[c] for c in cols], [[r[c] for c in cols] for r in rows],
+                          [numeric[c] for c in cols], "  ")
+            out.append("")
+        for note in section.notes:
+            out += _wrap(note, "    ", "  ")
+    if s.caveats or machine_lines(view):
+        out += ["", "Caveat marks:"]
+        for mark, words, count in s.caveats:
+            out += _wrap(f"{words} ({count} measurement{'s' if count != 1 else ''})", "      ", f"  {mark}   ")
+        for line in machine_lines(view):
+            out += _wrap(line, "      ", "  *   ")
+    if len(view.run_ids) > 1:
+        out += ["", "runs:"]
+        for rid in view.run_ids:
+            m = view.machines.get(rid, {})
+            out += _wrap(f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores, commit {m.get('git_commit') or '-'}",
+                         "    ", f"  {rid}: ")
     return "\n".join(out) + "\n"

@@ -1,0 +1,144 @@
+"""`swarbench history`: every saved run under the reports folder, grouped by machine and commit, for one page of
+each kernel's medians across commits (asv's view, with no server).
+
+A commit with several runs stands for itself by its latest run; every run is counted. Between neighbouring
+commits each measurement is compared as `swarbench compare` does (swarbench.compare.compare_pair), so a change
+the page marks is one compare would call.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swarbench import compare, results
+from swarbench.errors import UsageError
+
+KEY = ["kernel", "implementation", "workload", "n"]
+
+
+@dataclass
+class Run:
+    run_id: str
+    folder: Path
+    machine: str
+    commit: str
+    frame: object  # the run's results frame
+
+
+@dataclass
+class Point:
+    slot: int  # the commit's place, oldest first
+    median: float
+    low: float
+    high: float
+    runs: int  # runs of this commit that measured it
+    change: dict | None = None  # compare's row against the previous commit that measured it
+
+
+@dataclass
+class Line:
+    kernel: str
+    implementation: str
+    workload: str
+    n: int
+    points: list[Point] = field(default_factory=list)
+
+
+@dataclass
+class MachineHistory:
+    machine: str
+    commits: list[str]  # labels, oldest first
+    runs: list[int]  # runs per commit
+    lines: list[Line]
+
+
+def find_runs(reports_dir: Path) -> list[Run]:
+    if not reports_dir.is_dir():
+        raise UsageError(f"no reports folder {reports_dir}: run `swarbench run` first, or give --reports DIR")
+    runs = []
+    for csv_path in sorted(reports_dir.glob(f"*/{results.RESULTS_CSV}")):
+        try:
+            frame = results.load(csv_path)
+        except UsageError:
+            continue  # a folder that is not a run of this format is left out, not fatal to the page
+        if frame.empty:
+            continue
+        machine = results.machine_of(csv_path.parent)
+        name = f"{machine.get('cpu') or frame['machine_cpu'].iloc[0] or '?'}"
+        host = machine.get("hostname") or frame["machine_host"].iloc[0]
+        name += f" ({host})" if isinstance(host, str) and host else ""
+        commit = str(machine.get("git_commit") or frame["git_commit"].iloc[0] or "")
+        runs.append(Run(str(frame["run_id"].iloc[0]), csv_path.parent, name, commit if commit != "nan" else "",
+                        frame))
+    if not runs:
+        raise UsageError(f"{reports_dir} holds no saved run (no */{results.RESULTS_CSV})")
+    return runs
+
+
+def _label(commit: str, run_id: str) -> str:
+    return f"{commit[:10] or '(no commit)'} {run_id[:8]}"
+
+
+def machine_history(runs: list[Run]) -> MachineHistory:
+    """One machine's runs (oldest first by run id, which starts with the time) as lines across its commits."""
+    runs = sorted(runs, key=lambda r: r.run_id)
+    order: list[str] = []
+    for r in runs:
+        if r.commit not in order:
+            order.append(r.commit)
+    latest = {c: [r for r in runs if r.commit == c][-1] for c in order}
+    counts: dict = {}
+    for r in runs:
+        for key in r.frame[r.frame["status"] == "PASS"][KEY].itertuples(index=False):
+            counts[(r.commit, *key)] = counts.get((r.commit, *key), 0) + 1
+    lines: dict[tuple, Line] = {}
+    for slot, commit in enumerate(order):
+        rows = latest[commit].frame
+        for _, row in rows[(rows["status"] == "PASS") & (rows["kernel"] != results.OVERHEAD_KERNEL)].iterrows():
+            key = tuple(row[k] for k in KEY)
+            line = lines.setdefault(key, Line(*key))
+            line.points.append(Point(slot, float(row["ns_per_op_median"]), float(row["ns_per_op_ci_low"]),
+                                     float(row["ns_per_op_ci_high"]), counts.get((commit, *key), 0)))
+    pairs = {(order[a.slot], order[b.slot]) for line in lines.values() for a, b in zip(line.points, line.points[1:])}
+    changes = _changes([(latest[a], latest[b]) for a, b in sorted(pairs, key=lambda p: (order.index(p[0]),
+                                                                                       order.index(p[1])))])
+    for key, line in lines.items():
+        for prev, point in zip(line.points, line.points[1:]):
+            point.change = changes.get((order[prev.slot], order[point.slot], *key))
+    return MachineHistory(runs[0].machine, [_label(c, latest[c].run_id) for c in order],
+                          [sum(r.commit == c for r in runs) for c in order],
+                          sorted(lines.values(), key=lambda x: (x.kernel, x.workload, x.n, x.implementation)))
+
+
+def _changes(pairs: list[tuple[Run, Run]]) -> dict:
+    """compare's rows between the latest runs of each pair of commits, by (commit a, commit b, *KEY)."""
+    out, loaded = {}, {}
+    for a, b in pairs:
+        for r in (a, b):
+            if r.run_id not in loaded:
+                loaded[r.run_id] = compare.load_run(str(r.folder), r.folder.parent)
+        frame = compare.compare_pair(loaded[a.run_id], loaded[b.run_id])
+        for _, row in frame.iterrows():
+            out[(a.commit, b.commit, *(row[k] for k in KEY))] = row.to_dict()
+    return out
+
+
+def build(reports_dir: Path) -> list[MachineHistory]:
+    runs = find_runs(reports_dir)
+    machines: dict[str, list[Run]] = {}
+    for r in runs:
+        machines.setdefault(r.machine, []).append(r)
+    return [machine_history(group) for _, group in sorted(machines.items())]
+
+
+def write(reports_dir: Path, output: Path | None = None) -> Path:
+    from swarbench.render.history_page import render
+
+    page = render(build(reports_dir), time.strftime("%Y-%m-%d %H:%M %Z"))
+    path = output or reports_dir / "history.html"
+    try:
+        results.write_atomic(path, page)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path

@@ -1,0 +1,245 @@
+"""What a report leads with, worked out once before any renderer runs: the scoreboard (each kernel's winner, its
+speedups, how steady it was), the caveats as short marks with their counts, and the run's header.
+
+Renderers only lay these out. The one figure computed here that swarbench.results does not hold is the speedup
+over the best portable scalar C row, a ratio of two medians the frame already has. The readers at the bottom
+take what the frame does not keep (each sample, the run's start and command line) from the run folder.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarbench import results
+from swarbench.render import RunView, kernel_groups
+
+KEY = ("kernel", "implementation", "workload", "n")
+# The family of portable scalar C: what "how much faster than plain C" is measured against
+PORTABLE_C = "cffi-scalar"
+# Caveats a measurement's stability note can carry (swarbench.results writes them), each as a one-letter mark:
+# (mark, a phrase the note holds, what it means in plain words)
+CAVEATS = (
+    ("f", "only ", "fewer than 5 timed samples, so its interval is rough"),
+    ("t", "rounds under", "each timed call took under 0.1 ms, close to what the clock can resolve"),
+    ("v", "noisy", "its samples vary by more than 10% around their mean"),
+    ("w", "workers differ", "the separate worker processes disagree by more than 10%"),
+    ("b", "least slowed", "too few samples were timed while the machine was free of other work, so some timed "
+                          "while it was busy are used"),
+    ("2", "two speeds", "its timed passes ran at two distinct speeds (memory layout or machine), so its median can "
+                        "jump between them from run to run"),
+)
+UNSTEADY_MARKS = {"v", "w", "2"}
+FAILED = ("FAIL", "ERROR", "CRASH", "TIMEOUT")
+
+
+@dataclass
+class Board:
+    """One scoreboard row: a (kernel, workload, n) and its fastest correct implementation."""
+
+    kernel: str
+    workload: str
+    n: int
+    op: str  # what one op is ("hand pair")
+    anchor: str
+    fastest: str
+    family: str
+    median: float
+    low: float
+    high: float
+    baseline: str
+    speedup: float  # over the kernel's baseline (swarbench.results)
+    speedup_low: float
+    speedup_high: float
+    best_c: str  # the fastest portable scalar C row, "" where none passed
+    speedup_c: float
+    steadiness: str
+    marks: str
+    failed: list[str] = field(default_factory=list)  # implementations that gave wrong answers, not on purpose
+
+
+@dataclass
+class Summary:
+    boards: list[Board]
+    groups: list[tuple[tuple, str, pd.DataFrame]]  # ((kernel, workload, n), anchor, rows fastest first)
+    marks: dict  # frame index -> its caveat marks ("vb")
+    caveats: list[tuple[str, str, int]]  # (mark, plain words, measurements carrying it), only those that occur
+    header: dict  # title, date, duration, command, commit, machine
+
+
+def caveat_marks(stability: str) -> str:
+    parts = [p for p in str(stability or "").split("; ") if p]
+    marks = ""
+    for mark, phrase, _ in CAVEATS:
+        if any(phrase in p for p in parts):
+            marks += mark
+    return marks
+
+
+def steadiness_words(median: float, low: float, high: float, marks: str) -> str:
+    """Plain words for how far a median can be trusted: its interval's half-width and its caveats."""
+    half = (high - low) / 2 / median if median and low == low and high == high else math.nan
+    width = f", ±{half:.0%}" if half == half and half >= 0.01 else (", ±<1%" if half == half else "")
+    if set(marks) & UNSTEADY_MARKS or not half <= 0.10:
+        return "unsteady" + width
+    if marks or half > 0.03:
+        return "fairly steady" + width
+    return "steady" + width
+
+
+def anchor(*parts) -> str:
+    return "k-" + "-".join(str(p) for p in parts).replace(".", "-").replace(" ", "-").replace("=", "")
+
+
+def _is_portable_c(row) -> bool:
+    # the -mt rows split a batch over every core: not what one core of plain C does
+    return row["family"] == PORTABLE_C and not str(row["implementation"]).endswith("-mt")
+
+
+def summarize(view: RunView) -> Summary:
+    frame = view.frame
+    marks = {i: caveat_marks(s) if status == "PASS" else ""
+             for i, s, status in zip(frame.index, frame["stability"], frame["status"])}
+    groups, boards = [], []
+    for key, group in kernel_groups(frame):
+        kernel, workload, n = key
+        tag = anchor(kernel, workload, n, *(view.run_ids if len(view.run_ids) > 1 else []))
+        groups.append((key, tag, group))
+        if kernel == results.OVERHEAD_KERNEL:
+            continue
+        passed = group[group["status"] == "PASS"]
+        failed = [view.label(r) for _, r in group.iterrows() if r["status"] in FAILED and not r["expected_to_fail"]]
+        if passed.empty:
+            boards.append(Board(kernel, workload, int(n), str(group.iloc[0]["unit"]), tag, "", "", *[math.nan] * 3,
+                                "", *[math.nan] * 3, "", math.nan, "nothing passed", "", failed))
+            continue
+        best = passed.iloc[0]
+        c_rows = passed[[_is_portable_c(r) for _, r in passed.iterrows()]]
+        best_c = c_rows.iloc[0] if len(c_rows) else None
+        base = best["baseline"] if isinstance(best["baseline"], str) else ""
+        boards.append(Board(
+            kernel, workload, int(n), str(best["unit"]), tag, view.label(best), str(best["family"]),
+            float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]), float(best["ns_per_op_ci_high"]),
+            base, float(best["speedup"]), float(best["speedup_ci_low"]), float(best["speedup_ci_high"]),
+            view.label(best_c) if best_c is not None else "",
+            float(best_c["ns_per_op_median"] / best["ns_per_op_median"]) if best_c is not None else math.nan,
+            steadiness_words(float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]),
+                             float(best["ns_per_op_ci_high"]), marks[best.name]),
+            marks[best.name], failed))
+    counts = {mark: sum(mark in m for m in marks.values()) for mark, _, _ in CAVEATS}
+    caveats = [(mark, words, counts[mark]) for mark, _, words in CAVEATS if counts[mark]]
+    return Summary(boards, groups, marks, caveats, header(view))
+
+
+def header(view: RunView) -> dict:
+    m, info = view.machine, view.info
+    started = info.get("started")
+    if started is None and view.run_ids:  # a run id starts with its local start time
+        try:
+            started = time.mktime(time.strptime(view.run_ids[0][:15], "%Y%m%d-%H%M%S"))
+        except ValueError:
+            started = None
+    machine = ", ".join(str(p) for p in (m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else "",
+                                         " ".join(m.get("simd_flags", [])), m.get("python"), m.get("compiler"))
+                        if p)
+    return {"title": f"swarbench run {', '.join(view.run_ids)}",
+            "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
+            "duration": _duration(info.get("duration_s")), "command": info.get("command", ""),
+            "commit": m.get("git_commit", "") or "", "machine": machine}
+
+
+def _duration(seconds) -> str:
+    if seconds is None or seconds != seconds:
+        return ""
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def machine_lines(view: RunView) -> list[str]:
+    """Per run, in plain words, how much of it other work on the machine slowed (the canary's readings,
+    swarbench.results.machine_steadiness); nothing for a run saved without them."""
+    out = []
+    for run_id, group in view.frame.groupby("run_id", sort=True):
+        share = float(group["machine_slowed_share"].iloc[0])
+        if share != share:
+            continue
+        line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {results.SLOWED:.0%} or "
+                f"more slower than its best during {share:.0%} of the run (other programs were using it)")
+        if share > 0 and group["samples_slowed"].notna().any():
+            line += f"; the {int(group['samples_slowed'].sum()):,} samples timed then are left out of the medians"
+        if share >= results.UNSTEADY_SHARE:
+            line += "; medians may still move by more than their intervals: measure again on a quieter machine"
+        out.append(line)
+    return out
+
+
+def change_of(view: RunView, row) -> dict | None:
+    """This row's entry of `report --against` (swarbench.compare's columns), or None."""
+    return view.changes.get(tuple(row[k] for k in KEY))
+
+
+# ---- readers: what a report shows that the frame does not keep ----
+
+INFO = "benchmark.json"  # swarbench.export writes the command line and duration into its "swarbench" entry
+
+
+def read_samples(run_dir: Path, run_id: str) -> dict:
+    """Each PASS measurement's kept samples (those its median is taken over), in ns/op, by (run_id, *KEY)."""
+    out = {}
+    for rec in results.merge_records(results.read_records(run_dir / results.RECORDS)):
+        if rec.get("status") == "PASS" and rec.get("samples_s"):
+            out[(run_id, *(rec.get(k) for k in KEY))] = results.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
+    return out
+
+
+def read_info(run_dir: Path) -> dict:
+    """When the run started and how long it took (its records' first start to its results file), and the
+    command line that ran it where one was saved."""
+    info: dict = {}
+    starts = []
+    for rec in results.read_records(run_dir / results.RECORDS):
+        t = rec.get("t")
+        if rec.get("event") == "start" and isinstance(t, (int, float)):
+            starts.append(float(t))
+    csv_path = run_dir / results.RESULTS_CSV
+    if starts:
+        info["started"] = min(starts)
+        if csv_path.exists():
+            info["duration_s"] = max(csv_path.stat().st_mtime - min(starts), 0.0)
+    try:
+        saved = json.loads((run_dir / INFO).read_text()).get("swarbench", {})
+    except (OSError, ValueError, AttributeError):
+        saved = {}
+    if isinstance(saved, dict):
+        info.update({k: saved[k] for k in ("command", "duration_s", "started") if k in saved})
+    return info
+
+
+def attach_run_files(view: RunView, run_dirs: dict[str, Path]) -> RunView:
+    """Fill the view's samples (by run id) and info (the first run's) from the run folders."""
+    for run_id, run_dir in run_dirs.items():
+        view.samples.update(read_samples(run_dir, run_id))
+    if run_dirs:
+        view.info = read_info(next(iter(run_dirs.values()))) | view.info
+    return view
+
+
+def samples_of(view: RunView, row) -> np.ndarray:
+    return view.samples.get((row["run_id"], *(row[k] for k in KEY)), np.empty(0))
+
+
+def change_rows(frame: pd.DataFrame) -> dict:
+    """swarbench.compare's rows by KEY, for `report --against`."""
+    return {tuple(r[k] for k in KEY): r.to_dict() for _, r in frame.iterrows()}
+
+
+def strip_points(samples: np.ndarray, most: int = 120) -> np.ndarray:
+    """At most ``most`` of a measurement's samples, evenly spread over their sorted order, for a strip chart."""
+    x = np.sort(np.asarray(samples, dtype=float))
+    if len(x) <= most:
+        return x
+    return x[np.linspace(0, len(x) - 1, most).round().astype(int)]
