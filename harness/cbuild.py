@@ -5,6 +5,11 @@ Each module is built from one ``.c`` file with the flags of one instruction set 
 source text, the cdef, the flags, the compiler's version line, the Python ABI and the cffi version; a change to
 any of them builds a new module. Two runs building the same module at once each compile in a private temporary
 folder and move the result into place with an atomic rename, so neither ever imports a half-written file.
+
+A failed build says whose fault it is. The source is #included by its path, so the compiler's first error names
+the source's own file and line (``parse8.c:10:50: error: ...``), not the file cffi generates: that is a
+``BuildError``, which a run reports as ERROR. A machine that cannot build at all (no compiler, a compiler without
+the flags, no Python headers) raises ``CannotBuildHere``, a SKIP like a missing CPU feature.
 """
 from __future__ import annotations
 

@@ -8,9 +8,11 @@ A plugin is any importable module (or object) advertised under the entry-point g
 The module marks its functions with ``swarbench.hookimpl``. The built-in suites in ``impls/`` are loaded exactly
 this way, so every run exercises the path a third-party plugin takes.
 
-Hooks run in two phases, kernels first, so a plugin may implement a kernel that another plugin defines.
-Each hook receives the registry to add to; what a hook returns is ignored. A plugin whose import fails or whose
-hook raises is reported by name, everything it added is withdrawn, and the run goes on without it.
+Hooks run in phases, every plugin's kernels first, so a plugin may implement a kernel that another plugin
+defines. Each hook receives the registry to add to; what a hook returns is ignored. A plugin whose import fails,
+whose hook raises, or that marks a function whose name is none of the hooks below (``swarbench_add_implementation``)
+is reported by name, everything it added is withdrawn, and the run goes on without it; ``swarbench list`` exits 1.
+docs/plugins.md walks through a plugin; docs/reference.md lists every class, field and hook.
 """
 import pluggy
 
@@ -22,7 +24,8 @@ def swarbench_add_kernels(registry):
     """Add kernels with ``registry.add_kernel(Kernel(...))``.
 
     Called once per session, before any implementation is added. A kernel id is ``<suite>.<operation>``
-    (``cards.contains``) and must be unique across all plugins.
+    (``cards.contains``) and must be unique across all plugins. The first time a run uses a plugin's kernel, its
+    reference is run on its known answers: a disagreement leaves the kernel out with one line blaming its spec.
     """
 
 

@@ -162,6 +162,18 @@ def _unknown_hook(pm: pluggy.PluginManager) -> str:
     return ""
 
 
+def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> str:
+    """'' unless the plugin defines hook functions without ``@swarbench.hookimpl`` (pluggy passes over those in
+    silence), or has no hook at all (an entry point naming the wrong module)."""
+    unmarked = [n for n in dir(plugin) if n.startswith("swarbench_") and callable(getattr(plugin, n, None))
+                and pm.parse_hookimpl_opts(plugin, n) is None]
+    if unmarked:
+        return f"{', '.join(unmarked)} not marked with @swarbench.hookimpl, so never called"
+    if not pm.get_hookcallers(plugin):
+        return "no hook: the module its entry point names has no function marked with @swarbench.hookimpl"
+    return ""
+
+
 def disabled_from_env() -> list[str]:
     return [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
 
@@ -199,10 +211,10 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
         except Exception as exc:  # bad hook signatures are caught by pluggy's validation
             registry.failures.append(PluginFailure(name, "register", _one_line(exc)))
             continue
-        unknown = _unknown_hook(pm)
-        if unknown:
+        wrong = _unknown_hook(pm) or _unmarked_hooks(pm, plugin)
+        if wrong:
             pm.unregister(name=name)
-            registry.failures.append(PluginFailure(name, "register", unknown))
+            registry.failures.append(PluginFailure(name, "register", wrong))
             continue
         registry.plugins.append(name)
 

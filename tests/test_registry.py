@@ -97,3 +97,13 @@ def test_a_misspelt_hook_fails_its_plugin_and_names_the_hook():
     assert failure.error.startswith("unknown hook 'swarbench_add_implementation'; did you mean "
                                     "'swarbench_add_implementations'?")
     assert "typo" not in reg.plugins and "cards.contains/naive" in reg.implementations
+
+
+def test_a_hook_without_its_marker_or_a_plugin_without_hooks_is_a_failure():
+    unmarked = types.SimpleNamespace(swarbench_add_implementations=lambda registry: None)
+    empty = types.SimpleNamespace(helper=lambda: None)
+    reg = registry.load(extra_plugins=[("unmarked", unmarked), ("empty", empty)])
+    errors = {f.plugin: f.error for f in reg.failures}
+    assert errors["unmarked"] == "swarbench_add_implementations not marked with @swarbench.hookimpl, so never called"
+    assert errors["empty"].startswith("no hook:")
+    assert not {"unmarked", "empty"} & set(reg.plugins)
