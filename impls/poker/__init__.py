@@ -12,19 +12,19 @@ closure calling another jitted function would miss numba's cache in every worker
 """
 from swarbench import hookimpl
 
-from . import blocks, command, jit, native, python, report, spec, vectorized
+from . import blocks, command, jit, native, python, report, spec, vectorized, versus
 
 
 @hookimpl
 def swarbench_add_kernels(registry):
-    for kernel in spec.KERNELS + blocks.KERNELS:
+    for kernel in spec.KERNELS + blocks.KERNELS + [versus.VERSUS]:
         registry.add_kernel(kernel)
 
 
 @hookimpl
 def swarbench_add_implementations(registry):
     for module in (python, vectorized, jit, native):
-        for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []):
+        for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []) + getattr(module, "VERSUS", []):
             registry.add_implementation(impl)
 
 
