@@ -19,7 +19,7 @@ REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
 FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
-                      "c-fast")
+                      "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32", "c-fast-pf1024")
         if not features.unavailable(IMPLS[n].requires)]
 
 
@@ -199,7 +199,8 @@ def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
     moves, base, _ = tables.array_moves()
     broken["rowhash"][base[4]] += 1  # the centre with four empty neighbours: the empty board's first move
     monkeypatch.setattr(native.tables, "fast_tables", lambda: broken)
-    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast, requires=("cc", "avx2"))
+    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast("cephalopod_fast"),
+                          requires=("cc", "avx2"))
     workload = KERNEL.make_workload(KERNEL.workload_kind("empty"), 3)
     verdict = oracle.verify(KERNEL, impl, workload, oracle.reference_outputs(KERNEL, workload))
     assert verdict.status == oracle.FAIL and "depth 1" in verdict.reason

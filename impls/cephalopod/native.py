@@ -8,7 +8,9 @@ steps a build takes is chosen with -D flags. ``c/scalar.c`` holds the scalar sym
 Write-up steps:  1 hash table with linear probing (c-hash);  2 move lookup tables (c-lut);  3 symmetry (c-sym);
 6 full and last-depth boards summed without insertion (c-direct);  5 SIMD canonicalisation (c-avx2);
 4 prefetching (c-avx2-prefetch); 7-16 in ``c/fast.c`` (c-fast), with the last two layers summed from per-row hash
-changes instead of being built (see the comment at the top of that file for what it takes and leaves).
+changes instead of being built (see the comment at the top of that file for what it takes and leaves). The rows
+c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
+step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
 """
 from pathlib import Path
 
@@ -130,21 +132,46 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
-def _prepare_fast(workload):
-    mod = build("cephalopod_fast", C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"))
-    ffi, lib = mod.ffi, mod.lib
-    arrays = tables.fast_tables()
-    t = _bind(ffi, "fast_tables", arrays)
-    work = ffi.gc(lib.fast_new(), lib.fast_free)
-    if lib.fast_reserve(work, RESERVE_STATES, RESERVE_SLOTS):
-        raise MemoryError("cannot reserve the C search's buffers")
-    return _batch(workload, lib.fast_solve, work, t, ffi, (arrays, t, work))
+def _prepare_fast(module: str, flags: tuple[str, ...] = (), reserve: bool = True):
+    def prepare(workload):
+        mod = build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
+        ffi, lib = mod.ffi, mod.lib
+        arrays = tables.fast_tables()
+        t = _bind(ffi, "fast_tables", arrays)
+        work = ffi.gc(lib.fast_new(), lib.fast_free)
+        if reserve and lib.fast_reserve(work, RESERVE_STATES, RESERVE_SLOTS):
+            raise MemoryError("cannot reserve the C search's buffers")
+        return _batch(workload, lib.fast_solve, work, t, ffi, (arrays, t, work))
+
+    return prepare
 
 
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast", "cffi-avx2", _prepare_fast, requires=("cc", "avx2", "bmi2"),
-    description="C (fast.c), steps 7-16: buffers reserved and touched in prepare, table never zeroed (layer "
-                "tags), byte tables for forms and hashes, lane sums reduced once, a move list in L1-sized chunks "
-                "(listed, canonicalised with their slots prefetched, inserted without a branch on new or old), "
-                "table at load 1/16; and the last two layers summed from per-row hash changes without building "
-                "their boards"))
+FAST_NEEDS = ("cc", "avx2", "bmi2")
+FAST_WHAT = ("the table never zeroed (layer tags), byte tables for forms and hashes, lane sums reduced once, a move "
+             "list in L1-sized chunks (listed, canonicalised with their slots prefetched, inserted without a branch "
+             "on new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
+             "building their boards")
+# name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps, then two it did not
+# measure alone: how far ahead slots are prefetched, and non-temporal stores)
+FAST_VARIANTS = [
+    ("c-fast-fresh", ("-DFRESH_MAPS=1", "-DTOUCH=0"), False,
+     "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
+     "so the kernel zero-fills every page it uses during the solve, again after every growth"),
+    ("c-fast-mmap", ("-DTOUCH=0",), True,
+     "step 7: buffers mapped once at the largest size a search needs here and kept; each page is zero-filled at "
+     "its first use, which is the first (untimed) call"),
+    ("c-fast", (), True,
+     "step 16: + every page of those buffers written in prepare, before any solve"),
+    ("c-fast-nt", ("-DNT_MOVES=1",), True,
+     "step 17: + the move list written with non-temporal stores (4-byte movnti: a list row starts anywhere)"),
+    ("c-fast-pf32", ("-DCHUNK=32",), True,
+     "prefetch distance 32: moves listed, canonicalised (slot prefetched) and inserted 32 at a time"),
+    ("c-fast-pf1024", ("-DCHUNK=1024",), True,
+     "prefetch distance 1024: moves listed, canonicalised (slot prefetched) and inserted 1024 at a time"),
+]
+
+for _name, _flags, _reserve, _what in FAST_VARIANTS:
+    _module = "cephalopod_" + _name.replace("c-", "").replace("-", "_")
+    IMPLEMENTATIONS.append(Implementation(
+        "cephalopod.hashsum", _name, "cffi-avx2", _prepare_fast(_module, _flags, _reserve), requires=FAST_NEEDS,
+        description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else "")))

@@ -18,8 +18,20 @@ from .spec import HASHSUM, OFFICIAL
 # the write-up's submissions 1-17 and their run times on the contest's servers
 WRITEUP_MS = {1: 559, 2: 384, 3: 68, 4: 63, 5: 38, 6: 25, 7: 13, 8: 14, 9: 10, 10: 7, 11: 8, 12: 8, 13: 7, 14: 7,
               15: 8, 16: 2, 17: 2}
-# c-fast takes the steps up to 16 that apply without a move list (see c/fast.c); 16 is its last
-STEP_OF = {"c-hash": 1, "c-lut": 2, "c-sym": 3, "c-avx2-prefetch": 4, "c-avx2": 5, "c-direct": 6, "c-fast": 16}
+# c-fast takes the steps up to 16 that apply without a move list (see c/fast.c); 16 is its last. c-fast-mmap is
+# c-fast without step 16, c-fast-nt with step 17; c-fast-fresh has neither 7 nor 16, and the prefetch-distance
+# rows are no submission of the write-up
+STEP_OF = {"c-hash": 1, "c-lut": 2, "c-sym": 3, "c-avx2-prefetch": 4, "c-avx2": 5, "c-direct": 6, "c-fast-mmap": 7,
+           "c-fast": 16, "c-fast-nt": 17}
+# what each row adds to the one it is measured against, in a few words (the write-up's table lists its changes so)
+ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "c-sym": "symmetry: 8 counts",
+        "c-direct": "full and last boards summed, not stored", "c-avx2": "AVX2 forms, counts, hash sums",
+        "c-avx2-prefetch": "prefetch of the next slot",
+        "c-fast-fresh": "c-fast with memory mapped, grown and returned by every solve",
+        "c-fast-mmap": "memory mapped once at full size, kept (step 7)",
+        "c-fast": "+ pages touched in prepare (step 16)", "c-fast-nt": "+ non-temporal stores to the move list",
+        "c-fast-pf32": "c-fast, slots prefetched 32 moves ahead (256)",
+        "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)"}
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
@@ -42,7 +54,7 @@ def official_table(frame: pd.DataFrame):
         row = {"implementation": r.implementation, "family": r.family, "status": r.status,
                "total_ms": r.s_per_call_median * 1e3 if r.status == "PASS" else float("nan"),
                "speedup_vs_bfs": r.speedup, "boards_stored": summary.get("boards", float("nan")),
-               "writeup_step": STEP_OF.get(r.implementation, ""),
+               "adds": ADDS.get(r.implementation, ""), "writeup_step": STEP_OF.get(r.implementation, ""),
                "writeup_ms": WRITEUP_MS.get(STEP_OF.get(r.implementation), float("nan"))}
         times = summary.get("case_ms") or []
         for i, (name, *_rest) in enumerate(OFFICIAL):
