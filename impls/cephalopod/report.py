@@ -31,7 +31,8 @@ ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "
         "c-fast-mmap": "memory mapped once at full size, kept (step 7)",
         "c-fast": "+ pages touched in prepare (step 16)", "c-fast-nt": "+ non-temporal stores to the move list",
         "c-fast-pf32": "c-fast, slots prefetched 32 moves ahead (256)",
-        "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)"}
+        "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)",
+        "c-fast-cores": "c-fast, the tests dealt out over every core"}
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
@@ -54,6 +55,7 @@ def official_table(frame: pd.DataFrame):
         row = {"implementation": r.implementation, "family": r.family, "status": r.status,
                "total_ms": r.s_per_call_median * 1e3 if r.status == "PASS" else float("nan"),
                "speedup_vs_bfs": r.speedup, "boards_stored": summary.get("boards", float("nan")),
+               "page_faults": summary.get("page_faults", float("nan")),
                "adds": ADDS.get(r.implementation, ""), "writeup_step": STEP_OF.get(r.implementation, ""),
                "writeup_ms": WRITEUP_MS.get(STEP_OF.get(r.implementation), float("nan"))}
         times = summary.get("case_ms") or []
@@ -69,6 +71,8 @@ def official_table(frame: pd.DataFrame):
         "boards_stored: distinct boards a family keeps over all layers (canonical boards under symmetry; "
         "boards summed directly are not stored). Without symmetry this is the spec's count of distinct boards.",
         "writeup_ms: the write-up's own submission with that step, on the contest's servers.",
+        "page_faults: pages the kernel mapped and zero-filled for the process during that call (the C families "
+        "count them): what the memory steps (7, 16) take out of a solve, whatever else the machine runs.",
     ]
     return ReportSection("Cephalopod: the official tests, the write-up's way", table.reset_index(drop=True), notes)
 

@@ -58,6 +58,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <time.h>
 
 #define MASK30 0x3FFFFFFFu
 #define ZERO_SHIFT 27
@@ -457,4 +459,58 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
     release(w);
 #endif
     return answer;
+}
+
+/* ---- many tests at once, on several cores (fast_solve_many) ------------------------------------------------ */
+typedef struct {
+    fast_work *w;
+    const fast_tables *T;
+    const uint32_t *starts;
+    const int32_t *depths, *order;
+    int n;
+    int *next;  /* the next entry of `order` to take, shared */
+    int64_t *answers, *boards;
+    double *seconds;
+    int failed;
+} many_job;
+
+static void *many_worker(void *arg)
+{
+    many_job *j = arg;
+    for (;;) {
+        int q = __atomic_fetch_add(j->next, 1, __ATOMIC_RELAXED);
+        if (q >= j->n) return NULL;
+        int c = j->order[q];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        j->answers[c] = fast_solve(j->w, j->T, j->starts[c], j->depths[c], &j->boards[c]);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        j->seconds[c] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        j->failed |= j->answers[c] < 0;
+    }
+}
+
+/* The n tests solved by `threads` threads, one workspace each; a thread takes the next test of `order` when it
+ * is free (the caller lists the longest first). Per-test seconds are each test's own wall time. -1 when a
+ * search ran out of memory. */
+int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const uint32_t *starts,
+                    const int32_t *depths, const int32_t *order, int n, int64_t *answers, int64_t *boards,
+                    double *seconds)
+{
+    many_job jobs[16];
+    pthread_t tid[16];
+    int next = 0, failed = 0;
+    if (threads < 1) threads = 1;
+    if (threads > 16) threads = 16;
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (many_job){works[t], T, starts, depths, order, n, &next, answers, boards, seconds, 0};
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, many_worker, &jobs[t])) jobs[t].failed = -1;
+    many_worker(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (jobs[t].failed == -1) { jobs[t].failed = 0; many_worker(&jobs[t]); continue; }
+        pthread_join(tid[t], NULL);
+    }
+    for (int t = 0; t < threads; t++) failed |= jobs[t].failed;
+    return failed ? -1 : 0;
 }
