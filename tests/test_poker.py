@@ -676,3 +676,22 @@ def test_command_says_a_known_wrong_implementation_is_wrong(tmp_path):
     assert proc.returncode == 0 and "known to be wrong" not in proc.stderr + proc.stdout
     assert [int(line.split(":")[0]) for line in proc.stdout.splitlines()[:3]] == \
         spec.reference_equity(spec.equity_inputs("sA cA", 5)).tolist()
+
+
+def test_versus_report_sets_each_equity_beside_the_published_one():
+    from swarbench import results
+    from swarbench.suites.poker import report
+
+    def record(impl, status, summary):
+        return {"kernel": "poker.versus", "suite": "poker", "implementation": impl, "family": "cffi-scalar",
+                "workload": "hu-full", "n": 2 * 1712304, "status": status, "reason": "", "baseline": "python-swar",
+                "unit": "hand", "samples_s": [0.1, 0.1, 0.1] if status == "PASS" else [], "summary": summary}
+
+    pots = {"pots_0": 852207 * 2520 + 10775 * 1260, "pots_1": 849322 * 2520 + 10775 * 1260}
+    summary = {"wins_0": 852207, "ties_0": 10775, "wins_1": 849322, "ties_1": 10775, **pots}
+    frame = results.frame_from_records([record("c-versus", "PASS", summary), record("python-swar", "SKIP", None)],
+                                       "r1", {})
+    table = report.versus_table(frame).table.set_index("implementation")
+    assert table.loc["c-versus", "AhKh equity_%"] == pytest.approx(table.loc["c-versus", "AhKh published_%"], abs=5e-3)
+    assert table.loc["c-versus", "2d2c wins"] == table.loc["c-versus", "2d2c published wins"] == 849322
+    assert table.loc["python-swar", "status"] == "SKIP"

@@ -18,7 +18,8 @@ import numpy as np
 
 from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
 
-from .spec import DECK, TALK, colex_subset, describe, reference_rank
+from .ranges import parse_hand
+from .spec import DECK, TALK, colex_subset, describe, parse_cards, reference_rank
 
 LCM = 2520  # lcm(1..10): a pot split among up to ten hands is a whole number of units each
 MAX_HANDS = 10
@@ -28,8 +29,6 @@ THREE_WAY = ("AhKh", "2d2c", "5c6c")
 
 
 def hand_set(text: str) -> int:
-    from .ranges import parse_hand
-
     cards = parse_hand(text)
     if cards is None:
         raise InvalidInput(f"hand {text!r} is not two cards")
@@ -222,8 +221,6 @@ def known_answers():
         ("a heart flush on the board: the ace of hearts takes it", [ahkh, twos, sixes], "h3 h7 h9 hT hJ",
          [[1, 0, LCM], [0, 0, 0], [0, 0, 0]]),
     ]
-    from .spec import parse_cards
-
     out = []
     for name, hands, board, expected in cases:
         inputs = {"hands": np.array(hands, np.uint64), "known": 0, "full": False,
