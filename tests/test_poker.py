@@ -695,3 +695,27 @@ def test_versus_report_sets_each_equity_beside_the_published_one():
     assert table.loc["c-versus", "AhKh equity_%"] == pytest.approx(table.loc["c-versus", "AhKh published_%"], abs=5e-3)
     assert table.loc["c-versus", "2d2c wins"] == table.loc["c-versus", "2d2c published wins"] == 849322
     assert table.loc["python-swar", "status"] == "SKIP"
+
+
+deals = st.lists(st.integers(0, 51), min_size=8, max_size=12, unique=True)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deals, st.integers(2, 4), st.integers(3, 5))
+def test_versus_full_enumerations_of_known_turns_and_rivers_match_the_reference(cards, players, dealt):
+    # any 2-4 hands over every river (or turn and river) completing a dealt board: the walk of each family against
+    # the plain evaluator on the boards listed
+    players = min(players, (len(cards) - dealt) // 2)
+    hands = [(1 << cards[2 * p]) | (1 << cards[2 * p + 1]) for p in range(players)]
+    known = sum(1 << c for c in cards[2 * players:2 * players + dealt])
+    inputs = versus.versus_inputs(hands, known)
+    expected = versus.reference(inputs)
+    from swarbench import features
+
+    assert expected[:, 0].sum() <= versus.n_boards(hands, known)  # a board is won alone by one hand at most
+    assert expected[:, 2].sum() == versus.LCM * versus.n_boards(hands, known)  # every pot is shared out whole
+    for impl in VERSUS:
+        if features.unavailable(impl.requires):
+            continue
+        batch = impl.prepare(Workload("poker.versus", "test", 1, inputs))
+        assert np.asarray(batch()).tolist() == expected.tolist(), impl.name
