@@ -19,7 +19,7 @@ REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
 FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
-                      "c-fast")
+                      "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32", "c-fast-pf1024", "c-fast-cores")
         if not features.unavailable(IMPLS[n].requires)]
 
 
@@ -199,10 +199,24 @@ def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
     moves, base, _ = tables.array_moves()
     broken["rowhash"][base[4]] += 1  # the centre with four empty neighbours: the empty board's first move
     monkeypatch.setattr(native.tables, "fast_tables", lambda: broken)
-    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast, requires=("cc", "avx2"))
+    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast("cephalopod_fast"),
+                          requires=("cc", "avx2"))
     workload = KERNEL.make_workload(KERNEL.workload_kind("empty"), 3)
     verdict = oracle.verify(KERNEL, impl, workload, oracle.reference_outputs(KERNEL, workload))
     assert verdict.status == oracle.FAIL and "depth 1" in verdict.reason
+
+
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
+def test_reserved_buffers_spare_a_solve_the_page_faults_fresh_ones_pay():
+    # step 7 and 16 in what the kernel does: a solve that maps its buffers afresh has them zero-filled page by
+    # page (megabytes for the official tests), one that reuses buffers touched in prepare has next to none
+    workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
+    faults = {}
+    for name in ("c-fast-fresh", "c-fast", "c-fast-cores"):
+        batch = IMPLS[name].prepare(workload)
+        batch()
+        faults[name] = KERNEL.summarize(batch())["page_faults"]
+    assert faults["c-fast-fresh"] > 1000 and faults["c-fast"] < 100 and faults["c-fast-cores"] < 100, faults
 
 
 # -- every family --------------------------------------------------------------------------------------------

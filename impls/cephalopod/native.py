@@ -8,17 +8,20 @@ steps a build takes is chosen with -D flags. ``c/scalar.c`` holds the scalar sym
 Write-up steps:  1 hash table with linear probing (c-hash);  2 move lookup tables (c-lut);  3 symmetry (c-sym);
 6 full and last-depth boards summed without insertion (c-direct);  5 SIMD canonicalisation (c-avx2);
 4 prefetching (c-avx2-prefetch); 7-16 in ``c/fast.c`` (c-fast), with the last two layers summed from per-row hash
-changes instead of being built (see the comment at the top of that file for what it takes and leaves).
+changes instead of being built (see the comment at the top of that file for what it takes and leaves). The rows
+c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
+step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
 """
 from pathlib import Path
 
 import numpy as np
 
+from swarbench import features
 from swarbench.cbuild import build
 from swarbench.model import Implementation
 
 from . import tables
-from .spec import run_cases
+from .spec import Answers, run_cases
 
 C_DIR = Path(__file__).parent / "c"
 CDEF = """
@@ -50,6 +53,18 @@ def _bind(ffi, struct, arrays):
     return t
 
 
+try:
+    import resource
+except ImportError:  # not a Unix: no fault counts
+    resource = None
+
+
+def _minor_faults() -> int:
+    """Pages the kernel has mapped for this process so far (zero-filled on a first write): what steps 7 and 16
+    save a solve shows here whatever else the machine runs, where a time does not. 0 where nothing counts them."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
+
+
 def _batch(workload, solve, work, tables_ptr, ffi, keep):
     """The timed call: every case of the workload through ``solve``, timed one by one."""
     boards = ffi.new("int64_t *")
@@ -65,7 +80,10 @@ def _batch(workload, solve, work, tables_ptr, ffi, keep):
         one(depth, start)
 
     def batch():
-        return run_cases(one, cases)
+        faults = _minor_faults()
+        answers = run_cases(one, cases)
+        answers.page_faults = _minor_faults() - faults
+        return answers
 
     batch.keepalive = keep
     return batch
@@ -120,6 +138,9 @@ fast_work *fast_new(void);
 void fast_free(fast_work *w);
 int fast_reserve(fast_work *w, size_t states, size_t slots);
 int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards);
+int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const uint32_t *starts,
+                    const int32_t *depths, const int32_t *order, int n, int64_t *answers, int64_t *boards,
+                    double *seconds);
 """
 
 
@@ -130,21 +151,84 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
-def _prepare_fast(workload):
+def _prepare_fast(module: str, flags: tuple[str, ...] = (), reserve: bool = True):
+    def prepare(workload):
+        mod = build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
+        ffi, lib = mod.ffi, mod.lib
+        arrays = tables.fast_tables()
+        t = _bind(ffi, "fast_tables", arrays)
+        work = ffi.gc(lib.fast_new(), lib.fast_free)
+        if reserve and lib.fast_reserve(work, RESERVE_STATES, RESERVE_SLOTS):
+            raise MemoryError("cannot reserve the C search's buffers")
+        return _batch(workload, lib.fast_solve, work, t, ffi, (arrays, t, work))
+
+    return prepare
+
+
+def _prepare_fast_cores(workload):
+    """c-fast with the tests dealt out over every core, longest first (by their times in a first, untimed call)."""
     mod = build("cephalopod_fast", C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"))
     ffi, lib = mod.ffi, mod.lib
     arrays = tables.fast_tables()
     t = _bind(ffi, "fast_tables", arrays)
-    work = ffi.gc(lib.fast_new(), lib.fast_free)
-    if lib.fast_reserve(work, RESERVE_STATES, RESERVE_SLOTS):
-        raise MemoryError("cannot reserve the C search's buffers")
-    return _batch(workload, lib.fast_solve, work, t, ffi, (arrays, t, work))
+    threads = max(1, min(features.cores(), 16))
+    works = [ffi.gc(lib.fast_new(), lib.fast_free) for _ in range(threads)]
+    for w in works:
+        if lib.fast_reserve(w, RESERVE_STATES, RESERVE_SLOTS):
+            raise MemoryError("cannot reserve the C search's buffers")
+    work_ptrs = ffi.new("fast_work *[]", works)
+    n = len(workload.inputs["depth"])
+    starts = np.array([tables.pack(c) for c in workload.inputs["cells"]], np.uint32)
+    depths = np.asarray(workload.inputs["depth"], np.int32)
+    answers, boards, seconds = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64)
+    order = np.arange(n, dtype=np.int32)
+    cast = lambda ctype, a: ffi.cast(ctype, ffi.from_buffer(a))  # noqa: E731
+    args = (work_ptrs, threads, t, cast("uint32_t *", starts), cast("int32_t *", depths), cast("int32_t *", order),
+            n, cast("int64_t *", answers), cast("int64_t *", boards), cast("double *", seconds))
 
+    def batch():
+        faults = _minor_faults()
+        if lib.fast_solve_many(*args):
+            raise MemoryError("the C search ran out of memory")
+        return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
+
+    batch()  # sizes and touches every workspace, and times each test for the order
+    order[:] = np.argsort(-seconds, kind="stable").astype(np.int32)
+    batch.keepalive = (arrays, t, works, work_ptrs, starts, depths, answers, boards, seconds, order)
+    return batch
+
+
+FAST_NEEDS = ("cc", "avx2", "bmi2")
+FAST_WHAT = ("the table never zeroed (layer tags), byte tables for forms and hashes, lane sums reduced once, a move "
+             "list in L1-sized chunks (listed, canonicalised with their slots prefetched, inserted without a branch "
+             "on new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
+             "building their boards")
+# name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps, then two it did not
+# measure alone: how far ahead slots are prefetched, and non-temporal stores)
+FAST_VARIANTS = [
+    ("c-fast-fresh", ("-DFRESH_MAPS=1", "-DTOUCH=0"), False,
+     "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
+     "so the kernel zero-fills every page it uses during the solve, again after every growth"),
+    ("c-fast-mmap", ("-DTOUCH=0",), True,
+     "step 7: buffers mapped once at the largest size a search needs here and kept; each page is zero-filled at "
+     "its first use, which is the first (untimed) call"),
+    ("c-fast", (), True,
+     "step 16: + every page of those buffers written in prepare, before any solve"),
+    ("c-fast-nt", ("-DNT_MOVES=1",), True,
+     "step 17: + the move list written with non-temporal stores (4-byte movnti: a list row starts anywhere)"),
+    ("c-fast-pf32", ("-DCHUNK=32",), True,
+     "prefetch distance 32: moves listed, canonicalised (slot prefetched) and inserted 32 at a time"),
+    ("c-fast-pf1024", ("-DCHUNK=1024",), True,
+     "prefetch distance 1024: moves listed, canonicalised (slot prefetched) and inserted 1024 at a time"),
+]
 
 IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast", "cffi-avx2", _prepare_fast, requires=("cc", "avx2", "bmi2"),
-    description="C (fast.c), steps 7-16: buffers reserved and touched in prepare, table never zeroed (layer "
-                "tags), byte tables for forms and hashes, lane sums reduced once, a move list in L1-sized chunks "
-                "(listed, canonicalised with their slots prefetched, inserted without a branch on new or old), "
-                "table at load 1/16; and the last two layers summed from per-row hash changes without building "
-                "their boards"))
+    "cephalopod.hashsum", "c-fast-cores", "cffi-avx2", _prepare_fast_cores, requires=FAST_NEEDS,
+    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, longest first (each "
+                "core its own workspace); a test's time is its own, so they overlap"))
+
+for _name, _flags, _reserve, _what in FAST_VARIANTS:
+    _module = "cephalopod_" + _name.replace("c-", "").replace("-", "_")
+    IMPLEMENTATIONS.append(Implementation(
+        "cephalopod.hashsum", _name, "cffi-avx2", _prepare_fast(_module, _flags, _reserve), requires=FAST_NEEDS,
+        description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else "")))

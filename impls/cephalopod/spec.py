@@ -358,13 +358,15 @@ class Answers:
     """The answers of a batch (read as an int64 array by the oracle), with what each case cost the family.
 
     ``case_s``: seconds per case as the batch measured them; ``boards``: the distinct boards the family stored,
-    summed over its layers (canonical boards for a family using symmetry), or None when it does not count.
+    summed over its layers (canonical boards for a family using symmetry), or None when it does not count;
+    ``page_faults``: pages the kernel had to map (and zero) during the batch, where the family counts them.
     """
 
-    def __init__(self, answers, case_s, boards=None):
+    def __init__(self, answers, case_s, boards=None, page_faults=None):
         self.answers = np.asarray(answers, dtype=np.int64)
         self.case_s = list(case_s)
         self.boards = None if boards is None else [int(b) for b in boards]
+        self.page_faults = page_faults  # the process's minor page faults during the batch, where counted
 
     def __array__(self, dtype=None, copy=None):
         return self.answers if dtype is None else self.answers.astype(dtype)
@@ -395,6 +397,8 @@ def summarize(outputs) -> dict:
         if outputs.boards is not None:
             out["boards"] = sum(outputs.boards)
             out["case_boards"] = outputs.boards
+        if outputs.page_faults is not None:
+            out["page_faults"] = int(outputs.page_faults)
     return out
 
 

@@ -18,9 +18,9 @@ from swarbench import hookimpl
 
 @hookimpl
 def swarbench_add_kernels(registry):
-    from . import blocks, spec
+    from . import blocks, spec, versus
 
-    for kernel in spec.KERNELS + blocks.KERNELS:
+    for kernel in spec.KERNELS + blocks.KERNELS + [versus.VERSUS]:
         registry.add_kernel(kernel)
 
 
@@ -29,7 +29,7 @@ def swarbench_add_implementations(registry):
     from . import jit, native, python, vectorized
 
     for module in (python, vectorized, jit, native):
-        for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []):
+        for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []) + getattr(module, "VERSUS", []):
             registry.add_implementation(impl)
 
 

@@ -1,42 +1,77 @@
-"""``swarbench poker equity sA cA``: any hero hand against one random hand, printed the way the talk printed it.
+"""``swarbench poker equity``: one hand against a random hand the talk's way, or hands and ranges against each
+other exactly, the way PokerStove answers.
 
-The hero hand is the parameter the benchmark workloads fix to sA cA (whose totals the data file holds). Here it
-is any two cards in the talk's notation (``sA cA``, ``7h 2c``); the implementation is one the oracle verifies on
-sA cA and on board slices, and the command prints its counts, percents and time, as the talk's program did.
+- ``swarbench poker equity sA cA``: one hand (any two cards, ``sA cA`` or ``7h 2c``) against one random hand over
+  every board and opponent hand, printed as the talk's program printed it (a poker.equity implementation).
+- ``swarbench poker equity AdAc KhKs``, ``... AdAc "QQ+, AKs, AQo+, 76s"``, ``... AhKh 2d2c 5c6c``: two to ten
+  players, each a hand or a range, over every board completing ``--board`` (a poker.versus implementation per
+  distinct matchup; matchups equal up to a renaming of suits are enumerated once and counted as many times).
 """
+import sys
 import time
 
 from swarbench.errors import UsageError
-from swarbench.model import Command, Workload
+from swarbench.model import Command, InvalidInput, TooSlow, Workload
 
-# NumPy and .spec are imported where a command runs: `swarbench --help` lists this command without them
+# NumPy and the suite's modules are imported where a command runs: `swarbench --help` lists this command
+# without them
 
 DEFAULT_IMPL = ("c-smart-mt", "c-smart", "python-smart")
+DEFAULT_VERSUS = ("c-versus-mt", "c-versus-bmi2", "c-versus", "numba-versus-prange", "python-swar")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=["equity"], help="equity: wins, ties, losses against one random hand")
-    parser.add_argument("hero", nargs="+", help="two cards in the talk's notation: sA cA, or 7h 2c")
+    parser.add_argument("action", choices=["equity"],
+                        help="equity: one hand against a random hand (the talk's wins, ties, losses), or two to ten "
+                             "hands and ranges against each other, exactly")
+    parser.add_argument("players", nargs="+", metavar="HAND",
+                        help="one hand (sA cA, 7h 2c) against a random hand; or a hand or a range per player: AdAc "
+                             "KhKs, or AdAc 'QQ+, AKs, AQo+, 76s', or AhKh 2d2c 5c6c ('random' is every hand)")
+    parser.add_argument("--board", default="", metavar="CARDS",
+                        help="board cards already dealt (up to 5), for hands against hands: 'Jc 9h 2d'")
     parser.add_argument("--boards", type=int, default=None, metavar="N",
-                        help="an evenly spaced slice of N boards (default: all 2,118,760)")
-    parser.add_argument("--impl", default=None, help="a poker.equity implementation (default: the fastest here)")
+                        help="one hand against a random hand: an evenly spaced slice of N boards (default: all "
+                             "2,118,760)")
+    parser.add_argument("--impl", default=None,
+                        help="a poker.equity implementation (one hand) or poker.versus one (hands against hands); "
+                             "default: the fastest here")
 
 
 def _pick(registry, name):
     return registry.choose("poker.equity", name, DEFAULT_IMPL)
 
 
+def warn_if_wrong(impl) -> None:
+    """An implementation kept wrong on purpose says so wherever it is used, before its figures."""
+    if impl.expected_to_fail:
+        print(f"swarbench: warning: {impl.name} is known to be wrong, kept to show what the oracle catches: "
+              f"{impl.expected_to_fail}", file=sys.stderr)
+
+
+def _named(impl) -> str:
+    return f"{impl.name} (known to be wrong)" if impl.expected_to_fail else impl.name
+
+
 def run(args, registry) -> int:
     import numpy as np
 
-    from . import spec
+    from . import ranges, spec
 
-    text = " ".join(args.hero)
+    players = ranges.players_of(args.players)
+    lone_card = any(ranges.is_card(p) for p in players)  # a card left over: the talk's notation, mistyped
+    if args.board or (len(players) > 1 and not lone_card):
+        return run_versus(args, registry, players)
+    hand = ranges.parse_hand(players[0]) if len(players) == 1 else None
+    if hand is None and not lone_card:
+        raise InvalidInput(f"{players[0]!r} alone: give one hand (sA cA) for its equity against a random hand, or "
+                           f"two or more hands or ranges to put against each other")
+    text = spec.describe(hand) if hand is not None else " ".join(args.players)
     if args.boards is not None and args.boards < 1:
         raise UsageError(f"--boards {args.boards}: need at least one board")
     inputs = spec.equity_inputs(text, args.boards)  # InvalidInput names a bad card or a repeated one
     spec.validate_equity(inputs)
     impl = _pick(registry, args.impl)
+    warn_if_wrong(impl)
     n = len(inputs["boards"]) * spec.OPPONENTS
     batch = impl.prepare(Workload("poker.equity", "command", n, inputs))
     start = time.perf_counter()
@@ -45,10 +80,78 @@ def run(args, registry) -> int:
     for count in (wins, ties, losses):
         print(f"{count}:{100.0 * count / n:.6g}%")
     print(n)
-    print(f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {impl.name}: {seconds:.3f} s, "
+    print(f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {_named(impl)}: {seconds:.3f} s, "
           f"{n / seconds / 1e6:,.0f} million comparisons per second")
     return 0
 
 
-COMMAND = Command("poker", "Hold'em equity of any two cards against one random hand, the talk's way: "
-                  "`swarbench poker equity 7h 2c`", add_arguments, run)
+def run_versus(args, registry, players: list[str]) -> int:
+    from . import ranges, spec
+
+    if args.boards is not None:
+        raise UsageError("--boards slices one hand against a random hand; hands against hands are enumerated "
+                         "over every board")
+    board = spec.parse_cards(args.board, "board") if args.board.strip() else 0
+    if bin(board).count("1") > 5:
+        raise InvalidInput(f"board {args.board!r} has {bin(board).count('1')} cards, at most 5")
+    if len(players) < 2:
+        raise InvalidInput(f"{players[0]!r} alone on a board: give two or more hands or ranges")
+    impl = registry.choose("poker.versus", args.impl, DEFAULT_VERSUS)
+    warn_if_wrong(impl)
+    start = time.perf_counter()
+    hands, acc, games, total, classes, seconds = totals(players, board, impl)
+    overall = time.perf_counter() - start
+    print(versus_table(players, hands, acc, games))
+    where = f" on {ranges.describe_cards(board)}" if board else ""
+    deals = f"{total:,} deal{'s' if total > 1 else ''} of the players' hands, {classes:,} up to suits"
+    print(f"{games:,} games{where} ({deals}), exact, with {_named(impl)}: {seconds:.3f} s "
+          f"({overall:.3f} s with preparing each deal)")
+    return 0
+
+
+def totals(players: list[str], board: int, impl):
+    import numpy as np
+
+    from . import ranges, versus
+
+    """Every player's hands after card removal, their counts (int64[k, 3] as poker.versus gives them) summed over
+    every deal of one hand per player, the games counted, the number of deals and of deals up to suits, and the
+    seconds the enumerations took (preparing them, a JIT's compiling included, not counted)."""
+    hands = ranges.resolve(players, board)
+    classes, total = ranges.matchups(hands, board)
+    if not classes:
+        raise InvalidInput("no deal gives every player a hand: the ranges need the same cards")
+    acc = np.zeros((len(players), 3), np.int64)
+    games, seconds = 0, 0.0
+    for deal, weight in classes:
+        inputs = versus.versus_inputs(deal, board)
+        versus.validate(inputs)
+        try:
+            batch = impl.prepare(Workload("poker.versus", "command", versus.n_boards(deal, board), inputs))
+        except TooSlow as exc:
+            raise UsageError(f"{impl.name} is too slow for this: {exc}") from None
+        start = time.perf_counter()
+        counts = np.asarray(batch(), np.int64)
+        seconds += time.perf_counter() - start
+        acc += weight * counts
+        games += weight * versus.n_boards(deal, board)
+    return hands, acc, games, total, len(classes), seconds
+
+
+def versus_table(players, hands, acc, games) -> str:
+    from . import versus
+
+    """One line per player as PokerStove prints it: equity, the share won alone and the share from ties."""
+    width = max(8, *(len(p) for p in players))
+    lines = [f"{'':{width}}  {'equity':>9}  {'win':>7}  {'tie':>6}  {'wins':>14}  {'ties':>12}  hands"]
+    for text, range_hands, (wins, ties, pots) in zip(players, hands, acc):
+        equity = 100.0 * pots / (versus.LCM * games)
+        win = 100.0 * wins / games
+        lines.append(f"{text:{width}}  {equity:8.4f}%  {win:6.2f}%  {equity - win:5.2f}%  {int(wins):>14,}  "
+                     f"{int(ties):>12,}  {len(range_hands)}")
+    return "\n".join(lines)
+
+
+COMMAND = Command("poker", "Hold'em equity, exactly: one hand against a random hand the talk's way "
+                  "(`swarbench poker equity 7h 2c`), or hands and ranges against each other "
+                  "(`swarbench poker equity AdAc KhKs`)", add_arguments, run)

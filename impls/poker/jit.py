@@ -30,6 +30,12 @@ def compiled(name: str):
             fn(np.uint64(3 << 48), np.array([0x1F], np.uint64), *scratch(1))
         elif name == "categories7":
             fn(1, 7)  # the seven lowest cards: one hand
+        elif name.startswith("versus"):  # two hands and a dealt board: one board to score
+            hands, acc = np.array([0x3, 0x30], np.uint64), np.zeros((2, 3), np.int64)
+            if name == "versus_boards":
+                fn(hands, np.array([0x1F00], np.uint64), acc)
+            else:
+                fn(hands, np.uint64(0x1F00), acc)
         elif name.startswith("rank_batch"):
             fn(np.array([0x7F], np.uint64), np.empty(1, np.int64))
         _warm.add(name)
@@ -73,6 +79,35 @@ def _equity(name, parallel):
 
     return prepare
 
+
+def _versus(name):
+    def prepare(workload):
+        fn = compiled(name if workload.inputs.get("full") else "versus_boards")
+        hands = np.asarray(workload.inputs["hands"], np.uint64)
+        acc = np.zeros((len(hands), 3), np.int64)
+        if workload.inputs.get("full"):
+            known = np.uint64(workload.inputs["known"])
+
+            def batch():
+                acc[:] = 0
+                return fn(hands, known, acc).copy()
+        else:
+            boards = as_aligned(workload.inputs["boards"])
+
+            def batch():
+                acc[:] = 0
+                return fn(hands, boards, acc).copy()
+        return batch
+
+    return prepare
+
+
+VERSUS = [
+    Implementation("poker.versus", "numba-versus", "numba", _versus("versus_all"), ("module:numba",),
+                   "the SWAR evaluator jitted, every hand on every board; the full enumeration walks its boards"),
+    Implementation("poker.versus", "numba-versus-prange", "numba", _versus("versus_all_prange"), ("module:numba",),
+                   "the same, the first board card dealt out over every core by prange (a slice: one thread)"),
+]
 
 HOISTED = ("the talk's 990 classifications per board, each from the board's rank counts plus two nibbles, "
            "flushes only where the board allows one")

@@ -381,3 +381,105 @@ def strlen_words(buf, words, offsets, out):
             k = (j << 3) + z
         out[i] = k - p
     return out
+
+
+# -- poker.versus: given hands against each other --------------------------------------------------------------
+LCM = 2520  # versus.LCM: a pot split w ways gives each winner LCM // w units
+
+
+@numba.njit(**INLINE)
+def versus_score(hands, board, acc, codes):
+    best, ways = np.uint64(0), 0
+    for p in range(hands.shape[0]):
+        c = U(rank7(hands[p] | board))
+        codes[p] = c
+        if c > best:
+            best, ways = c, 1
+        elif c == best:
+            ways += 1
+    for p in range(hands.shape[0]):
+        if codes[p] == best:
+            acc[p, 0 if ways == 1 else 1] += 1
+            acc[p, 2] += LCM // ways
+
+
+@numba.njit(**JIT)
+def versus_boards(hands, boards, acc):
+    codes = np.zeros(hands.shape[0], np.uint64)
+    for i in range(boards.shape[0]):
+        versus_score(hands, boards[i], acc, codes)
+    return acc
+
+
+@numba.njit(**INLINE)
+def versus_free(hands, known):
+    used = known
+    for p in range(hands.shape[0]):
+        used |= hands[p]
+    bits = np.zeros(52, np.uint64)
+    n = 0
+    for c in range(52):
+        if not (used >> U(c)) & S1:
+            bits[n] = S1 << U(c)
+            n += 1
+    return bits[:n]
+
+
+@numba.njit(**INLINE)
+def versus_walk(hands, board, bits, start, need, acc, codes):
+    """every completion of ``board`` by ``need`` of bits[start:], in increasing order of the indices"""
+    if need == 0:
+        versus_score(hands, board, acc, codes)
+        return
+    idx = np.arange(start, start + need)
+    last = bits.shape[0] - need
+    while True:
+        b = board
+        for j in range(need):
+            b |= bits[idx[j]]
+        versus_score(hands, b, acc, codes)
+        i = need - 1
+        while i >= 0 and idx[i] == last + i:
+            i -= 1
+        if i < 0:
+            return
+        idx[i] += 1
+        for j in range(i + 1, need):
+            idx[j] = idx[j - 1] + 1
+
+
+@numba.njit(**INLINE)
+def versus_need(known):
+    n = 0
+    x = known
+    while x:
+        x &= x - S1
+        n += 1
+    return 5 - n
+
+
+@numba.njit(**JIT)
+def versus_all(hands, known, acc):
+    bits = versus_free(hands, known)
+    codes = np.zeros(hands.shape[0], np.uint64)
+    versus_walk(hands, known, bits, 0, versus_need(known), acc, codes)
+    return acc
+
+
+@numba.njit(**PAR)
+def versus_all_prange(hands, known, acc):
+    """the first board card dealt out over the threads, one accumulator row per first card"""
+    bits = versus_free(hands, known)
+    need = versus_need(known)
+    if need == 0:
+        codes = np.zeros(hands.shape[0], np.uint64)
+        versus_score(hands, known, acc, codes)
+        return acc
+    firsts = bits.shape[0] - need + 1
+    rows = np.zeros((firsts, hands.shape[0], 3), np.int64)
+    for i in numba.prange(firsts):
+        codes = np.zeros(hands.shape[0], np.uint64)
+        versus_walk(hands, known | bits[i], bits, i + 1, need - 1, rows[i], codes)
+    for i in range(firsts):
+        acc += rows[i]
+    return acc

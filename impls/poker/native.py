@@ -186,6 +186,61 @@ IMPLEMENTATIONS = [
 ]
 
 
+# -- poker.versus: given hands against each other (c/versus.c includes the evaluator of c/poker_core.c) -------------
+VERSUS_CDEF = """
+void versus_boards(const uint64_t *hands, int k, const uint64_t *boards, size_t n, int64_t *out);
+void versus_all(const uint64_t *hands, int k, uint64_t known, int threads, int64_t *out);
+"""
+
+
+def versus_module(isa: str):
+    core = hashlib.sha256((C_DIR / "poker_core.c").read_bytes()).hexdigest()[:12]
+    flags = ("bmi2", "popcnt") if isa == "bmi2" else ()
+    defines = ("-DPOKER_BMI2=1",) if isa == "bmi2" else ()
+    return build(f"poker_versus_{isa}", C_DIR / "versus.c", VERSUS_CDEF, flags,
+                 (f"-DPOKER_CORE_SHA={core}", "-fno-tree-vectorize", *defines))
+
+
+def _versus(isa, threads):
+    def prepare(workload):
+        mod = versus_module(isa)
+        ffi, lib = mod.ffi, mod.lib
+        n_threads = features.cores() if threads == 0 else threads
+        hands = as_aligned(np.asarray(workload.inputs["hands"], np.uint64))
+        k = len(hands)
+        out = np.zeros((k, 3), np.int64)
+        ph = ffi.cast("uint64_t *", ffi.from_buffer(hands))
+        po = ffi.cast("int64_t *", ffi.from_buffer(out))
+        if workload.inputs.get("full"):
+            known = int(workload.inputs["known"])
+
+            def batch():
+                lib.versus_all(ph, k, known, n_threads, po)
+                return out.copy()
+        else:
+            boards = as_aligned(workload.inputs["boards"])
+            pb = ffi.cast("uint64_t *", ffi.from_buffer(boards))
+
+            def batch():
+                lib.versus_boards(ph, k, pb, len(boards), po)
+                return out.copy()
+        batch.keepalive = (hands, out, workload.inputs)
+        return batch
+
+    return prepare
+
+
+VERSUS = [
+    Implementation("poker.versus", "c-versus", "cffi-scalar", _versus("scalar", 1), ("cc",),
+                   "every hand ranked by the SWAR evaluator on every board; the full enumeration walks the boards "
+                   "itself (nested first-to-fifth card loops over the free cards); one thread"),
+    Implementation("poker.versus", "c-versus-bmi2", "cffi-bmi2", _versus("bmi2", 1), ("cc", "bmi2", "popcnt"),
+                   "the same with the BMI2 evaluator (pext rank masks, popcnt suits); one thread"),
+    Implementation("poker.versus", "c-versus-mt", "cffi-bmi2", _versus("bmi2", 0), ("cc", "bmi2", "popcnt"),
+                   "the BMI2 walk, the first board card dealt out over every core (a slice: one thread)"),
+]
+
+
 # -- the talk's building blocks (blocks.py) ---------------------------------------------------------------------
 BLOCKS_CDEF = """
 void popcount_swar(const uint64_t *in, uint64_t *out, size_t n, int width);

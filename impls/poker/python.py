@@ -465,6 +465,44 @@ def _equity(method, limit):
     return prepare
 
 
+LCM = 2520  # versus.LCM: a pot split w ways gives each winner LCM // w units
+
+
+def versus_counts(hands: list[int], boards) -> np.ndarray:
+    """wins alone, boards shared, pots in 1/LCM units of each hand over the boards (poker.versus)"""
+    acc = [[0, 0, 0] for _ in hands]
+    for b in boards:
+        codes = [rank_swar(h | b) for h in hands]
+        best = max(codes)
+        ways = codes.count(best)
+        for p, c in enumerate(codes):
+            if c == best:
+                acc[p][ways > 1] += 1
+                acc[p][2] += LCM // ways
+    return np.array(acc, np.int64)
+
+
+def _versus(limit):
+    def prepare(workload):
+        from .versus import all_boards, n_boards
+
+        hands = [int(h) for h in workload.inputs["hands"]]
+        full = workload.inputs.get("full")
+        count = n_boards(hands, int(workload.inputs["known"])) if full else len(workload.inputs["boards"])
+        if count > limit:
+            raise TooSlow(f"{count:,} boards in pure Python (limit {limit:,})")
+        boards = all_boards(hands, int(workload.inputs["known"])) if full else workload.inputs["boards"]
+        boards = [int(b) for b in boards]
+        return lambda: versus_counts(hands, boards)
+
+    return prepare
+
+
+VERSUS = [
+    Implementation("poker.versus", "python-swar", "python-swar", _versus(200_000),
+                   description="the talk's SWAR evaluator on Python ints, every hand on every board"),
+]
+
 IMPLEMENTATIONS = [
     Implementation("poker.rank7", "naive", "python-naive", _rank7(rank_naive, 1 << 20),
                    description="lists of rank and suit counts, categories decided one by one"),

@@ -148,4 +148,40 @@ def popcount_table(frame: pd.DataFrame) -> Optional[ReportSection]:
                           "compiles for this CPU with LLVM's vectorizer on, so its SWAR loop runs in SIMD lanes."])
 
 
-REPORTS = (SuiteReport("poker.equity", equity_table), SuiteReport("poker.popcount", popcount_table))
+def versus_table(frame: pd.DataFrame) -> Optional[ReportSection]:
+    """Hands against hands: every implementation's equity per hand beside the published figure, and its speed."""
+    from .versus import LCM, published
+
+    rows = _latest(frame, "poker.versus")
+    if rows.empty:
+        return None
+    cases = {"hu-full": published()["ahkh_2c2d"], "three-full": published()["ahkh_2c2d_5c6c"]}
+    table = []
+    for r in rows.sort_values(["workload", "ns_per_op_median"]).itertuples():
+        pub = cases.get(str(r.workload))
+        summary = summary_of(r.summary if isinstance(r.summary, str) else "")
+        k = len(pub.players) if pub else sum(1 for key in summary if key.startswith("wins_"))
+        boards = int(r.n) // k if k else 0
+        line = {"workload": r.workload, "implementation": r.implementation, "status": r.status,
+                "ns_per_hand": _num(r.ns_per_op_median), "seconds": _num(r.s_per_call_median), "boards": boards}
+        for i in range(k):
+            name = pub.players[i] if pub else f"hand {i}"
+            pots = summary.get(f"pots_{i}")
+            line[f"{name} equity_%"] = 100.0 * pots / (LCM * boards) if pots is not None and boards else math.nan
+            line[f"{name} wins"] = summary.get(f"wins_{i}", math.nan)
+            if pub:
+                line[f"{name} published_%"] = pub.equity[i]
+                line[f"{name} published wins"] = pub.wins[i]
+        table.append(line)
+    notes = [f"{p.case}: {', '.join(p.players)}, {p.games:,} boards; source: {p.source}" for p in cases.values()]
+    notes.append("The slices are checked against the plain evaluator; the full enumerations against the published "
+                 "wins and ties exactly and the equity to the places printed. Ranges: `swarbench poker equity QQ "
+                 "87s` (data/versus_published.csv holds PokerStove's range results).")
+    table = pd.DataFrame(table)
+    for col in [c for c in table.columns if c.endswith("wins")]:
+        table[col] = table[col].astype("Int64")  # counts stay integers beside the rows that have none
+    return ReportSection("poker: hands against hands, exactly, beside the published results", table, notes)
+
+
+REPORTS = (SuiteReport("poker.equity", equity_table), SuiteReport("poker.popcount", popcount_table),
+           SuiteReport("poker.versus", versus_table))

@@ -7,8 +7,14 @@
  *
  * What this file does beyond c/avx2.c (times: the twelve official tests, the sum of each test's best of 20 runs,
  * called from C on the 2-core Xeon this was written on; each against the state just before the change):
- *  - step 7 and 16: every buffer is allocated and its pages touched by fast_reserve(), called in prepare;
- *    a solve allocates nothing unless a layer outgrows the reservation.
+ *  - step 7 and 16: every buffer is an anonymous mapping made by fast_reserve(), called in prepare, at the largest
+ *    size the searches here need, and its pages are written there (TOUCH); a solve maps nothing unless a layer
+ *    outgrows the reservation. -DTOUCH=0 leaves the pages to be zero-filled at their first use (step 7 alone);
+ *    -DFRESH_MAPS=1 gives the state before step 7 (every solve maps, grows and returns its buffers).
+ *  - step 17, -DNT_MOVES=1: the move list written with non-temporal stores. The write-up's list held a whole
+ *    layer; here a chunk of the list is read back at once from L1, so streaming it to memory can only cost.
+ *  - the prefetch distance: a chunk of CHUNK moves is canonicalised (each slot prefetched) before any is
+ *    inserted, so a slot is prefetched up to CHUNK insertions ahead (-DCHUNK=32 and 1024 beside 256).
  *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board, a layer
  *    tag and the index; a slot whose tag is not the current layer's is empty. Only when the 8-bit tag wraps
  *    (every 255 layers) is the table cleared.
@@ -51,13 +57,28 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <pthread.h>
+#include <time.h>
 
 #define MASK30 0x3FFFFFFFu
 #define ZERO_SHIFT 27
 #define OUTER 0x07FF8FFFu  /* the eight cells a symmetry moves */
 #define LOW_BITS 0x01249249u  /* bit 0 of each cell */
 #define MAX_INDEX ((1u << 24) - 1)
-#define CHUNK 256       /* moves listed, canonicalised and inserted at a time (128-512 measured alike) */
+#ifndef CHUNK  /* moves listed, canonicalised and inserted at a time: how far ahead of its insertion a slot is
+                  prefetched */
+#define CHUNK 256
+#endif
+#ifndef TOUCH      /* step 16: fast_reserve() writes every page of what it maps, before any solve */
+#define TOUCH 1
+#endif
+#ifndef FRESH_MAPS /* before step 7: a solve maps small buffers, grows them by doubling and unmaps them at its end */
+#define FRESH_MAPS 0
+#endif
+#ifndef NT_MOVES   /* step 17: the move list written with non-temporal stores */
+#define NT_MOVES 0
+#endif
 #define SLACK 128       /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
 #ifndef TABLE_MUL  /* the tests build with tiny values, so that layers outgrow their tables */
 #define TABLE_MUL 16    /* table slots per parent board, from TABLE_MIN up to TABLE_CAP */
@@ -83,26 +104,37 @@ typedef struct {
     uint32_t tag;
 } fast_work;
 
-static void *touched(size_t bytes)
+/* Buffers are anonymous mappings (step 7): the kernel hands out pages of zeros, each filled at its first write. A
+ * page written in prepare (TOUCH, step 16) costs a solve nothing; one written first during a solve costs it a fault
+ * and the zeroing of 4 KiB. */
+static void *mapped(size_t bytes)
 {
-    void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 64)) return NULL;
-    memset(p, 0, bytes);  /* the kernel zero-fills each page now, not during a solve */
+    void *p = mmap(NULL, bytes ? bytes : 64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#if TOUCH
+    for (size_t i = 0; i < bytes; i += 4096) ((volatile char *)p)[i] = 0;
+#endif
     return p;
+}
+
+static void unmapped(void *p, size_t bytes)
+{
+    if (p) munmap(p, bytes ? bytes : 64);
 }
 
 static int reserve_layer(fast_work *w, int b, size_t n)
 {
     if (n <= w->cap[b]) return 0;
-    uint32_t *s = (uint32_t *)touched(n * sizeof(uint32_t));
-    uint32_t *c = (uint32_t *)touched(n * 8 * sizeof(uint32_t));
-    if (!s || !c) { free(s); free(c); return -1; }
+    uint32_t *s = (uint32_t *)mapped(n * sizeof(uint32_t));
+    uint32_t *c = (uint32_t *)mapped(n * 8 * sizeof(uint32_t));
+    if (!s || !c) { unmapped(s, n * sizeof(uint32_t)); unmapped(c, n * 8 * sizeof(uint32_t)); return -1; }
     size_t keep = w->cap[b];
     if (keep) {  /* a layer being built keeps what it holds */
         memcpy(s, w->states[b], keep * sizeof(uint32_t));
         memcpy(c, w->counts[b], keep * 8 * sizeof(uint32_t));
     }
-    free(w->states[b]); free(w->counts[b]);
+    unmapped(w->states[b], keep * sizeof(uint32_t)); unmapped(w->counts[b], keep * 8 * sizeof(uint32_t));
     w->states[b] = s; w->counts[b] = c; w->cap[b] = n;
     return 0;
 }
@@ -110,11 +142,23 @@ static int reserve_layer(fast_work *w, int b, size_t n)
 static int reserve_table(fast_work *w, size_t slots)
 {
     if (slots <= w->table_cap) return 0;
-    uint64_t *t = (uint64_t *)touched(slots * sizeof(uint64_t));
+    uint64_t *t = (uint64_t *)mapped(slots * sizeof(uint64_t));
     if (!t) return -1;
-    free(w->table);
+    unmapped(w->table, w->table_cap * sizeof(uint64_t));
     w->table = t; w->table_cap = slots; w->tag = 0;
     return 0;
+}
+
+/* Every buffer back to the kernel (FRESH_MAPS: after each solve, as a process that solves one test ends). */
+static void release(fast_work *w)
+{
+    for (int b = 0; b < 2; b++) {
+        unmapped(w->states[b], w->cap[b] * sizeof(uint32_t));
+        unmapped(w->counts[b], w->cap[b] * 8 * sizeof(uint32_t));
+        w->states[b] = NULL; w->counts[b] = NULL; w->cap[b] = 0;
+    }
+    unmapped(w->table, w->table_cap * sizeof(uint64_t));
+    w->table = NULL; w->table_cap = 0; w->tag = 0;
 }
 
 fast_work *fast_new(void)
@@ -125,7 +169,7 @@ fast_work *fast_new(void)
 void fast_free(fast_work *w)
 {
     if (!w) return;
-    free(w->states[0]); free(w->states[1]); free(w->counts[0]); free(w->counts[1]); free(w->table);
+    release(w);
     free(w);
 }
 
@@ -312,16 +356,27 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
             __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
             do {
                 const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
+#if NT_MOVES
+                (void)sv; (void)iv;
+                for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
+                    _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
+                    _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
+                }
+#else
                 _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
                 _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
                 if (__builtin_expect(r[0] > 8, 0)) {
                     _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
                     _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
                 }
+#endif
                 k += r[0];
                 e &= e - 1;
             } while (e);
         }
+#if NT_MOVES
+        _mm_sfence();  /* the streamed moves are read back next */
+#endif
         if (__builtin_expect(2 * ((size_t)m + k) > size, 0) && grow_table(w, w->states[nb], m, &size)) return -1;
         if (__builtin_expect((size_t)m + k + 2 > w->cap[nb], 0) && grow_layer(w, nb, (size_t)m + k + 2)) return -1;
         /* 2. canonical boards, their slots prefetched */
@@ -350,7 +405,7 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
 
 /* The answer modulo 2^30 for `depth` moves from `start`; *boards gets the canonical boards stored (layers 1 to
  * depth-2: the last two are summed without being stored). -1 when memory runs out. */
-int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards)
+static int64_t solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards)
 {
     *boards = 0;
     if (depth == 0) return (uint32_t)_mm256_cvtsi256_si32(hashes(T, start)) & MASK30;
@@ -395,4 +450,67 @@ int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth
     q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(1, 0, 3, 2)));
     q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(2, 3, 0, 1)));
     return (uint32_t)_mm_cvtsi128_si32(q) & MASK30;
+}
+
+int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards)
+{
+    int64_t answer = solve(w, T, start, depth, boards);
+#if FRESH_MAPS
+    release(w);
+#endif
+    return answer;
+}
+
+/* ---- many tests at once, on several cores (fast_solve_many) ------------------------------------------------ */
+typedef struct {
+    fast_work *w;
+    const fast_tables *T;
+    const uint32_t *starts;
+    const int32_t *depths, *order;
+    int n;
+    int *next;  /* the next entry of `order` to take, shared */
+    int64_t *answers, *boards;
+    double *seconds;
+    int failed;
+} many_job;
+
+static void *many_worker(void *arg)
+{
+    many_job *j = arg;
+    for (;;) {
+        int q = __atomic_fetch_add(j->next, 1, __ATOMIC_RELAXED);
+        if (q >= j->n) return NULL;
+        int c = j->order[q];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        j->answers[c] = fast_solve(j->w, j->T, j->starts[c], j->depths[c], &j->boards[c]);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        j->seconds[c] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        j->failed |= j->answers[c] < 0;
+    }
+}
+
+/* The n tests solved by `threads` threads, one workspace each; a thread takes the next test of `order` when it
+ * is free (the caller lists the longest first). Per-test seconds are each test's own wall time. -1 when a
+ * search ran out of memory. */
+int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const uint32_t *starts,
+                    const int32_t *depths, const int32_t *order, int n, int64_t *answers, int64_t *boards,
+                    double *seconds)
+{
+    many_job jobs[16];
+    pthread_t tid[16];
+    int next = 0, failed = 0;
+    if (threads < 1) threads = 1;
+    if (threads > 16) threads = 16;
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (many_job){works[t], T, starts, depths, order, n, &next, answers, boards, seconds, 0};
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, many_worker, &jobs[t])) jobs[t].failed = -1;
+    many_worker(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (jobs[t].failed == -1) { jobs[t].failed = 0; many_worker(&jobs[t]); continue; }
+        pthread_join(tid[t], NULL);
+    }
+    for (int t = 0; t < threads; t++) failed |= jobs[t].failed;
+    return failed ? -1 : 0;
 }
