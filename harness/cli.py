@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from swarbench import engine, features, registry as registry_mod, results
+from swarbench import engine, features, fleet, registry as registry_mod, results
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
 from swarbench.render import FORMATS, RunView, render
@@ -146,6 +146,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    fleet.add_arguments(p)
 
     p = sub.add_parser("report", help="render a saved run again",
                        description="Render a saved run (a run id under REPORTS, a run folder, a results.csv, "
@@ -224,7 +225,10 @@ def cmd_run(args, reg) -> int:
                                 reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
                                 timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
                                 passes=args.passes, settle=args.settle, keep_slowed=args.keep_slowed)
-    outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
+    if args.cluster or args.machines or args.machine_names:
+        outcome = fleet.run(request, args, reg, None if args.quiet else fleet.machine_listener_factory(args.processes))
+    else:
+        outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
     notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")

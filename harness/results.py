@@ -23,7 +23,7 @@ MACHINE = "machine.json"
 FORMAT_VERSION = 2
 
 COLUMNS = [
-    "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
+    "run_id", "machine", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
     "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
@@ -37,7 +37,7 @@ COLUMNS = [
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s")
+                 "ns_per_op_median_all", "reprepare_s", "machine")
 OVERHEAD_KERNEL = "swarbench.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -307,7 +307,8 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",
             expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
             cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"] else math.nan,
-            machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
+            # the fleet's name of the machine (swarbench.fleet); a local run's is its host name
+            machine=machine.get("name") or machine.get("hostname", ""), machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
