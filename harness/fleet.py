@@ -36,7 +36,6 @@ RESOURCE = "swarbench"  # the worker resource a job holds: one benchmark job per
 TOPIC = "swarbench-records"  # Dask event topic the machines' record lines come back on
 LOCAL = "local:"
 MACHINES_DIR = "machines"  # each machine's own files, under the run folder
-CONNECT_TIMEOUT_S = 15
 LOST = "LOST"
 # After a Ctrl-C, how long the client waits for the machines to send what they measured (their engines give
 # their benchmark processes engine.INTERRUPT_GRACE_S, then stop them).
@@ -107,8 +106,9 @@ def connect(address: str, names: Optional[str]):
         raise UsageError("--machine-names is for --cluster local:N; remote workers are named by "
                          "`dask worker --name`")
     try:
-        # security=None: Dask reads its own configuration (distributed.comm.tls.*) for tls:// addresses
-        return Client(address, timeout=CONNECT_TIMEOUT_S), None
+        # Dask's own configuration decides the rest: distributed.comm.tls.* for a tls:// address (security=None
+        # reads it), distributed.comm.timeouts.connect for how long to try
+        return Client(address), None
     except (OSError, TimeoutError, ValueError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {str(exc).splitlines()[0]}") from None
 
