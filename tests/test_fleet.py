@@ -44,6 +44,10 @@ def test_local_cluster_gives_one_run_with_both_machines(env):
         assert group.loc[group.implementation == group.baseline, "speedup"].tolist() == [1.0]
     assert {json.loads((run / "machines" / m / "machine.json").read_text())["name"] for m in "ab"} == {"a", "b"}
     assert all("Machines compared" in (run / name).read_text() for name in ("report.md", "report.html"))
+    # compare sets two machines of the run against each other
+    compared = swarbench("compare", f"{run.name}@a", f"{run.name}@b", env=env)
+    assert compared.returncode == 0 and f"{run.name}@a" in compared.stdout, compared.stderr
+    assert_one_line_error(swarbench("compare", run.name, f"{run.name}@b", env=env), "holds machines a, b")
 
 
 @pytest.fixture
