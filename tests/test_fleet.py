@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -135,3 +136,30 @@ def test_machine_names_need_a_local_cluster(env):
     assert_one_line_error(swarbench(*SMALL, "--machines", "a*", env=env), "give --cluster ADDRESS")
     assert_one_line_error(swarbench(*SMALL, "--cluster", "local:2", "--machine-names", "a", env=env),
                           "give 2 different names")
+
+
+def test_divisible_work_merges_to_the_whole():
+    from swarbench.fleet_divisible import compute
+    from swarbench.suites.poker import classes169
+
+    whole = classes169.count_boards((100, 12, False))
+    pieces = compute(classes169.work(3, 112, False))  # boards 0..111 in three shards, merged
+    assert (classes169.count_boards((0, 100, False)) + whole == pieces.output).all()
+    assert pieces.shards_by_machine == {"here": 3}
+
+
+def test_class_table_over_a_cluster_agrees_with_the_plain_evaluator(env):
+    # the first boards, C counts against spec.py's plain evaluator, both spread over two machines
+    proc = swarbench("poker", "classes", "--boards", "6", "--shards", "2", "--cluster", "local:2", env=env,
+                     timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "checked against the plain evaluator on the same 6 boards: all agree" in proc.stdout
+
+
+def test_a_wrong_class_table_is_caught():
+    from swarbench.suites.poker import classes169
+
+    counts = np.zeros((169, 3), np.int64)
+    counts[:, 0] = [classes169.combos(i) * classes169.GAMES for i in range(169)]  # every hand always wins
+    problems = classes169.check_full(counts)
+    assert problems == ["AA: [2097572400, 0, 0] per hand, the data file has [1781508418, 11402312, 304661670]"]
