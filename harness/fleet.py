@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import signal
 import sys
 import tempfile
@@ -101,7 +102,11 @@ def connect(address: str, names: Optional[str]):
         raise UsageError("--cluster needs Dask's distributed package: pip install 'swarbench[fleet]'") from None
     if address.startswith(LOCAL):
         cluster = start_local(local_names(address, names))
-        return Client(cluster), cluster
+        client = Client(cluster)
+        # A terminal's Ctrl-C goes to its whole process group: the local workers leave it, so that they, like a
+        # remote machine's, are stopped by the client (interrupt_benchmarks) and send back what they measured.
+        client.run(_own_session)
+        return client, cluster
     if names is not None:
         raise UsageError("--machine-names is for --cluster local:N; remote workers are named by "
                          "`dask worker --name`")
@@ -111,6 +116,13 @@ def connect(address: str, names: Optional[str]):
         return Client(address), None
     except (OSError, TimeoutError, ValueError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {str(exc).splitlines()[0]}") from None
+
+
+def _own_session() -> None:
+    try:
+        os.setsid()
+    except OSError:  # already a session leader
+        pass
 
 
 def pick_workers(client, patterns: list[str]) -> dict[str, str]:
@@ -287,7 +299,9 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
         folder = run_dir / MACHINES_DIR / name
         folder.mkdir(parents=True)
         records = m.payload["records"] if m.payload else list(m.events)
-        if m.lost:
+        if m.lost and interrupted:  # stopped by the user: what it did not send is not measured, as in a local run
+            problems.append(f"machine {name}: {m.lost}")
+        elif m.lost:
             lost = lost_cases(name, m, records, planned, registry)
             records += lost
             problems.append(f"machine {name} was lost mid-run ({m.lost}): {len(lost)} case(s) LOST"

@@ -51,6 +51,23 @@ def test_local_cluster_gives_one_run_with_both_machines(env):
     assert_one_line_error(swarbench("compare", run.name, f"{run.name}@b", env=env), "holds machines a, b")
 
 
+def test_ctrl_c_stops_every_machine_and_keeps_what_came_back(env):
+    cmd = [sys.executable, "-m", "swarbench.cli", "run", "-k", "cards.*", "--size", "1024", "--max-time", "0.005",
+           "-p", "1", "--no-overhead", "--cluster", "local:2", "--machine-names", "a,b"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    finished = 0
+    for line in proc.stderr:
+        finished += line.startswith(("[a: ", "[b: ")) and ": PASS " in line
+        if finished == 4:
+            os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group
+            break
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    frame = pd.read_csv(_run_dir(env) / "results.csv")
+    assert (frame.status == "PASS").sum() >= 4 and not frame.status.isin(["LOST", "ERROR", "CRASH"]).any()
+
+
 @pytest.fixture
 def scheduler(tmp_path, env):
     """A `dask scheduler` of the test's own, and a starter of `dask worker` processes for it."""
