@@ -87,8 +87,10 @@ def start_local(names: list[str]):
     from distributed import Nanny, Scheduler, SpecCluster
 
     scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None, "host": "127.0.0.1"}}
+    # memory_limit 0: no restart of a worker that holds a large reference or shard (Dask's default is a share
+    # of this machine's memory per worker, and a restart mid-run would lose that machine's job)
     workers = {name: {"cls": Nanny, "options": {"nthreads": 1, "resources": {RESOURCE: 1}, "host": "127.0.0.1",
-                                                  "silence_logs": 40}}
+                                                  "memory_limit": 0, "silence_logs": 40}}
                for name in names}
     return SpecCluster(workers=workers, scheduler=scheduler, asynchronous=False, silence_logs=40,
                        name="swarbench-local")
