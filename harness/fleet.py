@@ -136,7 +136,8 @@ def pick_workers(client, patterns: list[str]) -> dict[str, str]:
     named = {str(w.get("name", addr)): addr for addr, w in workers.items()}
     chosen = {n: a for n, a in sorted(named.items()) if matches(n, patterns)}
     if not chosen:
-        raise UsageError(f"no worker name matches {', '.join(map(repr, patterns))}; workers: {', '.join(sorted(named))}")
+        raise UsageError(f"no worker name matches {', '.join(map(repr, patterns))}; "
+                         f"workers: {', '.join(sorted(named))}")
     short = [n for n, a in chosen.items() if workers[a].get("resources", {}).get(RESOURCE, 0) < 1]
     if short:
         raise UsageError(f"worker(s) {', '.join(short)} lack the resource {RESOURCE}=1 that keeps one benchmark "

@@ -23,7 +23,7 @@ MACHINE = "machine.json"
 FORMAT_VERSION = 2
 
 COLUMNS = [
-    "run_id", "machine", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
+    "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
     "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
     "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
@@ -31,7 +31,7 @@ COLUMNS = [
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
     "ns_per_op_median_all",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
-    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
+    "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
@@ -308,7 +308,8 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
             cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"] else math.nan,
             # the fleet's name of the machine (swarbench.fleet); a local run's is its host name
-            machine=machine.get("name") or machine.get("hostname", ""), machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
+            machine=machine.get("name") or machine.get("hostname", ""),
+            machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )

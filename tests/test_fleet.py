@@ -73,17 +73,17 @@ def scheduler(tmp_path, env):
     """A `dask scheduler` of the test's own, and a starter of `dask worker` processes for it."""
     env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "5s"
     address_file = tmp_path / "scheduler.json"
-    started = [subprocess.Popen([*DASK, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                 "--scheduler-file", str(address_file)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)]
+    started = [subprocess.Popen([*DASK, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                                 "--no-dashboard", "--scheduler-file", str(address_file)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
     deadline = time.time() + 60
     while not address_file.exists() and time.time() < deadline:
         time.sleep(0.2)
     address = json.loads(address_file.read_text())["address"]
 
     def worker(name: str, extra_env: dict | None = None) -> subprocess.Popen:
-        proc = subprocess.Popen([*DASK, "distributed.cli.dask_worker", address, "--name", name, "--nthreads", "1", "--resources", "swarbench=1",
-                                 "--no-nanny", "--no-dashboard"],
+        proc = subprocess.Popen([*DASK, "distributed.cli.dask_worker", address, "--name", name, "--nthreads", "1",
+                                 "--resources", "swarbench=1", "--no-nanny", "--no-dashboard"],
                                 # (not in the checkout, whose swarbench.egg-info would come first on the path)
                                 cwd=tmp_path, env=dict(env, **(extra_env or {})), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
