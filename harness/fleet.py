@@ -227,7 +227,7 @@ def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine
         run_id, run_dir = engine.new_run_dir(request.reports_dir)
         gatherer = Gatherer(run_id, machines, listener_for or (lambda name: None))
         client.subscribe_topic(TOPIC, gatherer)
-        interrupted = follow(client, run_id, request, machines, gatherer)
+        interrupted = follow(client, run_id, request, machines)
         client.unsubscribe_topic(TOPIC)
     finally:
         client.close()
@@ -236,7 +236,7 @@ def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine
     return gather(run_id, run_dir, machines, registry, interrupted)
 
 
-def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, Machine], gatherer) -> bool:
+def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, Machine]) -> bool:
     """Submit one job per machine and wait for them all; a machine whose worker leaves is marked lost. Returns
     whether the user interrupted."""
     from distributed import wait
@@ -249,7 +249,11 @@ def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, 
     interrupted, deadline = False, None
     while pending:
         try:
-            wait(list(pending.values()), timeout=1, return_when="FIRST_COMPLETED")
+            try:
+                wait(list(pending.values()), timeout=1, return_when="FIRST_COMPLETED")
+            except Exception:  # wait() times out by raising; settle() sees to the rest
+                pass
+            settle(client, machines, pending)
         except KeyboardInterrupt:
             if interrupted:  # a second Ctrl-C: stop waiting
                 break
@@ -258,20 +262,6 @@ def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, 
                   "(Ctrl-C again to stop waiting)", file=sys.stderr)
             _stop_machines(client, [machines[n].address for n in pending])
             continue
-        except Exception:  # wait() times out by raising; the checks below see to the rest
-            pass
-        alive = set(client.scheduler_info(n_workers=-1)["workers"])
-        for name, future in list(pending.items()):
-            m = machines[name]
-            if future.status == "finished":
-                m.payload = future.result()
-            elif future.status in ("error", "cancelled"):
-                m.lost = _one_line(future.exception()) if future.status == "error" else "its job was cancelled"
-            elif m.address not in alive:
-                m.lost = "its worker left the cluster mid-run"
-            else:
-                continue
-            pending.pop(name)
         if deadline is not None and time.time() > deadline:
             break
     for name, future in pending.items():  # interrupted and given up on: keep what came back
@@ -279,6 +269,22 @@ def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, 
     client.cancel(list(futures.values()), force=True)
     time.sleep(0.2)  # the last record lines in flight reach the gatherer
     return interrupted
+
+
+def settle(client, machines: dict[str, Machine], pending: dict) -> None:
+    """Take the finished jobs out of ``pending``, with their results, and the jobs of machines gone as lost."""
+    alive = set(client.scheduler_info(n_workers=-1)["workers"])
+    for name, future in list(pending.items()):
+        m = machines[name]
+        if future.status == "finished":
+            m.payload = future.result()
+        elif future.status in ("error", "cancelled"):
+            m.lost = _one_line(future.exception()) if future.status == "error" else "its job was cancelled"
+        elif m.address not in alive:
+            m.lost = "its worker left the cluster mid-run"
+        else:
+            continue
+        pending.pop(name)
 
 
 def _stop_machines(client, addresses: list[str]) -> None:
