@@ -90,9 +90,13 @@ def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iter
 
 
 def measure(run_request: RunRequest, registry: Optional[Registry] = None,
-            listener: Optional[Callable[[dict], None]] = None, command: str = "swarbench.run()") -> Measured:
+            listener: Optional[Callable] = None, command: str = "swarbench.run()",
+            fleet_args: Any = None) -> Measured:
     """Run the request (verify, then time), save it with its HTML and Markdown reports and its benchmark.json,
-    and return it. ``command`` is what the reports' header names as the command that made the run."""
+    and return it. ``command`` is what the reports' header names as the command that made the run.
+    ``fleet_args`` (with ``cluster``, ``machines`` and ``machine_names``, as `swarbench run` parses them) runs
+    it on every machine of a Dask cluster instead (docs/fleet.md); ``listener`` then gives each machine's
+    progress listener from its name."""
     import time
 
     from swarbench import engine, export, results
@@ -101,7 +105,12 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
 
     registry = registry if registry is not None else plugins(run_request.disable)
     started = time.time()
-    outcome = engine.run(run_request, registry, listener)
+    if fleet_args is not None:
+        from swarbench import fleet
+
+        outcome = fleet.run(run_request, fleet_args, registry, listener)
+    else:
+        outcome = engine.run(run_request, registry, listener)
     notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, features, registry as registry_mod, scaffold
+from swarbench import api, config, features, fleet_options, registry as registry_mod, scaffold
 from swarbench.config import EXPORT_FORMATS, FORMATS
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
@@ -150,6 +150,7 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    fleet_options.add_arguments(p)
 
     p = sub.add_parser("report", help="render a saved run again",
                        description="Render a saved run (a run id under REPORTS, a run folder, a results.csv, "
@@ -245,8 +246,17 @@ def cmd_run(args, reg) -> int:
                           overhead=not args.no_overhead, max_time=args.max_time, min_rounds=args.min_rounds,
                           short_rounds=args.short_rounds, reports=args.reports,
                           disable_plugins=args.disable_plugin)
-    measured = api.measure(request, reg, None if args.quiet else Progress(args.processes),
-                           command=shlex.join(["swarbench", *args.argv]))
+    on_fleet = bool(args.cluster or args.machines or args.machine_names)
+    if args.quiet:
+        listener = None
+    elif on_fleet:
+        from swarbench import fleet
+
+        listener = fleet.machine_listener_factory(args.processes)
+    else:
+        listener = Progress(args.processes)
+    measured = api.measure(request, reg, listener, command=shlex.join(["swarbench", *args.argv]),
+                           fleet_args=args if on_fleet else None)
     outcome = measured.outcome
     _say(sys.stdout, render(args.format, measured.view) + f"saved {outcome.run_dir}/\n"
          f"(results.csv, report.html, report.md, benchmark.json); render again with "

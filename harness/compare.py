@@ -54,19 +54,37 @@ class LoadedRun:
 
 
 def load_run(spec: str, reports_dir: Path) -> LoadedRun:
-    csv_path = results.resolve_run(spec, reports_dir)
+    """A run, or with RUN@MACHINE one machine of a fleet run (swarbench.fleet)."""
+    try:
+        csv_path, machine = results.resolve_run(spec, reports_dir), ""
+    except UsageError:
+        head, at, machine = spec.rpartition("@")
+        if not at or not head:
+            raise
+        csv_path = results.resolve_run(head, reports_dir)
     folder = csv_path.parent
     records = results.read_records(folder / results.RECORDS)
     if not records:
         raise UsageError(f"{folder} has no {results.RECORDS}: compare needs the raw samples a run saves there")
+    machines = sorted({str(r["machine"]) for r in records if r.get("machine")})
+    if machine and machine not in machines:
+        raise UsageError(f"run {folder.name} has no machine {machine!r}; machines: {', '.join(machines) or 'none'}")
+    if not machine and len(machines) > 1:
+        raise UsageError(f"run {folder.name} holds machines {', '.join(machines)}: compare one of them, "
+                         f"e.g. {spec}@{machines[0]}")
+    if machine:
+        records = [r for r in records if r.get("machine") == machine]
     blocks = {}
     for rec in results.merge_records(records):
         if rec.get("status") == "PASS" and rec.get("samples_s"):
             n = int(rec.get("n") or 1)
             blocks[tuple(rec.get(k) for k in KEY)] = [sample_stats.ns_per_op(b, n) for b in rec["worker_samples_s"]]
     run_id = results.load(csv_path)["run_id"].dropna().astype(str)
-    return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), blocks,
-                     results.machine_steadiness(records))
+    run_id = run_id.iloc[0] if len(run_id) else folder.name
+    if machine:  # (machines/ holds each machine's own machine.json: swarbench.fleet.MACHINES_DIR)
+        return LoadedRun(f"{run_id}@{machine}", folder, results.machine_of(folder / "machines" / machine), blocks,
+                         results.machine_steadiness(records))
+    return LoadedRun(run_id, folder, results.machine_of(folder), blocks, results.machine_steadiness(records))
 
 
 def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:

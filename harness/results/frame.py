@@ -30,13 +30,13 @@ COLUMNS = [
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
     "ns_per_op_median_all",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
-    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
+    "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s")
+                 "ns_per_op_median_all", "reprepare_s", "machine")
 OVERHEAD_KERNEL = "swarbench.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -175,6 +175,8 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
             cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"]
             else math.nan,
+            # the fleet's name of the machine (swarbench.fleet); a local run's is its host name
+            machine=machine.get("name") or machine.get("hostname", ""),
             machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,

@@ -1,15 +1,18 @@
 """``swarbench poker equity``: one hand against a random hand the talk's way, or hands and ranges against each
-other exactly, the way PokerStove answers.
+other exactly, the way PokerStove answers; or the 169 starting-hand classes against a random hand.
 
 - ``swarbench poker equity sA cA``: one hand (any two cards, ``sA cA`` or ``7h 2c``) against one random hand over
   every board and opponent hand, printed as the talk's program printed it (a poker.equity implementation).
 - ``swarbench poker equity AdAc KhKs``, ``... AdAc "QQ+, AKs, AQo+, 76s"``, ``... AhKh 2d2c 5c6c``: two to ten
   players, each a hand or a range, over every board completing ``--board`` (a poker.versus implementation per
   distinct matchup; matchups equal up to a renaming of suits are enumerated once and counted as many times).
+- ``swarbench poker classes``: the exact equity of all 169 starting-hand classes against one random hand, here or
+  spread over a Dask cluster (classes169.py).
 """
 import sys
 import time
 
+from swarbench import fleet_options
 from swarbench.errors import UsageError
 from swarbench.model import Command, InvalidInput, TooSlow, Workload
 
@@ -21,17 +24,25 @@ DEFAULT_VERSUS = ("c-versus-mt", "c-versus-bmi2", "c-versus", "numba-versus-pran
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=["equity"],
+    parser.add_argument("action", choices=["equity", "classes"],
                         help="equity: one hand against a random hand (the talk's wins, ties, losses), or two to ten "
-                             "hands and ranges against each other, exactly")
-    parser.add_argument("players", nargs="+", metavar="HAND",
+                             "hands and ranges against each other, exactly; classes: the exact equity of each of "
+                             "the 169 starting-hand classes against one random hand")
+    parser.add_argument("players", nargs="*", metavar="HAND",
                         help="one hand (sA cA, 7h 2c) against a random hand; or a hand or a range per player: AdAc "
                              "KhKs, or AdAc 'QQ+, AKs, AQo+, 76s', or AhKh 2d2c 5c6c ('random' is every hand)")
     parser.add_argument("--board", default="", metavar="CARDS",
                         help="board cards already dealt (up to 5), for hands against hands: 'Jc 9h 2d'")
     parser.add_argument("--boards", type=int, default=None, metavar="N",
                         help="one hand against a random hand: an evenly spaced slice of N boards (default: all "
-                             "2,118,760)")
+                             "2,118,760); classes: only the first N of the 2,598,960 boards, each checked against "
+                             "the plain evaluator")
+    parser.add_argument("--shards", type=int, default=None, metavar="K",
+                        help="classes: pieces of work, spread over the cluster's machines (default 4 a machine)")
+    parser.add_argument("--no-iso", action="store_true",
+                        help="classes: count every board, not one board of each suit permutation weighted by how "
+                             "many it stands for (the same table, about 19 times the work)")
+    fleet_options.add_arguments(parser)
     parser.add_argument("--impl", default=None,
                         help="a poker.equity implementation (one hand) or poker.versus one (hands against hands); "
                              "default: the fastest here")
@@ -57,6 +68,10 @@ def run(args, registry) -> int:
 
     from . import ranges, spec
 
+    if args.action == "classes":
+        return run_classes(args)
+    if not args.players:
+        raise UsageError("poker equity needs a hand, e.g. `swarbench poker equity sA cA` or `... AdAc KhKs`")
     players = ranges.players_of(args.players)
     lone_card = any(ranges.is_card(p) for p in players)  # a card left over: the talk's notation, mistyped
     if args.board or (len(players) > 1 and not lone_card):
@@ -150,6 +165,49 @@ def versus_table(players, hands, acc, games) -> str:
         lines.append(f"{text:{width}}  {equity:8.4f}%  {win:6.2f}%  {equity - win:5.2f}%  {int(wins):>14,}  "
                      f"{int(ties):>12,}  {len(range_hands)}")
     return "\n".join(lines)
+
+
+def run_classes(args) -> int:
+    """The 169-class table: all boards, checked against the data file; or the first --boards boards, checked
+    against the plain evaluator on the same boards (both computed the same way, here or over the cluster)."""
+    from swarbench.fleet_divisible import compute
+
+    from . import classes169
+
+    if args.players:
+        raise UsageError("poker classes takes no hand: it counts every class")
+    if args.boards is not None and not 1 <= args.boards <= classes169.N_BOARDS:
+        raise UsageError(f"--boards {args.boards}: give 1 to {classes169.N_BOARDS:,}")
+    if args.shards is not None and args.shards < 1:
+        raise UsageError(f"--shards {args.shards}: need at least one")
+    if (args.machines or args.machine_names) and not args.cluster:
+        raise UsageError("--machines and --machine-names choose workers of a --cluster; give --cluster ADDRESS")
+    full = args.boards is None
+    iso = full and not args.no_iso  # a range of boards is not made of whole suit orbits
+    count = classes169.N_BOARDS if full else args.boards
+    parts = args.shards or 4 * (len(fleet_options.local_names(args.cluster, args.machine_names))
+                                if args.cluster and args.cluster.startswith(fleet_options.LOCAL) else 2)
+    where = dict(cluster=args.cluster, machines=args.machines, machine_names=args.machine_names)
+    done = compute(classes169.work(parts, count, iso), **where)
+    counts = done.output
+    if full:
+        problems = classes169.check_full(counts)
+        against = "the data file's sA cA counts and each class's 2,097,572,400 games a hand"
+    else:
+        reference = compute(classes169.work(parts, count, False, reference=True), **where).output
+        wrong = [classes169.class_name(i) for i in range(169) if (counts[i] != reference[i]).any()]
+        problems = [f"classes {', '.join(wrong[:5])} differ from the plain evaluator"] if wrong else []
+        against = f"the plain evaluator on the same {count:,} boards"
+    table = classes169.table(counts)
+    print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
+    spread = ", ".join(f"{name}: {n}" for name, n in sorted(done.shards_by_machine.items()))
+    print(f"{count:,} boards{' (one of each suit permutation, weighted)' if iso else ''} in {parts} "
+          f"shards ({spread}): {done.wall_s:.1f} s")
+    if problems:
+        print(f"swarbench: FAIL: {problems[0]}", file=sys.stderr)
+        return 1
+    print(f"checked against {against}: all agree")
+    return 0
 
 
 COMMAND = Command("poker", "Hold'em equity, exactly: one hand against a random hand the talk's way "
