@@ -31,7 +31,19 @@ BASE_FLAGS = ["-O3", "-fno-strict-aliasing"]
 
 
 class BuildError(RuntimeError):
-    """The C compiler refused a source; the message is the compiler's first error line."""
+    """The C compiler refused a source; the message is the compiler's first error line, at the source's own file
+    and line. A run reports it as ERROR: the source is wrong, and the run exits 1."""
+
+
+class CannotBuildHere(BuildError):
+    """This machine cannot build C at all, or not with these flags: no compiler, a compiler without the
+    instruction set's flags, no Python headers. A run reports it as SKIP with the reason, like a missing CPU
+    feature; the source itself may be fine."""
+
+
+# What the compiler says when the machine, not the source, is at fault (gcc, then clang's wording).
+_MACHINE_AT_FAULT = re.compile(r"unrecognized command[- ]line option|unknown argument|unsupported option|"
+                               r"Python\.h: No such file|No module named|command '[^']*' failed: No such file")
 
 
 def cache_dir() -> Path:
@@ -63,11 +75,18 @@ def _stderr_to(path: Path):
             os.close(saved)
 
 
-def _first_error(log: str, fallback: str) -> str:
-    for line in log.splitlines():
-        if re.search(r"\berror\b", line):
-            return line.strip()
+def _first_error(log: str, fallback: str, source: Path) -> str:
+    """The compiler's first error, preferring one at the source's own file (``parse8.c:10:5: error: ...``) over
+    one in the file cffi generates around it."""
+    errors = [line.strip() for line in log.splitlines() if re.search(r"\berror\b", line)]
+    own = [line for line in errors if line.startswith(str(source))]
+    if own or errors:
+        return (own or errors)[0]
     return fallback.strip().splitlines()[0] if fallback.strip() else "C build failed"
+
+
+def _c_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_flags: Sequence[str] = ()) -> ModuleType:
@@ -79,8 +98,9 @@ def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_fla
 
     version, why = features.compiler()
     if not version:
-        raise BuildError(f"no C compiler: {why}")
-    text = Path(source).read_text()
+        raise CannotBuildHere(f"no C compiler: {why}")
+    source = Path(source).resolve()
+    text = source.read_text()
     flags = BASE_FLAGS + features.isa_flags(tuple(isa)) + list(extra_flags)
     import cffi
 
@@ -98,16 +118,20 @@ def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_fla
         if not target.exists():
             ffi = FFI()
             ffi.cdef(cdef)
-            # The source is compiled as given; include paths let a .c file include headers beside it.
-            ffi.set_source(modname, text, extra_compile_args=flags, include_dirs=[str(Path(source).parent)])
+            # The source is #included by its path rather than pasted into cffi's generated file, so the compiler
+            # names the source's own file and line in its errors; it finds the headers beside the source too.
+            ffi.set_source(modname, f'#include "{_c_string(str(source))}"\n', extra_compile_args=flags,
+                           include_dirs=[str(source.parent)])
             with tempfile.TemporaryDirectory(dir=folder, prefix=f".build-{name}-") as tmp:
                 log = Path(tmp) / "compiler.log"
                 try:
                     with _stderr_to(log):
                         built = ffi.compile(tmpdir=tmp, verbose=False)
                 except Exception as exc:
-                    raise BuildError(f"{Path(source).name} {' '.join(flags)}: "
-                                     f"{_first_error(log.read_text(errors='replace'), str(exc))}") from None
+                    said = log.read_text(errors="replace")
+                    error = _first_error(said, str(exc), source)
+                    fault = CannotBuildHere if _MACHINE_AT_FAULT.search(error + "\n" + str(exc)) else BuildError
+                    raise fault(f"{error} (building {source.name} with {' '.join(flags)})") from None
                 os.replace(built, target)
         spec = importlib.util.spec_from_file_location(modname, target)
         module = importlib.util.module_from_spec(spec)

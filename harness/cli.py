@@ -1,7 +1,11 @@
 """The command line: ``swarbench list | run | report`` and the sub-commands plugins add.
 
 Bad input of any kind ends in one line on stderr and exit code 2; a run with a wrong implementation exits 1;
-an interrupted run saves what it measured and exits 130.
+an interrupted run saves what it measured and exits 130. The commands are built on swarbench.api; the
+[tool.swarbench] table of ./pyproject.toml gives the options their defaults (swarbench.config).
+
+Only what parsing needs is imported up front: pandas, SciPy and the engine wait for the command that uses them,
+so `--help`, `list` and the suites' contest clients start fast.
 """
 from __future__ import annotations
 
@@ -9,15 +13,13 @@ import argparse
 import os
 import shlex
 import sys
-import time
 from pathlib import Path
+from typing import Optional, Sequence
 
-from swarbench import engine, export, features, registry as registry_mod, results
+from swarbench import api, config, features, registry as registry_mod, scaffold
+from swarbench.config import EXPORT_FORMATS, FORMATS
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
-from swarbench.render import FORMATS, RunView, render
-from swarbench.render.progress import Progress
-from swarbench.render.summary import attach_run_files, change_rows
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -71,10 +73,6 @@ def positive_float(text: str) -> float:
     return value
 
 
-def reports_default() -> Path:
-    return Path(os.environ.get("SWARBENCH_REPORTS", "reports"))
-
-
 def add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", "-k", action="append", default=[], metavar="PATTERN",
                    help="kernels whose id matches this shell pattern, e.g. 'cards.*' (repeatable; default all)")
@@ -82,7 +80,10 @@ def add_selection(p: argparse.ArgumentParser) -> None:
                    help="implementations whose name matches this pattern, e.g. 'c-*' (repeatable; default all)")
 
 
-def build_parser(reg: registry_mod.Registry) -> Parser:
+def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.Settings({}),
+                 argv: Optional[Sequence[str]] = None) -> Parser:
+    """The whole command line. A plugin's sub-command gets its own options only when ``argv`` names it (all of
+    them when ``argv`` is None): building them may import what the command runs on."""
     parser = Parser(prog="swarbench", description="Check, time and compare competing implementations of "
                                                   "bit-parallel game kernels.")
     parser.add_argument("--disable-plugin", action="append", default=[], metavar="NAME",
@@ -123,7 +124,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                         "default 6)")
     p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
-                        f"more than {results.SPLIT_WORKERS:.0%}% (one of them caught a slow spell; a further worker "
+                        "more than 10%% (one of them caught a slow spell; a further worker "
                         "outvotes it), long batches aside. Default 0: on this shared machine half the cases "
                         "disagree in a noisy stretch, and settling them cost the default run 10 s")
     p.add_argument("--keep-slowed", action="store_true",
@@ -145,7 +146,7 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
                    help="at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the "
                         "workers, whatever --max-time (default 6: at tens of milliseconds a call the budget alone "
                         "gives one or two a worker, and a slow spell over those decides the median)")
-    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
@@ -156,13 +157,13 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("runs", nargs="+", metavar="RUN",
                    help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
                         "say) merge into one report with the run and machine beside each row")
-    p.add_argument("--format", "-f", choices=FORMATS + export.FORMATS, default="text",
+    p.add_argument("--format", "-f", choices=FORMATS + EXPORT_FORMATS, default="text",
                    help="output format (default text); pytest-benchmark and github-action-benchmark "
                         "(customSmallerIsBetter) are JSON for those tools")
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
     p.add_argument("--against", metavar="OTHER", default=None,
                    help="add a column with each measurement's change from run OTHER, as `compare` finds it")
-    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
     p = sub.add_parser("compare", help="compare saved runs: change of each median, its interval, significance",
@@ -179,21 +180,26 @@ def build_parser(reg: registry_mod.Registry) -> Parser:
     p.add_argument("--fail-on-regression", type=positive_float, default=None, metavar="PCT",
                    help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
                         "beyond PCT (for CI gates)")
-    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+
+    scaffold.add_parser(sub)
 
     p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
                        description="Every run under REPORTS, grouped by machine and commit: per kernel and "
                                    "implementation, the median ns/op of each commit with its interval, and the "
                                    "changes `compare` calls regressions marked.")
-    p.add_argument("--reports", type=Path, default=reports_default(), metavar="DIR",
+    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
                    help="where to write the page (default REPORTS/history.html)")
 
     for name, command in sorted(reg.commands.items()):
         p = sub.add_parser(name, help=command.help, description=command.help)
-        command.add_arguments(p)
+        if argv is None or name in argv:
+            command.add_arguments(p)
+    for name, p in sub.choices.items():  # [tool.swarbench] in place of the built-in defaults
+        p.set_defaults(**settings.defaults(name))
     return parser
 
 
@@ -204,7 +210,8 @@ def cmd_list(args, reg) -> int:
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernel):
                 continue
-            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}]")
+            run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
+            out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}"
                 out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
@@ -224,35 +231,24 @@ def cmd_list(args, reg) -> int:
     if reg.disabled:
         out.append(f"disabled plugins: {', '.join(reg.disabled)}")
     print("\n".join(out))
-    return EXIT_OK
-
-
-def _view(reg, frame, machine, extra_notes=()) -> RunView:
-    sections, problems = engine.suite_sections(reg, frame)
-    notes = [str(f) for f in reg.failures] + problems + list(extra_notes)
-    return RunView(frame, machine, sections, notes)
+    return EXIT_FAILED if reg.failures else EXIT_OK  # what loaded is listed; a plugin that did not is an error
 
 
 def cmd_run(args, reg) -> int:
-    sizes = ([args.size] if args.size else []) + [n for n in args.sizes if n != args.size]
-    request = engine.RunRequest(kernels=args.kernel, impls=args.impl, workloads=args.workload, sizes=sizes,
-                                seed=args.seed, max_time=args.max_time, min_rounds=args.min_rounds,
-                                short_rounds=args.short_rounds,
-                                reports_dir=args.reports, disable=args.disable_plugin, processes=args.processes,
-                                timeout=args.timeout, overhead=not args.no_overhead, params=dict(args.param),
-                                passes=args.passes, settle=args.settle, keep_slowed=args.keep_slowed)
-    started = time.time()
-    outcome = engine.run(request, reg, None if args.quiet else Progress(args.processes))
-    notes = list(outcome.problems)
-    if outcome.interrupted:
-        notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
-    view = _view(reg, outcome.frame, outcome.machine, notes)
-    view.info = {"command": shlex.join(["swarbench", *args.argv]), "duration_s": time.time() - started}
-    attach_run_files(view, {outcome.run_id: outcome.run_dir})
-    export.write(outcome.run_dir, view)
-    for fmt, name in (("html", "report.html"), ("md", "report.md")):
-        results.write_atomic(outcome.run_dir / name, render(fmt, view))
-    _say(sys.stdout, render(args.format, view) + f"saved {outcome.run_dir}/\n"
+    from swarbench import engine
+    from swarbench.render import render
+    from swarbench.render.progress import Progress
+
+    request = api.request(args.kernel, args.impl, workloads=args.workload, size=args.size, sizes=args.sizes,
+                          seed=args.seed, params=dict(args.param), processes=args.processes, passes=args.passes,
+                          settle=args.settle, keep_slowed=args.keep_slowed, timeout=args.timeout,
+                          overhead=not args.no_overhead, max_time=args.max_time, min_rounds=args.min_rounds,
+                          short_rounds=args.short_rounds, reports=args.reports,
+                          disable_plugins=args.disable_plugin)
+    measured = api.measure(request, reg, None if args.quiet else Progress(args.processes),
+                           command=shlex.join(["swarbench", *args.argv]))
+    outcome = measured.outcome
+    _say(sys.stdout, render(args.format, measured.view) + f"saved {outcome.run_dir}/\n"
          f"(results.csv, report.html, report.md, benchmark.json); render again with "
          f"`swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
@@ -280,27 +276,12 @@ def _say(stream, text: str) -> None:
 
 
 def cmd_report(args, reg) -> int:
-    import pandas as pd
-
-    paths = [results.resolve_run(run, args.reports) for run in args.runs]
-    frames = [results.load(path) for path in paths]
-    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    machines = {}
-    for path, f in zip(paths, frames):
-        for run_id in f["run_id"].dropna().astype(str).unique():
-            machines[run_id] = results.machine_of(path.parent)
-    view = _view(reg, frame, results.machine_of(paths[0].parent))
-    view.machines = machines
-    attach_run_files(view, {str(f["run_id"].dropna().astype(str).iloc[0]): path.parent
-                            for path, f in zip(paths, frames) if f["run_id"].notna().any()})
-    if args.against:
-        from swarbench import compare
-
-        view.changes = change_rows(compare.compare([args.against, args.runs[0]], args.reports))
-    text = export.render_view(args.format, view) if args.format in export.FORMATS else render(args.format, view)
+    text = api.report(*args.runs, format=args.format, reports=args.reports, registry=reg, against=args.against)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
+    from swarbench import results
+
     try:
         results.write_atomic(args.output, text)
     except OSError as exc:
@@ -313,7 +294,9 @@ def cmd_compare(args, reg) -> int:
     from swarbench import compare
     from swarbench.render import comparison
 
-    frame = compare.compare(args.runs, args.reports, relative=args.relative)
+    if len(args.runs) < 2:
+        raise UsageError("compare needs at least two runs")
+    frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
     geomeans = compare.geomean_change(frame)
     gate = compare.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
@@ -344,13 +327,18 @@ def _disabled_from_argv(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        reg = registry_mod.load(disable=_disabled_from_argv(argv))
-        parser = build_parser(reg)
+        settings = config.read()
+        disable = _disabled_from_argv(argv) or settings.disabled_plugins  # given on the command line: those only
+        # the sub-commands are enough to parse (and to answer --help); the suites' kernels load after
+        parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY), settings, argv)
         args = parser.parse_args(argv)
         args.argv = argv
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        settings.fill(args, args.command)
+        args.disable_plugin = disable
+        reg = registry_mod.load(disable=disable)
         for failure in reg.failures:
             print(f"swarbench: warning: {failure}; skipped", file=sys.stderr)
         if args.command == "list":
@@ -366,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"wrote {history.write(args.reports, args.output)}")
             return EXIT_OK
+        if args.command == "new-plugin":
+            return scaffold.run(args, reg)
+        if args.command not in reg.commands:  # its plugin failed after adding the command (warned above)
+            raise UsageError(f"command {args.command!r} is not available: its plugin failed to load")
         return int(reg.commands[args.command].run(args, reg) or 0)
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)

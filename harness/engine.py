@@ -13,6 +13,7 @@ engine returns data; the CLI chooses how to show it.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -335,6 +336,7 @@ def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Regist
 def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[dict], None]] = None) -> RunOutcome:
     """Run the request; ``listener`` is told of each worker event (plan, start, result) as it happens."""
     check_request(request, registry)
+    request, spec_problems = without_broken_specs(request, registry)
     run_id, run_dir = new_run_dir(request.reports_dir)
     machine = machine_mod.collect()
     results.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
@@ -342,7 +344,7 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     # the run's own choices that its statistics depend on come first, so a later report or compare repeats them
     results.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
     tail = RecordTail(record_path, listener)
-    interrupted, problems = False, []
+    interrupted, problems = False, list(spec_problems)
     with open(run_dir / "pytest.log", "w") as log:
         def run_worker(worker: int, only: Optional[list[str]] = None) -> bool:
             """Run one worker to its end, a fresh one after each crash; False once interrupted."""
@@ -374,6 +376,18 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
     results.save(frame, run_dir)
     return RunOutcome(run_id, run_dir, frame, machine, interrupted, problems)
+
+
+def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRequest, list[str]]:
+    """The request less the kernels whose reference disagrees with their own known answers, and a line for each:
+    the spec is to blame, once, rather than every implementation failing against it. Nothing left is bad input."""
+    broken = oracle.plugin_spec_problems(registry, request.kernels)
+    if not broken:
+        return request, []
+    kept = [k for k in sorted(registry.kernels) if matches(k, request.kernels) and k not in broken]
+    if not kept:
+        raise UsageError(next(iter(broken.values())))
+    return dataclasses.replace(request, kernels=kept), list(broken.values())
 
 
 def worker_log_problem(run_dir: Path, code: int) -> str:

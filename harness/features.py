@@ -1,8 +1,9 @@
 """What this machine offers: CPU features, a C compiler, optional packages. Each check says why when it fails.
 
-CPU flags come from py-cpuinfo (already a dependency of pytest-benchmark), which reads them per platform; on
-Linux /proc/cpuinfo is read first because it is instant and reflects what the kernel enables (an AVX-512 CPU
-under a kernel that does not save its registers does not list the flags).
+CPU flags and the model name are read from /proc/cpuinfo on Linux (instant, and it lists only what the kernel
+enables: an AVX-512 CPU under a kernel that does not save its registers does not list the flags), from sysctl on
+macOS, and from ``platform`` elsewhere. No CPU-information package: py-cpuinfo and pytest-benchmark's
+py-cpuinfo2 both install a top-level ``cpuinfo`` package, one over the other.
 """
 from __future__ import annotations
 
@@ -33,41 +34,47 @@ ISA_FLAGS = {
 }
 
 
+def proc_cpuinfo(field: str) -> str:
+    """The first value of a /proc/cpuinfo field ("flags", "model name"), '' where there is none."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                name, sep, value = line.partition(":")
+                if sep and name.strip() == field:
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def sysctl(*names: str) -> str:
+    """macOS's answer for these sysctl names, space-separated ('' where there is no sysctl or no answer)."""
+    if platform.system() != "Darwin":
+        return ""
+    try:
+        out = subprocess.run(["sysctl", "-n", *names], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return " ".join(out.stdout.split())
+
+
 @functools.lru_cache(maxsize=1)
 def cpu_flags() -> frozenset[str]:
     forced = os.environ.get("SWARBENCH_CPU_FLAGS")  # lets users and tests pretend to be a smaller machine
     if forced is not None:
         return frozenset(forced.replace(",", " ").split())
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith(("flags", "Features")):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    try:
-        import cpuinfo
-
-        return frozenset(cpuinfo.get_cpu_info().get("flags", []))
-    except Exception:
-        return frozenset()
+    flags = proc_cpuinfo("flags") or proc_cpuinfo("Features")  # x86 / ARM spelling
+    if flags:
+        return frozenset(flags.split())
+    # Intel Macs list "AVX2 SSE4.2 ..."; /proc/cpuinfo spells them "avx2 sse4_2"
+    mac = sysctl("machdep.cpu.features", "machdep.cpu.leaf7_features")
+    return frozenset(f.lower().replace(".", "_") for f in mac.split())
 
 
 @functools.lru_cache(maxsize=1)
 def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    try:
-        import cpuinfo
-
-        return cpuinfo.get_cpu_info().get("brand_raw") or platform.processor()
-    except Exception:
-        return platform.processor() or platform.machine()
+    return (proc_cpuinfo("model name") or sysctl("machdep.cpu.brand_string") or platform.processor()
+            or platform.machine())
 
 
 def cores() -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import re
 import subprocess
 from pathlib import Path
 
@@ -30,22 +31,23 @@ def git_commit(start: Path) -> str:
 
 def clock_ghz() -> float:
     """The processor's clock for cycle estimates: the advertised frequency where known, else the current one."""
+    advertised = re.search(r"@\s*([\d.]+)\s*GHz", features.cpu_model())  # "Intel(R) Xeon(R) ... @ 2.90GHz"
+    if advertised:
+        return round(float(advertised.group(1)), 3)
+    for path, per_ghz in (("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency", 1e6),  # kHz
+                          ("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 1e6)):
+        try:
+            return round(int(Path(path).read_text()) / per_ghz, 3)
+        except (OSError, ValueError):
+            pass
     try:
-        import cpuinfo
-
-        hz = cpuinfo.get_cpu_info().get("hz_advertised") or cpuinfo.get_cpu_info().get("hz_actual")
-        if hz and hz[0]:
-            return round(hz[0] / 1e9, 3)
-    except Exception:
+        return round(float(features.proc_cpuinfo("cpu MHz")) / 1000, 3)
+    except ValueError:
         pass
     try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("cpu MHz"):
-                    return round(float(line.split(":")[1]) / 1000, 3)
-    except (OSError, ValueError):
-        pass
-    return 0.0
+        return round(int(features.sysctl("hw.cpufrequency")) / 1e9, 3)  # Intel Macs
+    except ValueError:
+        return 0.0
 
 
 def collect() -> dict:

@@ -16,9 +16,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-import numpy as np
-
-from swarbench.memory import aligned_inputs
+# NumPy is imported by the functions that use it: a plugin's import and `swarbench --help` need only the classes
 
 
 class InvalidInput(ValueError):
@@ -34,6 +32,13 @@ class TooSlow(Exception):
     The run reports the implementation as skipped with this message ("too slow for this workload: ...")
     instead of running it for hours.
     """
+
+
+def aligned_inputs(inputs: Any) -> Any:
+    """swarbench.memory.aligned_inputs (NumPy), imported when a workload is first built."""
+    from swarbench.memory import aligned_inputs as aligned
+
+    return aligned(inputs)
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,8 @@ def first_array_mismatch(expected: Any, got: Any, describe_input: Callable[[int]
     ``got`` is converted with the expected dtype so a list of Python bools can stand for a bool array, but a
     wrong shape or a value that does not convert is itself a mismatch, never an exception.
     """
+    import numpy as np
+
     expected = np.asarray(expected)
     try:
         got_arr = np.asarray(got)
@@ -167,6 +174,8 @@ def first_array_mismatch(expected: Any, got: Any, describe_input: Callable[[int]
 
 
 def _short(value: Any) -> str:
+    import numpy as np
+
     if isinstance(value, np.ndarray):
         return np.array2string(value, separator=",", max_line_width=200)
     if isinstance(value, (np.integer, int)) and not isinstance(value, (bool, np.bool_)):

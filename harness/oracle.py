@@ -1,4 +1,8 @@
-"""Prove an implementation correct on a workload before anything times it.
+"""Prove a kernel's spec, then an implementation, correct before anything times it.
+
+``spec_problem`` runs a kernel's reference on its own known answers the first time the kernel is used: when they
+disagree the kernel's spec is wrong (its reference or the answer), and that is said once, about the kernel,
+instead of every implementation failing against a bad expected value.
 
 ``verify`` checks requirements, runs the untimed ``prepare`` (recording how long it took), checks the kernel's
 known answers, then runs the batch once on the workload and compares it with the reference outputs. Only a
@@ -8,12 +12,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from swarbench import features
-from swarbench.cbuild import BuildError
+from swarbench.cbuild import BuildError, CannotBuildHere
 from swarbench.errors import raise_if_interrupted
-from swarbench.model import BatchCall, Implementation, Kernel, Mismatch, TooSlow, Workload
+from swarbench.model import BatchCall, Implementation, InvalidInput, Kernel, Mismatch, TooSlow, Workload, matches
+
+if TYPE_CHECKING:
+    from swarbench.registry import Registry
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 # A batch whose verification call takes this long is a long batch: seconds of pure Python with nothing left to
@@ -44,8 +51,10 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
         batch = impl.prepare(workload)
     except TooSlow as exc:
         return None, Verdict(SKIP, f"too slow for this workload: {exc}")
-    except BuildError as exc:
-        return None, Verdict(SKIP, f"C build failed: {exc}")
+    except CannotBuildHere as exc:  # the machine lacks a compiler or its flags: like a missing CPU feature
+        return None, Verdict(SKIP, f"cannot build C here: {exc}")
+    except BuildError as exc:  # the source is wrong: as loud as an implementation that raises
+        return None, Verdict(ERROR, f"C compile error: {exc}")
     except Exception as exc:
         raise_if_interrupted(exc)
         return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
@@ -62,8 +71,46 @@ def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:
     return out, time.perf_counter() - start, None
 
 
+_spec_problems: dict[tuple[str, int], Optional[str]] = {}
+
+
+def spec_problem(kernel: Kernel) -> Optional[str]:
+    """None when the kernel's reference reproduces every one of its known answers, whose inputs its own
+    ``validate`` accepts; else one line naming the kernel and the answer. Checked once per kernel object."""
+    key = (kernel.id, id(kernel))
+    if key not in _spec_problems:
+        _spec_problems[key] = _check_spec(kernel)
+    return _spec_problems[key]
+
+
+def _check_spec(kernel: Kernel) -> Optional[str]:
+    blame = f"kernel {kernel.id}'s spec is wrong"
+    try:
+        answers = list(kernel.known_answers())
+    except Exception as exc:
+        raise_if_interrupted(exc)
+        return f"{blame}: known_answers() raised {describe_error(exc)}"
+    for answer in answers:
+        where = f"known answer {answer.name!r} ({answer.source})"
+        try:
+            kernel.validate(answer.inputs)
+        except InvalidInput as exc:
+            return f"{blame}: its validate refuses the inputs of its {where}: {exc}"
+        try:
+            out = kernel.reference(answer.inputs)
+            mismatch = kernel.check(answer.expected, out, answer.inputs)
+        except Exception as exc:
+            raise_if_interrupted(exc)
+            return f"{blame}: its reference raised {describe_error(exc)} on its {where}"
+        if mismatch:
+            return (f"{blame}: its reference and its {where} disagree at {mismatch.index}: input {mismatch.input}: "
+                    f"the known answer says {mismatch.expected}, the reference gives {mismatch.got}")
+    return None
+
+
 def check_known_answers(kernel: Kernel, impl: Implementation) -> Optional[Verdict]:
-    """None when every known answer holds, else the failing verdict."""
+    """None when every known answer holds, else the failing verdict. A kernel whose own reference disagrees with
+    its known answers is an ERROR of the kernel's spec, never the implementation's FAIL."""
     for answer, workload in kernel.known_workloads():
         batch, v = _prepare(impl, workload)
         if batch is None:
@@ -74,6 +121,8 @@ def check_known_answers(kernel: Kernel, impl: Implementation) -> Optional[Verdic
         if err:
             return Verdict(ERROR, f"known answer {answer.name}: {err}")
         mismatch = kernel.check(answer.expected, out, answer.inputs)
+        if mismatch and spec_problem(kernel):  # only now: the reference on every known answer can take seconds
+            return Verdict(ERROR, f"not checked: {spec_problem(kernel)}")
         if mismatch:
             return Verdict(FAIL, f"known answer {answer.name} ({answer.source}): {mismatch}", mismatch=mismatch)
     return None
@@ -132,3 +181,17 @@ def reference_outputs(kernel: Kernel, workload: Workload) -> Any:
     if kind is not None and kind.expected is not None:
         return kind.expected(workload.inputs)
     return kernel.reference(workload.inputs)
+
+
+def spec_problems(kernels: Iterable[Kernel]) -> dict[str, str]:
+    """``spec_problem`` of each kernel, only those with one: {kernel id: line}."""
+    found = {kernel.id: spec_problem(kernel) for kernel in kernels}
+    return {kid: line for kid, line in found.items() if line}
+
+
+def plugin_spec_problems(registry: Registry, patterns: Sequence[str]) -> dict[str, str]:
+    """What a run checks before its workers start: the specs of the selected kernels of plugins from outside
+    swarbench. The built-in suites' own tests hold their references to their known answers, and two of those
+    references take seconds on them (Knuth's 4p6c game, the royal-flush equity), which every run would repeat."""
+    return spec_problems(kernel for kid, kernel in sorted(registry.kernels.items())
+                         if matches(kid, patterns) and not registry.is_builtin(kid))

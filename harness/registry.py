@@ -3,10 +3,12 @@
 pluggy's ``PluginManager.load_setuptools_entrypoints`` stops at the first plugin that fails to import, and a
 hook call stops at the first implementation that raises. A benchmark run must survive one broken plugin, so
 this module walks the entry points and the hook implementations itself, one plugin at a time, recording each
-failure by plugin name and withdrawing whatever the failing plugin had added. Everything else is pluggy's.
+failure by plugin name and withdrawing whatever the failing plugin had added. Everything else is pluggy's,
+including ``check_pending``, which catches a misspelt hook name (it would otherwise never be called).
 """
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import os
 import traceback
@@ -20,13 +22,16 @@ from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
-RESERVED_COMMANDS = {"list", "run", "report", "compare", "help"}
+RESERVED_COMMANDS = {"list", "run", "report", "compare", "help", "new-plugin"}
+# the registration phases, in the order every plugin's hooks are called
+STAGES = ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports", "swarbench_add_commands")
+COMMANDS_ONLY = ("swarbench_add_commands",)  # enough to parse a command line: no suite builds its kernels
 
 
 @dataclass(frozen=True)
 class PluginFailure:
     plugin: str
-    stage: str  # "import", "swarbench_add_kernels", "swarbench_add_implementations"
+    stage: str  # "import", "register", "swarbench_add_kernels", "swarbench_add_implementations", ...
     error: str  # one line: exception type and message
 
     def __str__(self) -> str:
@@ -45,6 +50,7 @@ class Registry:
     failures: list[PluginFailure] = field(default_factory=list)
     plugins: list[str] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
+    builtin: set[str] = field(default_factory=set)  # plugins that are swarbench's own suites
     _current: Optional[str] = None
 
     # -- the API hooks call -------------------------------------------------------------------------------
@@ -62,7 +68,9 @@ class Registry:
         if not isinstance(impl, Implementation):
             raise TypeError(f"add_implementation expects a swarbench.Implementation, got {type(impl).__name__}")
         if impl.kernel not in self.kernels:
-            raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}")
+            close = difflib.get_close_matches(impl.kernel, self.kernels, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else " (`swarbench list` shows every kernel)"
+            raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}{hint}")
         if impl.key in self.implementations:
             raise ValueError(f"implementation {impl.key!r} is already registered by plugin {self.owners[impl.key]!r}")
         self.implementations[impl.key] = impl
@@ -109,6 +117,14 @@ class Registry:
                 return impls[candidate]
         raise UsageError(f"none of {', '.join(preferred)} ({kernel_id}) can run on this machine")
 
+    def is_builtin(self, key: str) -> bool:
+        """Whether a kernel id or implementation key comes from one of swarbench's own suites."""
+        return self.owners.get(key) in self.builtin
+
+    def in_default_run(self, kernel_id: str) -> bool:
+        """Whether a plain ``swarbench run`` measures this kernel: it does when any of its workloads is a default."""
+        return any(kind.default for kind in self.kernels[kernel_id].workloads)
+
     def _withdraw(self, plugin: str) -> None:
         for key in [k for k, owner in self.owners.items() if owner == plugin]:
             self.kernels.pop(key, None)
@@ -124,9 +140,26 @@ class Registry:
 
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    # the plugin's own line, not the line of this module's add_* that refused what it was given
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)] if exc.__traceback__ else []
+    where = [f for f in frames if f.filename != __file__][-1:] or frames[-1:]
     at = f" ({os.path.basename(where[0].filename)}:{where[0].lineno})" if where else ""
     return f"{type(exc).__name__}: {text[0] if text else ''}{at}"
+
+
+def _unknown_hook(pm: pluggy.PluginManager) -> str:
+    """'' when every hook implementation registered so far has a spec, else a line naming the hook. Plugins are
+    checked as each is registered, so a misspelt hook is the plugin just registered."""
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        name = next((n for n, caller in vars(pm.hook).items() if not n.startswith("_")
+                     and not caller.has_spec() and caller.get_hookimpls()), "?")
+        hooks = [n for n in dir(hookspecs) if n.startswith("swarbench_")]
+        close = difflib.get_close_matches(name, hooks, n=1)
+        return (f"unknown hook {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                + f" (hooks: {', '.join(hooks)})")
+    return ""
 
 
 def disabled_from_env() -> list[str]:
@@ -134,9 +167,10 @@ def disabled_from_env() -> list[str]:
 
 
 def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
-         entry_points: bool = True) -> Registry:
+         entry_points: bool = True, stages: Sequence[str] = STAGES) -> Registry:
     """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then run
-    both registration phases. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not imported.
+    the registration phases ``stages``. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not
+    imported.
     """
     pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
@@ -155,18 +189,24 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
                 candidates.append((ep.name, ep.load()))
             except Exception as exc:  # a plugin's import error must not end the run
                 registry.failures.append(PluginFailure(ep.name, "import", _one_line(exc)))
+            if ep.value.startswith("swarbench."):
+                registry.builtin.add(ep.name)
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
 
     for name, plugin in candidates:
         try:
             pm.register(plugin, name=name)
-        except Exception as exc:  # bad hook names or signatures are caught by pluggy's validation
+        except Exception as exc:  # bad hook signatures are caught by pluggy's validation
             registry.failures.append(PluginFailure(name, "register", _one_line(exc)))
+            continue
+        unknown = _unknown_hook(pm)
+        if unknown:
+            pm.unregister(name=name)
+            registry.failures.append(PluginFailure(name, "register", unknown))
             continue
         registry.plugins.append(name)
 
-    for stage in ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports",
-                  "swarbench_add_commands"):
+    for stage in [s for s in STAGES if s in stages]:
         caller = getattr(pm.hook, stage)
         for hookimpl in caller.get_hookimpls():  # registration order
             plugin = hookimpl.plugin_name

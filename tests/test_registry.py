@@ -87,3 +87,13 @@ def test_progress_reaches_the_reporter_only_inside_reporting():
     assert seen == [(1, 4, "rows"), (4, 4, "rows")]
     assert bar(1, 4, "rows").startswith("[######..................]  25% 1/4 rows")
     assert bar(0, 0).startswith("[" + "." * 24 + "]")
+
+
+def test_a_misspelt_hook_fails_its_plugin_and_names_the_hook():
+    typo = _plugin(swarbench_add_implementation=lambda registry: registry.add_implementation(_impl("lost")))
+    reg = registry.load(extra_plugins=[("typo", typo)])
+    (failure,) = reg.failures
+    assert (failure.plugin, failure.stage) == ("typo", "register")
+    assert failure.error.startswith("unknown hook 'swarbench_add_implementation'; did you mean "
+                                    "'swarbench_add_implementations'?")
+    assert "typo" not in reg.plugins and "cards.contains/naive" in reg.implementations

@@ -5,17 +5,22 @@ jit.py, native.py with its C source in c/) and append an ``Implementation`` to t
 """
 from swarbench import hookimpl
 
-from . import jit, native, python, report, spec, vectorized
+# Each hook imports the modules it registers: parsing a command line needs only the commands, and the
+# suite's kernels, families (NumPy, tables) and reports load when a command uses the registry.
 
 
 @hookimpl
 def swarbench_add_kernels(registry):
+    from . import spec
+
     for kernel in spec.KERNELS:
         registry.add_kernel(kernel)
 
 
 @hookimpl
 def swarbench_add_implementations(registry):
+    from . import jit, native, python, vectorized
+
     for module in (python, vectorized, jit, native):
         for impl in module.IMPLEMENTATIONS:
             registry.add_implementation(impl)
@@ -23,5 +28,7 @@ def swarbench_add_implementations(registry):
 
 @hookimpl
 def swarbench_add_reports(registry):
+    from . import report
+
     for suite_report in report.REPORTS:
         registry.add_report(suite_report)

@@ -7,10 +7,12 @@ each with its speedup over the loop, which is how the post reads its own figures
 from __future__ import annotations
 
 import math
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from swarbench.model import ReportSection, SuiteReport
+
+if TYPE_CHECKING:  # the functions that build a section import pandas: `swarbench list` need not wait for it
+    import pandas as pd
 
 # The post's figures (sections 0x02 and 0x03; Go, GOMAXPROCS 2): each loop and unrolled benchmark was
 # run twice, once per section, and we keep both.
@@ -25,6 +27,8 @@ POST = [
 
 
 def post_table(frame: pd.DataFrame):
+    import pandas as pd
+
     if frame is None or frame.empty:
         return None
     rows = frame[frame["kernel"].isin(["cards.contains", "cards.remove"]) & (frame["status"] == "PASS")]

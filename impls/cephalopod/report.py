@@ -8,10 +8,12 @@
 """
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from swarbench.model import LineChart, ReportSection, SuiteReport
-from swarbench.results import summary_of
+
+if TYPE_CHECKING:  # the functions that build a section import pandas: `swarbench list` need not wait for it
+    import pandas as pd
 
 from .spec import HASHSUM, OFFICIAL
 
@@ -23,6 +25,8 @@ STEP_OF = {"c-hash": 1, "c-lut": 2, "c-sym": 3, "c-avx2-prefetch": 4, "c-avx2": 
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
+    import pandas as pd
+
     if frame is None or frame.empty:
         return frame.iloc[0:0] if frame is not None else pd.DataFrame()
     rows = frame[(frame["kernel"] == HASHSUM.id) & (frame["workload"] == workload)]
@@ -33,6 +37,9 @@ def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
 
 
 def official_table(frame: pd.DataFrame):
+    import pandas as pd
+    from swarbench.results import summary_of
+
     rows = _rows(frame, "official")
     if rows.empty:
         return None
@@ -62,6 +69,9 @@ def official_table(frame: pd.DataFrame):
 
 
 def depth_table(frame: pd.DataFrame):
+    import pandas as pd
+    from swarbench.results import summary_of
+
     rows = _rows(frame, "empty")
     if rows.empty:
         return None

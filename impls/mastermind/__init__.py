@@ -5,30 +5,37 @@ jit.py, native.py with its C source in c/, gpu.py) and append an ``Implementatio
 """
 from swarbench import hookimpl
 
-from . import command, gpu, jit, jit_knuth, native, python, report, spec, vectorized
-
-FAMILIES = (python, vectorized, jit, jit_knuth, native, gpu)
+# Each hook imports the modules it registers: parsing a command line needs only the commands, and the
+# suite's kernels, families (NumPy, tables) and reports load when a command uses the registry.
 
 
 @hookimpl
 def swarbench_add_kernels(registry):
+    from . import spec
+
     for kernel in spec.KERNELS:
         registry.add_kernel(kernel)
 
 
 @hookimpl
 def swarbench_add_implementations(registry):
-    for module in FAMILIES:
+    from . import gpu, jit, jit_knuth, native, python, vectorized
+
+    for module in (python, vectorized, jit, jit_knuth, native, gpu):
         for impl in module.IMPLEMENTATIONS:
             registry.add_implementation(impl)
 
 
 @hookimpl
 def swarbench_add_reports(registry):
+    from . import report
+
     for suite_report in report.REPORTS:
         registry.add_report(suite_report)
 
 
 @hookimpl
 def swarbench_add_commands(registry):
+    from . import command
+
     registry.add_command(command.COMMAND)

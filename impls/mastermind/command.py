@@ -6,16 +6,16 @@ the total, the worst game and the time of one call.
 """
 import time
 
-import numpy as np
-
 from swarbench.model import Command, Workload
 
-from . import spec
+# NumPy and .spec are imported where a command runs: `swarbench --help` lists this command without them
 
 DEFAULT_IMPL = ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-counting")
 
 
 def add_arguments(parser) -> None:
+    from . import spec
+
     parser.add_argument("action", choices=["play"], help="play: every secret of the game, one timed call")
     parser.add_argument("--pins", type=int, default=4)
     parser.add_argument("--colors", type=int, default=6)
@@ -35,6 +35,10 @@ def default_first(pins: int) -> str:
 
 
 def run(args, registry) -> int:
+    import numpy as np
+
+    from . import spec
+
     spec.check_game(args.pins, args.colors)
     first = args.first or default_first(args.pins)
     inputs = spec.knuth_inputs(args.pins, args.colors, spec.pack(first, args.pins, args.colors),

@@ -3,11 +3,12 @@ plugged in, with its speedup over simple loops, next to the article's figures.""
 from __future__ import annotations
 
 import math
-from typing import Optional
-
-import pandas as pd
+from typing import TYPE_CHECKING, Optional
 
 from swarbench.model import ReportSection, SuiteReport
+
+if TYPE_CHECKING:  # the functions that build a section import pandas: `swarbench list` need not wait for it
+    import pandas as pd
 
 from .native import ARTICLE_TABLE
 
@@ -21,6 +22,8 @@ def _num(v) -> float:
 
 
 def build(frame: pd.DataFrame) -> Optional[ReportSection]:
+    import pandas as pd
+
     rows = frame[(frame["kernel"] == KERNEL) & (frame["workload"] == WORKLOAD)]
     if rows.empty:
         return None

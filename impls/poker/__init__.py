@@ -12,17 +12,22 @@ closure calling another jitted function would miss numba's cache in every worker
 """
 from swarbench import hookimpl
 
-from . import blocks, command, jit, native, python, report, spec, vectorized
+# Each hook imports the modules it registers: parsing a command line needs only the commands, and the
+# suite's kernels, families (NumPy, tables) and reports load when a command uses the registry.
 
 
 @hookimpl
 def swarbench_add_kernels(registry):
+    from . import blocks, spec
+
     for kernel in spec.KERNELS + blocks.KERNELS:
         registry.add_kernel(kernel)
 
 
 @hookimpl
 def swarbench_add_implementations(registry):
+    from . import jit, native, python, vectorized
+
     for module in (python, vectorized, jit, native):
         for impl in module.IMPLEMENTATIONS + getattr(module, "BLOCKS", []):
             registry.add_implementation(impl)
@@ -30,10 +35,14 @@ def swarbench_add_implementations(registry):
 
 @hookimpl
 def swarbench_add_reports(registry):
+    from . import report
+
     for r in report.REPORTS:
         registry.add_report(r)
 
 
 @hookimpl
 def swarbench_add_commands(registry):
+    from . import command
+
     registry.add_command(command.COMMAND)

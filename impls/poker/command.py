@@ -6,12 +6,10 @@ sA cA and on board slices, and the command prints its counts, percents and time,
 """
 import time
 
-import numpy as np
-
 from swarbench.errors import UsageError
 from swarbench.model import Command, Workload
 
-from . import spec
+# NumPy and .spec are imported where a command runs: `swarbench --help` lists this command without them
 
 DEFAULT_IMPL = ("c-smart-mt", "c-smart", "python-smart")
 
@@ -29,6 +27,10 @@ def _pick(registry, name):
 
 
 def run(args, registry) -> int:
+    import numpy as np
+
+    from . import spec
+
     text = " ".join(args.hero)
     if args.boards is not None and args.boards < 1:
         raise UsageError(f"--boards {args.boards}: need at least one board")

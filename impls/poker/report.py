@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
-
-import pandas as pd
+from typing import TYPE_CHECKING, Optional
 
 from swarbench.model import ReportSection, SuiteReport
-from swarbench.results import summary_of
+
+if TYPE_CHECKING:  # the functions that build a section import pandas: `swarbench list` need not wait for it
+    import pandas as pd
 
 from .spec import read_known
 
@@ -42,6 +42,8 @@ def _latest(frame: pd.DataFrame, kernel: str) -> pd.DataFrame:
 
 
 def _counts(row) -> Optional[tuple[int, int, int]]:
+    from swarbench.results import summary_of
+
     s = summary_of(row.summary if isinstance(row.summary, str) else "")
     if s:
         return s["wins"], s["ties"], s["losses"]
@@ -59,6 +61,8 @@ def _line(label, status, counts, seconds=math.nan, per_s=math.nan, cycles=math.n
 
 
 def equity_table(frame: pd.DataFrame) -> Optional[ReportSection]:
+    import pandas as pd
+
     rows = _latest(frame, "poker.equity")
     if rows.empty:
         return None
@@ -118,6 +122,8 @@ def equity_table(frame: pd.DataFrame) -> Optional[ReportSection]:
 
 
 def popcount_table(frame: pd.DataFrame) -> Optional[ReportSection]:
+    import pandas as pd
+
     rows = _latest(frame, "poker.popcount")
     rows = rows[rows["status"] == "PASS"]
     if rows.empty:

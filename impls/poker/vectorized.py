@@ -21,21 +21,19 @@ M55, M33 = U(0x5555555555555555), U(0x3333333333333333)
 
 
 def _tables():
-    masks = np.arange(1 << 13)
-    top = np.array([int(m).bit_length() - 1 for m in masks], np.int64)
-    keep = np.zeros((6, 1 << 13), np.int64)
+    # built with whole-array operations: a Python loop over the 8,192 masks cost every start of swarbench
+    masks = np.arange(1 << 13, dtype=np.int64)
+    pop = ((masks[:, None] >> np.arange(13)) & 1).sum(axis=1)
+    top = np.frexp(masks)[1].astype(np.int64) - 1  # frexp's exponent is the bit length; 0 has none, so -1
+    keep = np.empty((6, 1 << 13), np.int64)
     for k in range(6):
-        for m in range(1 << 13):
-            v = m
-            while bin(v).count("1") > k:
-                v &= v - 1
-            keep[k, m] = v
-    straight = np.full(1 << 13, -1, np.int64)
-    for m in range(1 << 13):
-        x = (m << 1) | (m >> 12)
-        s = x & x >> 1 & x >> 2 & x >> 3 & x >> 4
-        straight[m] = s.bit_length() + 2 if s else -1
-    pop = np.array([bin(m).count("1") for m in range(1 << 13)], np.int64)
+        v = masks.copy()
+        for _ in range(13):  # drop the lowest card while more than k remain
+            v = np.where(pop[v] > k, v & (v - 1), v)
+        keep[k] = v
+    x = (masks << 1) | (masks >> 12)  # the ace also plays low
+    s = x & x >> 1 & x >> 2 & x >> 3 & x >> 4
+    straight = np.where(s > 0, np.frexp(s)[1].astype(np.int64) + 2, -1)
     return top, keep, straight, pop
 
 

@@ -1,0 +1,226 @@
+"""swarbench as a library, for notebooks and scripts; the command line's run, report and compare are built on it.
+
+    from swarbench.api import run, load, compare, report
+
+    before = load("latest")                               # the last saved run
+    frame = run("cards.*", max_time=0.01, processes=1)    # verify, time, save; the tidy frame back
+    print(report(frame))                                  # the text `swarbench run` prints
+    change = compare(before, frame)                       # one row per measurement both runs hold
+
+The keyword arguments of ``run`` are the options of ``swarbench run`` (``max_time`` for ``--max-time``) and
+the keys of [tool.swarbench] (docs/configuration.md), checked the same way. Importing this module imports
+nothing heavy: pandas, SciPy and the engine wait for the first call.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
+
+from swarbench import config
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from swarbench.engine import RunOutcome, RunRequest
+    from swarbench.registry import Registry
+    from swarbench.render import RunView
+
+__all__ = ["run", "load", "compare", "report", "request", "measure", "plugins", "reports_folder"]
+
+Run = Union[str, Path]  # a run id under the reports folder, a run folder, a results.csv, or "latest"
+Patterns = Union[str, Sequence[str], None]
+SAVED_REPORTS = (("html", "report.html"), ("md", "report.md"))  # written beside every run's results.csv
+
+
+def reports_folder(reports: Union[str, Path, None] = None) -> Path:
+    """Where runs are saved: ``reports`` when given, else $SWARBENCH_REPORTS, else ./reports."""
+    return Path(reports) if reports is not None else Path(os.environ.get("SWARBENCH_REPORTS", "reports"))
+
+
+def plugins(disable: Iterable[str] = ()) -> Registry:
+    """Every installed suite and plugin, less those named (and those in $SWARBENCH_DISABLE_PLUGINS)."""
+    from swarbench import registry
+
+    return registry.load(disable=list(disable))
+
+
+def request(kernels: Patterns = None, implementations: Patterns = None, *, workloads: Patterns = None,
+            size: Optional[int] = None, sizes: Optional[Sequence[int]] = None, seed: Optional[int] = None,
+            params: Optional[dict[str, Any]] = None, processes: Optional[int] = None, passes: Optional[int] = None,
+            settle: Optional[int] = None, keep_slowed: Optional[bool] = None, timeout: Optional[float] = None,
+            overhead: Optional[bool] = None, max_time: Optional[float] = None, min_rounds: Optional[int] = None,
+            short_rounds: Optional[int] = None, reports: Union[str, Path, None] = None,
+            disable_plugins: Patterns = None) -> RunRequest:
+    """The run these options ask for, each checked as [tool.swarbench] checks its key; None keeps the default
+    of `swarbench run` (see its --help). Raises UsageError naming the first bad argument."""
+    given = {name: value for name, value in locals().items() if value is not None}
+    from swarbench.engine import RunRequest
+
+    checked = config.check(given, "swarbench.run()", python_names=True).values
+    size, sizes = checked.pop("size", None), checked.pop("sizes", [])
+    fields = {"kernels": "kernels", "implementations": "impls", "workloads": "workloads", "seed": "seed",
+              "params": "params", "processes": "processes", "passes": "passes", "settle": "settle",
+              "keep-slowed": "keep_slowed", "timeout": "timeout", "overhead": "overhead", "max-time": "max_time",
+              "min-rounds": "min_rounds", "short-rounds": "short_rounds", "disable-plugins": "disable"}
+    options = {fields[key]: value for key, value in checked.items() if key in fields}
+    if "params" in options:
+        options["params"] = dict(options["params"])
+    return RunRequest(**options, sizes=([size] if size else []) + [n for n in sizes if n != size],
+                      reports_dir=reports_folder(checked.get("reports")))
+
+
+@dataclass
+class Measured:
+    """A finished run: what the engine returned, and the view every report of it renders."""
+
+    outcome: RunOutcome
+    view: RunView
+
+
+def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iterable[str] = ()) -> RunView:
+    """The frame with its suites' own sections and the notes a report shows under it (plugin failures first)."""
+    from swarbench import engine
+    from swarbench.render import RunView
+
+    sections, problems = engine.suite_sections(registry, frame)
+    return RunView(frame, machine, sections, [str(f) for f in registry.failures] + problems + list(notes))
+
+
+def measure(run_request: RunRequest, registry: Optional[Registry] = None,
+            listener: Optional[Callable[[dict], None]] = None, command: str = "swarbench.run()") -> Measured:
+    """Run the request (verify, then time), save it with its HTML and Markdown reports and its benchmark.json,
+    and return it. ``command`` is what the reports' header names as the command that made the run."""
+    import time
+
+    from swarbench import engine, export, results
+    from swarbench.render import render
+    from swarbench.render.summary import attach_run_files
+
+    registry = registry if registry is not None else plugins(run_request.disable)
+    started = time.time()
+    outcome = engine.run(run_request, registry, listener)
+    notes = list(outcome.problems)
+    if outcome.interrupted:
+        notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
+    view = run_view(registry, outcome.frame, outcome.machine, notes)
+    view.info = {"command": command, "duration_s": time.time() - started}
+    attach_run_files(view, {outcome.run_id: outcome.run_dir})
+    export.write(outcome.run_dir, view)
+    for fmt, name in SAVED_REPORTS:
+        results.write_atomic(outcome.run_dir / name, render(fmt, view))
+    return Measured(outcome, view)
+
+
+def run(kernels: Patterns = None, implementations: Patterns = None, *, progress: bool = False,
+        registry: Optional[Registry] = None, **options: Any) -> pd.DataFrame:
+    """Verify, then time, the implementations of the kernels matching ``kernels`` (shell patterns, e.g.
+    ``"cards.*"``; default all), whose names match ``implementations``; save the run under the reports folder.
+
+    Returns the tidy frame, one row per measurement (docs/api.md names its columns); a wrong implementation
+    is a row with status FAIL, never an exception. ``frame.attrs`` holds run_id, run_dir, machine (what it
+    ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01, processes=1``); ``progress=True``
+    writes the live progress lines to stderr. A problem that is not a row (a plugin that failed to load, a
+    worker that ended oddly) is a warning.
+    """
+    run_request = request(kernels, implementations, **options)
+    listener = None
+    if progress:
+        from swarbench.render.progress import Progress
+
+        listener = Progress(run_request.processes)
+    measured = measure(run_request, registry, listener)
+    outcome = measured.outcome
+    for note in measured.view.notes:
+        warnings.warn(f"swarbench: {note}", stacklevel=2)
+    frame = outcome.frame
+    frame.attrs.update(run_id=outcome.run_id, run_dir=str(outcome.run_dir), machine=outcome.machine,
+                       machines={outcome.run_id: outcome.machine}, interrupted=outcome.interrupted)
+    return frame
+
+
+def _paths(runs: Sequence[Run], reports: Union[str, Path, None]) -> list[Path]:
+    from swarbench import results
+
+    if not runs:
+        from swarbench.errors import UsageError
+
+        raise UsageError("name at least one run (a run id, a run folder, a results.csv, or 'latest')")
+    folder = reports_folder(reports)
+    return [results.resolve_run(str(run), folder) for run in runs]
+
+
+def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
+    """The tidy frame of saved runs (run ids under ``reports``, run folders, results.csv files, or
+    "latest"), several merged into one. ``frame.attrs`` holds machine (the first run's) and machines (each
+    run id's), and run_dir when there is one run."""
+    import pandas as pd
+
+    from swarbench import results
+
+    paths = _paths(runs, reports)
+    frames = [results.load(path) for path in paths]
+    machines = {}
+    for path, frame in zip(paths, frames):
+        for run_id in frame["run_id"].dropna().astype(str).unique():
+            machines[run_id] = results.machine_of(path.parent)
+    merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    merged.attrs["machines"] = machines
+    merged.attrs["machine"] = results.machine_of(paths[0].parent)
+    merged.attrs["run_dirs"] = {str(run_id): str(path.parent) for path, frame in zip(paths, frames)
+                                for run_id in frame["run_id"].dropna().astype(str).unique()[:1]}
+    if len(paths) == 1:
+        merged.attrs["run_dir"] = str(paths[0].parent)
+    return merged
+
+
+def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union[str, Path, None] = None,
+           registry: Optional[Registry] = None, against: Optional[Run] = None) -> str:
+    """A report of saved runs, or of a frame ``run`` or ``load`` returned, in text, md, csv or html (or the
+    pytest-benchmark and github-action-benchmark JSON): the common tables and every suite's own section.
+    ``against`` adds each measurement's change from that run, as ``compare`` finds it."""
+    from swarbench.render import render
+    from swarbench.render.summary import attach_run_files, change_rows
+
+    if format not in config.FORMATS + config.EXPORT_FORMATS:
+        from swarbench.errors import UsageError
+
+        raise UsageError(f"format {format!r}: expected one of {', '.join(config.FORMATS + config.EXPORT_FORMATS)}")
+    frame = runs[0] if len(runs) == 1 and hasattr(runs[0], "attrs") else load(*runs, reports=reports)
+    view = run_view(registry if registry is not None else plugins(), frame, frame.attrs.get("machine", {}))
+    view.machines = dict(frame.attrs.get("machines", {}))
+    run_dirs = dict(frame.attrs.get("run_dirs", {}))
+    if not run_dirs and "run_dir" in frame.attrs and frame["run_id"].notna().any():
+        run_dirs = {str(frame["run_id"].dropna().astype(str).iloc[0]): frame.attrs["run_dir"]}
+    attach_run_files(view, {run_id: Path(folder) for run_id, folder in run_dirs.items()})
+    if against is not None:
+        view.changes = change_rows(compare(against, _saved(runs[0]), reports=reports))
+    if format in config.EXPORT_FORMATS:
+        from swarbench import export
+
+        return export.render_view(format, view)
+    return render(format, view)
+
+
+def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Union[Run, pd.DataFrame],
+            reports: Union[str, Path, None] = None, relative: bool = False) -> pd.DataFrame:
+    """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
+    the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
+    of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
+    it, or is a frame ``run`` or ``load`` returned for one run."""
+    from swarbench import compare as comparing
+
+    return comparing.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+
+
+def _saved(run: Union[Run, pd.DataFrame]) -> str:
+    """The run a frame came from (compare reads the raw samples saved beside its results.csv)."""
+    if not hasattr(run, "attrs"):
+        return str(run)
+    if "run_dir" not in run.attrs:
+        from swarbench.errors import UsageError
+
+        raise UsageError("this frame holds several runs, or none: name the runs to compare")
+    return run.attrs["run_dir"]
