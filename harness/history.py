@@ -117,7 +117,12 @@ def _changes(pairs: list[tuple[Run, Run]]) -> dict:
     for a, b in pairs:
         for r in (a, b):
             if r.run_id not in loaded:
-                loaded[r.run_id] = compare.load_run(str(r.folder), r.folder.parent)
+                try:
+                    loaded[r.run_id] = compare.load_run(str(r.folder), r.folder.parent)
+                except UsageError:  # a run saved without its records: shown, but compared with nothing
+                    loaded[r.run_id] = None
+        if loaded[a.run_id] is None or loaded[b.run_id] is None:
+            continue
         frame = compare.compare_pair(loaded[a.run_id], loaded[b.run_id])
         for _, row in frame.iterrows():
             out[(a.commit, b.commit, *(row[k] for k in KEY))] = row.to_dict()

@@ -2,7 +2,6 @@
 scoreboard, benchmark.json as pytest-benchmark reads it, the github-action-benchmark export, compare as HTML and
 markdown, and report --against."""
 import json
-import os
 import re
 import subprocess
 import sys

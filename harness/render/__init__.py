@@ -45,18 +45,20 @@ FORMATS = ("text", "md", "csv", "html")
 
 
 def steadiness_lines(view: RunView) -> list[str]:
-    """Per run, what its canary saw (swarbench.results.machine_steadiness); nothing for a run without one."""
+    """Per run, in plain words, how much of it other work on the machine slowed (its canary's readings,
+    swarbench.results.machine_steadiness); nothing for a run saved without them."""
     out = []
     for run_id, group in view.frame.groupby("run_id", sort=True):
-        share, canary_us = (float(group[c].iloc[0]) for c in ("machine_slowed_share", "machine_canary_us"))
+        share = float(group["machine_slowed_share"].iloc[0])
         if share != share:
             continue
         line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {SLOWED:.0%} or more "
-                f"slower than its best during {share:.0%} of the run (canary median {canary_us:.0f} us)")
+                f"slower than its best during {share:.0%} of the run (other programs were using it)")
         if share > 0 and group["samples_slowed"].notna().any():  # not in a run saved before, or --keep-slowed
-            line += "; samples timed then are set aside (samples_slowed)"
+            line += (f"; the {int(group['samples_slowed'].sum()):,} samples timed then are set aside, out of the "
+                     "medians")
         if share >= UNSTEADY_SHARE:
-            line += "; what is left can still move by more than its interval: measure again on a quieter machine"
+            line += "; medians may still move by more than their intervals: measure again on a quieter machine"
         out.append(line)
     return out
 
@@ -178,17 +180,9 @@ def is_number(value) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
-def section_cells(table) -> list[list[str]]:
-    return [[fmt_cell(v) for v in row] for row in table.itertuples(index=False)]
-
-
 def operation_name(kernel: str) -> str:
     op = kernel.split(".", 1)[-1]
     return "".join(part[:1].upper() + part[1:] for part in op.replace("-", "_").split("_"))
-
-
-MEASUREMENT_HEADER = ["implementation", "family", "status", "ns/op (median)", "95% CI", "min", "IQR", "speedup",
-                      "95% CI", "cycles/op", "net ns/op", "prepare", "note"]
 
 
 def fmt_cycles(r) -> str:
@@ -200,20 +194,3 @@ def fmt_cycles(r) -> str:
         return f"{fmt_ns(counted)} ({ipc:.2f} IPC)" if ipc == ipc else fmt_ns(counted)
     estimate = r.get("cycles_per_op_est", float("nan"))
     return f"~{fmt_ns(estimate)}" if estimate is not None and estimate == estimate else ""
-
-
-def measurement_rows(group, view) -> list[list[str]]:
-    """The cells of one (kernel, workload, n) table, shared by the markdown and HTML renderers."""
-    return [[view.label(r), r["family"], r["status"], fmt_ns(r["ns_per_op_median"]),
-             fmt_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], fmt_ns), fmt_ns(r["ns_per_op_min"]),
-             fmt_ns(r["ns_per_op_iqr"]), fmt_speedup(r["speedup"]),
-             fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-             fmt_cycles(r), fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]),
-             "; ".join(x for x in (r["reason"], r["stability"]) if x)] for _, r in group.iterrows()]
-
-
-def measurement_header(group) -> list[str]:
-    header = list(MEASUREMENT_HEADER)
-    base = group.iloc[0]["baseline"]
-    header[7] = f"speedup vs {base if isinstance(base, str) and base else '-'}"
-    return header

@@ -10,9 +10,9 @@ import html
 import math
 
 from swarbench.model import LineChart
-from swarbench.render import RunView, column_title, scaling_series
+from swarbench.render import RunView, column_title, scaling_series, steadiness_lines
 from swarbench.render import tables
-from swarbench.render.summary import Summary, change_of, machine_lines, samples_of, strip_points, summarize
+from swarbench.render.summary import Summary, change_of, samples_of, strip_points, summarize
 from swarbench.render.svg import DotRow, dot_chart, family_color, family_key
 
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
@@ -86,7 +86,7 @@ def _scoreboard(s: Summary, view: RunView) -> list[str]:
 def _caveats(s: Summary, view: RunView) -> list[str]:
     items = [f"<li><b>{_e(mark)}</b>: {_e(words)} ({count} measurement{'s' if count != 1 else ''})</li>"
              for mark, words, count in s.caveats]
-    items += [f"<li>{_e(line)}</li>" for line in machine_lines(view)]
+    items += [f"<li>{_e(line)}</li>" for line in steadiness_lines(view)]
     if not items:
         return []
     return ["<div class='caveats'><b>Caveats</b> (marks in the tables)<ul class='plain'>" + "".join(items)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from swarbench.render import RunView, fmt_cell
+from swarbench.render import RunView, fmt_cell, steadiness_lines
 from swarbench.render import tables
-from swarbench.render.summary import machine_lines, summarize
+from swarbench.render.summary import summarize
 
 SECTION_WIDTH = 150  # a suite table wider than this many characters is split, its first column in each piece
 
@@ -44,10 +44,10 @@ def render(view: RunView) -> str:
         header, rows = tables.scoreboard(s)
         out += ["", "## Scoreboard", ""]
         out += table(header, rows, [False, False, False, True, True, True, False])
-    if s.caveats or machine_lines(view):
+    if s.caveats or steadiness_lines(view):
         out += ["", "Caveat marks:", ""]
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
-        out += [x for line in machine_lines(view) for x in _bullet(f"Steadiness: {line}.")]
+        out += [x for line in steadiness_lines(view) for x in _bullet(f"Steadiness: {line}.")]
     for (kernel, workload, n), _, group in s.groups:
         out += ["", f"## {kernel}: {workload}, n = {n:,} (one op = one {group.iloc[0]['unit']})", ""]
         header, rows, _ = tables.compact(group, view, s)

@@ -159,24 +159,6 @@ def _duration(seconds) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def machine_lines(view: RunView) -> list[str]:
-    """Per run, in plain words, how much of it other work on the machine slowed (the canary's readings,
-    swarbench.results.machine_steadiness); nothing for a run saved without them."""
-    out = []
-    for run_id, group in view.frame.groupby("run_id", sort=True):
-        share = float(group["machine_slowed_share"].iloc[0])
-        if share != share:
-            continue
-        line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {results.SLOWED:.0%} or "
-                f"more slower than its best during {share:.0%} of the run (other programs were using it)")
-        if share > 0 and group["samples_slowed"].notna().any():
-            line += f"; the {int(group['samples_slowed'].sum()):,} samples timed then are left out of the medians"
-        if share >= results.UNSTEADY_SHARE:
-            line += "; medians may still move by more than their intervals: measure again on a quieter machine"
-        out.append(line)
-    return out
-
-
 def change_of(view: RunView, row) -> dict | None:
     """This row's entry of `report --against` (swarbench.compare's columns), or None."""
     return view.changes.get(tuple(row[k] for k in KEY))

@@ -28,7 +28,7 @@ def verdict(change: dict | None) -> str:
     return "slower" if change["change"] > 0 else "faster"
 
 
-def scoreboard(summary: Summary, with_change: bool = False, view: RunView | None = None) -> tuple[list, list]:
+def scoreboard(summary: Summary) -> tuple[list, list]:
     header = ["kernel", "workload", "fastest", "time per op [95%]", "vs baseline", "vs best plain C", "steadiness"]
     rows = []
     for b in summary.boards:

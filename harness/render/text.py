@@ -6,9 +6,9 @@ from __future__ import annotations
 import textwrap
 
 from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_speedup, fmt_time, fmt_time_interval,
-                              operation_name, time_unit)
+                              operation_name, steadiness_lines, time_unit)
 from swarbench.render import tables
-from swarbench.render.summary import change_of, machine_lines, summarize
+from swarbench.render.summary import change_of, summarize
 
 WIDTH = 120
 
@@ -101,11 +101,11 @@ def render(view: RunView) -> str:
             out.append("")
         for note in section.notes:
             out += _wrap(note, "    ", "  ")
-    if s.caveats or machine_lines(view):
+    if s.caveats or steadiness_lines(view):
         out += ["", "Caveat marks:"]
         for mark, words, count in s.caveats:
             out += _wrap(f"{words} ({count} measurement{'s' if count != 1 else ''})", "      ", f"  {mark}   ")
-        for line in machine_lines(view):
+        for line in steadiness_lines(view):
             out += _wrap(line, "      ", "  *   ")
     if len(view.run_ids) > 1:
         out += ["", "runs:"]
