@@ -18,8 +18,9 @@ DATA = Path(spec.__file__).parent / "data" / "cephalopod_cases.csv"
 REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
-FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2", "c-avx2-prefetch",
-                      "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32", "c-fast-pf1024", "c-fast-cores")
+FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2",
+                    "c-avx2-prefetch", "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32",
+                    "c-fast-pf1024", "c-fast-cores")
         if not features.unavailable(IMPLS[n].requires)]
 
 

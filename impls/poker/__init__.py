@@ -1,9 +1,11 @@
 """The poker suite: SWAR Hold'em hand ranking, the talk's building blocks, equity by enumeration.
 
 Kernels: poker.rank7 (7-card sets to canonical rank codes; workloads random, categories7), poker.equity (hero
-sA cA against one random hand; workloads aa-slice, aa-full), and the building blocks of blocks.py. Every
-implementation produces the same canonical code (spec.py), so the oracle compares codes for equality; the talk's
-signed comparison is kept as c-talk-signed, expected to fail. `swarbench poker equity 7h 2c` takes any hero hand.
+sA cA against one random hand; workloads aa-slice, aa-full), poker.versus (given hands against each other over
+every board, exactly: versus.py; workloads hu-slice, three-slice, hu-full, three-full), and the building blocks of
+blocks.py. Every implementation produces the same canonical code (spec.py), so the oracle compares codes for
+equality; the talk's signed comparison is kept as c-talk-signed, expected to fail. `swarbench poker equity 7h 2c`
+takes any hero hand; `swarbench poker equity AdAc "QQ+, AKs"` puts hands and ranges (ranges.py) against each other.
 
 Registered through the ``swarbench`` entry point like any plugin. To add an implementation, write a prepare
 function in the module of its family (python.py, vectorized.py, jit.py, native.py with C in c/) and append an

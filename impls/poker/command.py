@@ -95,8 +95,8 @@ def run(args, registry) -> int:
     for count in (wins, ties, losses):
         print(f"{count}:{100.0 * count / n:.6g}%")
     print(n)
-    print(f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {_named(impl)}: {seconds:.3f} s, "
-          f"{n / seconds / 1e6:,.0f} million comparisons per second")
+    print(f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {_named(impl)}: "
+          f"{seconds:.3f} s, {n / seconds / 1e6:,.0f} million comparisons per second")
     return 0
 
 

@@ -139,7 +139,8 @@ class Published:
             if self.equity[i] is not None:
                 pct = 100.0 * pots / (LCM * games)
                 if abs(pct - self.equity[i]) > 0.5 * 10.0 ** -self.decimals + 1e-12:
-                    return f"{name}: equity {pct:.{self.decimals + 2}f}%, the source {self.equity[i]:.{self.decimals}f}%"
+                    places = self.decimals
+                    return f"{name}: equity {pct:.{places + 2}f}%, the source {self.equity[i]:.{places}f}%"
         return None
 
 
