@@ -1,24 +1,30 @@
-"""swarbench: check, time and compare competing implementations of bit-parallel game kernels."""
-import pluggy
+"""swarbench: check, time and compare competing implementations of bit-parallel game kernels.
 
-from swarbench.model import (  # noqa: F401  (the public API a plugin needs)
-    Command,
-    Implementation,
-    InvalidInput,
-    Kernel,
-    KnownAnswer,
-    LineChart,
-    ReportSection,
-    SuiteReport,
-    Mismatch,
-    Parameter,
-    TooSlow,
-    Workload,
-    WorkloadKind,
-)
+The names a plugin needs are imported on first use (PEP 562): pytest loads swarbench's plugin into every
+session of the environment, and ``import swarbench`` must cost another project nothing.
+"""
+from __future__ import annotations
 
-hookimpl = pluggy.HookimplMarker("swarbench")
+import importlib
 
 __all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
            "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
            "Command", "Parameter"]
+_FROM_MODEL = frozenset(__all__) - {"hookimpl"}
+
+
+def __getattr__(name: str):
+    if name == "hookimpl":
+        import pluggy
+
+        value = pluggy.HookimplMarker("swarbench")
+    elif name in _FROM_MODEL:
+        value = getattr(importlib.import_module("swarbench.model"), name)
+    else:
+        raise AttributeError(f"module 'swarbench' has no attribute {name!r}")
+    globals()[name] = value  # once: later lookups find it without this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

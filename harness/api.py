@@ -137,9 +137,9 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
     run_request = request(kernels, implementations, **options)
     listener = None
     if progress:
-        from swarbench.render.progress import Progress
+        from swarbench.render.live import LiveDisplay
 
-        listener = Progress(run_request.processes)
+        listener = LiveDisplay(run_request.processes)
     measured = measure(run_request, registry, listener)
     outcome = measured.outcome
     for note in measured.view.notes:

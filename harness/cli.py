@@ -113,20 +113,14 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                         "`swarbench list` shows each workload's parameters and defaults)")
     p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
-                        "samples are merged, so each case is sampled in P separate stretches of the run "
-                        "(default 2, which keeps the default run near a minute; more workers steady the "
-                        "figures on a noisy machine; batches over 0.5 s are timed only by the first --min-rounds "
-                        "workers)")
+                        "samples are merged (default 2; batches over 0.5 s are timed only by the first "
+                        "--min-rounds workers)")
     p.add_argument("--passes", type=positive_int, default=6, metavar="K",
                    help="in each worker, go through the whole run K times, each workload's implementations "
-                        "reshuffled in every pass, timing a K-th of every case's rounds per pass (interleaved "
-                        "repetitions: a slow spell of the machine falls on a share of every case's samples; "
-                        "default 6)")
+                        "reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)")
     p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
-                        "more than 10%% (one of them caught a slow spell; a further worker "
-                        "outvotes it), long batches aside. Default 0: on this shared machine half the cases "
-                        "disagree in a noisy stretch, and settling them cost the default run 10 s")
+                        "more than 10%%, long batches aside (default 0)")
     p.add_argument("--keep-slowed", action="store_true",
                    help="keep in the medians the samples of passes the canary found the machine slowed during "
                         "(default: set them aside, counted in samples_slowed)")
@@ -136,16 +130,13 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     p.add_argument("--no-overhead", action="store_true",
                    help="skip timing the empty call of each family (the fixed cost shown beside each ns/op)")
     p.add_argument("--max-time", type=positive_float, default=0.1, metavar="SECONDS",
-                   help="timing budget per measurement, shared by the workers (default 0.1: the whole default "
-                        "run near a minute; raise it for tighter intervals)")
+                   help="timing budget per measurement, shared by the workers (default 0.1)")
     p.add_argument("--min-rounds", type=positive_int, default=2, metavar="R",
                    help="at least this many timed batch calls per measurement, dealt out over the workers "
-                        "(default 2: one per worker, so a multi-second pure-Python batch is timed once in each "
-                        "process; short batches get many more rounds from --max-time)")
+                        "(default 2)")
     p.add_argument("--short-rounds", type=nonnegative_int, default=6, metavar="R",
                    help="at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the "
-                        "workers, whatever --max-time (default 6: at tens of milliseconds a call the budget alone "
-                        "gives one or two a worker, and a slow spell over those decides the median)")
+                        "workers, whatever --max-time (default 6)")
     p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
     p.add_argument("--format", choices=FORMATS, default="text", help="what to print (default text)")
@@ -238,7 +229,7 @@ def cmd_list(args, reg) -> int:
 def cmd_run(args, reg) -> int:
     from swarbench import engine
     from swarbench.render import render
-    from swarbench.render.progress import Progress
+    from swarbench.render.live import LiveDisplay
 
     request = api.request(args.kernel, args.impl, workloads=args.workload, size=args.size, sizes=args.sizes,
                           seed=args.seed, params=dict(args.param), processes=args.processes, passes=args.passes,
@@ -254,7 +245,7 @@ def cmd_run(args, reg) -> int:
 
         listener = fleet.machine_listener_factory(args.processes)
     else:
-        listener = Progress(args.processes)
+        listener = LiveDisplay(args.processes)
     measured = api.measure(request, reg, listener, command=shlex.join(["swarbench", *args.argv]),
                            fleet_args=args if on_fleet else None)
     outcome = measured.outcome

@@ -8,9 +8,9 @@ build. A slow spell that covers every process of one run can (the interval canno
 the fewer the processes, the likelier: a gated row says how many stood behind it (GATE_PROCESSES).
 
 The interval is a two-level bootstrap: worker processes are resampled, then samples within each. Samples of
-one process are not independent of each other: on a shared machine a whole process can run in a slow spell
-(1.7x here), and an interval from pooled samples would call that a regression. Resampling processes puts the
-difference between them into the interval. scipy.stats.bootstrap resamples flat samples only, hence this code.
+one process are not independent of each other: on a shared machine a whole process can run in a slow spell,
+and an interval from pooled samples would call that a regression. Resampling processes puts the difference
+between them into the interval. scipy.stats.bootstrap resamples flat samples only, hence this code.
 
 With ``relative``, each change is taken against the other implementations of the same workload: B's samples
 are divided by the drift, the median of the others' changes of median, before the interval and the test. A
@@ -37,9 +37,8 @@ from swarbench.errors import UsageError
 ALPHA = 0.05
 MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
 KEY = ["kernel", "implementation", "workload", "n"]
-# Processes a side under which a gated regression may be one run's slow spell: here two default runs (-p 2)
-# tripped the gate at +59% [+25% .. +73%] on a multi-threaded row whose second CPU the host had slowed through
-# all of run B, and a -p 4 pair of the same code did not
+# Processes a side under which a gated regression may be one run's slow spell over all its processes
+# (docs/measurement.md, "Comparing runs")
 GATE_PROCESSES = 4
 
 

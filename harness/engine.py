@@ -3,8 +3,8 @@
 The benchmarks run in child ``python -m pytest`` processes, one after another (never side by side: two
 workers on two cores would measure each other). Each worker is fresh, runs kernels and implementations in an
 order shuffled by its own seed, and times its share of ``--max-time``; the frame merges their samples and keeps
-each worker's own median, since a shared machine's slow spells (a whole process 1.7x slower here) show up as a
-difference between workers, not within one.
+each worker's own median, since a shared machine's slow spells show up as a difference between workers, not
+within one (docs/measurement.md).
 
 The parent supervises each worker through the record file (a ``start`` line before each case, a ``result``
 line after): a worker killed by a signal (a segfault in C) or stuck past ``--timeout`` is stopped, the case it
@@ -49,9 +49,8 @@ class RunRequest:
     seed: int = 0
     max_time: float = 0.1
     min_rounds: int = 2
-    # timed calls a measurement of a batch under bench.rounds.SHORT_BATCH_S gets at least, dealt out over the workers,
-    # whatever --max-time: one a pass (12) would cost the default run 14 s more; 6 cost it 2 to 7 s (57-58 s
-    # without, 61-64 s with, in runs side by side here)
+    # timed calls a measurement of a batch under bench.options.SHORT_BATCH_S gets at least, dealt out over the
+    # workers, whatever --max-time: enough that one slow spell cannot decide its median (docs/measurement.md)
     short_rounds: int = 6
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)

@@ -390,7 +390,7 @@ def _interrupt_children() -> int:
 
 def machine_listener_factory(processes: int, stream=None):
     """Progress lines for each machine: the local run's display, each line led by the machine's name."""
-    from swarbench.render.progress import Progress
+    from swarbench.render.live import LiveDisplay
 
     stream = stream or sys.stderr
 
@@ -407,4 +407,4 @@ def machine_listener_factory(processes: int, stream=None):
         def isatty(self) -> bool:
             return False  # lines of several machines interleave: no line rewritten in place
 
-    return lambda name: Progress(processes, Prefixed(name))
+    return lambda name: LiveDisplay(processes, Prefixed(name))

@@ -2,11 +2,8 @@
 the allocator.
 
 A vector load that straddles two cache lines costs about two loads. malloc promises 16-byte alignment, so a
-NumPy array lands on a 32- or 64-byte boundary by chance. Measured here (65,536 hand pairs, one process, one
-set of inputs copied to chosen offsets), ``cards.contains c-swar-avx2`` took 0.23 to 0.25 ns/op with both input
-arrays on 32-byte boundaries and 0.34 to 0.44 ns/op with either on an odd multiple of 16; ``c-swar-avx512``
-took 0.20 with both on 64 and 0.23 to 0.29 otherwise. Runs of the same code disagreed by that much, by where
-their arrays happened to land, and fresh layouts each pass (swarbench.bench.plugin) only averaged the draw.
+NumPy array lands on a 32- or 64-byte boundary by chance, and runs of the same code disagreed by 40% or more
+by where their arrays happened to land (docs/measurement.md); fresh layouts each pass only averaged the draw.
 
 So every workload's arrays start on a cache line (``Kernel.make_workload``, ``Workload.fresh_copy``), and an
 implementation that makes arrays in ``prepare`` (a converted layout, an output buffer) makes them with

@@ -1,9 +1,10 @@
 """Progress from inside long work: ``swarbench.progress.advance(done, total)``.
 
 A reference over a billion pairs or a search forty moves deep can take minutes in one call; this lets it say how
-far it got. In a benchmark worker the bench plugin installs a reporter while inputs are generated and checked
-(never while a batch is timed), which writes ``progress`` events to the record file; the live display of
-``swarbench run`` draws them as a bar. Anywhere else ``advance`` does nothing unless a reporter is set.
+far it got. In a benchmark worker the session (swarbench.bench.session) installs a reporter while inputs are
+generated and checked (never while a batch is timed), which writes ``progress`` events to the record file; the
+live display of ``swarbench run`` (swarbench.render.live) draws them as a bar. Anywhere else ``advance`` does
+nothing unless a reporter is set.
 
 A call costs a function call and a clock read: make one per chunk of work, not one per operation.
 """

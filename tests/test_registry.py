@@ -75,7 +75,7 @@ def test_wrong_objects_are_refused_with_a_clear_message():
 
 def test_progress_reaches_the_reporter_only_inside_reporting():
     from swarbench import progress
-    from swarbench.render.progress import bar
+    from swarbench.render.live import bar
 
     seen = []
     progress.advance(1, 2)  # no reporter: nothing happens, nothing raises

@@ -1,23 +1,17 @@
 """The canary: one fixed piece of work, timed just before and just after every pass of every case, that says how
 fast the machine itself was while those samples were taken.
 
-On a shared machine (a cloud VM, a CI runner) a neighbour can slow both our cores by 1.5x for seconds at a time,
-and every case timed meanwhile is slowed with it. A pass of a case lasts milliseconds, so the two readings that
+On a shared machine (a cloud VM, a CI runner) a neighbour can slow every core for seconds at a time, and every
+case timed meanwhile is slowed with it. A pass of a case lasts milliseconds, so the two readings that
 bracket it say whether the machine was slowed during it. Each result line carries its passes' readings
 (``pass_canary_s``); the results set aside the samples of passes the machine slowed before taking medians
 (``results.merge_records``), turn all readings into the share of the run the machine was slowed
 (``results.machine_steadiness``), and ``swarbench compare`` sets two runs' canaries side by side, so a run slowed
 from start to end, which no reading inside it can show, is seen against another.
 
-A multi-threaded batch also runs on CPUs this reading does not see, and on this VM each virtual CPU is slowed by a
-neighbour of its own (each read about 125 or about 210 us, independently), so such a batch runs at two speeds
-(poker.equity c-smart-mt: 1.1 to 1.3 or 1.8 to 2.2 ns/op a pass). Judging its passes by the slowest CPU instead,
-every CPU read in turn with the thread pinned to it, was tried and made them worse: one CPU or the other was slowed
-around most passes, 80% to 90% of the samples were set aside, and the medians of the seven multi-threaded poker
-rows moved by 13% to 61% (median 39%) between three runs, against medians of 3%, 21% and 14% in three trios judged
-by the worker's own CPU. The other CPU's spells are too short and too frequent for readings on
-either side of a pass to tell which of its passes it slowed. Those rows are judged like the others, and
-``results.two_speeds`` flags them.
+A multi-threaded batch also runs on CPUs this reading does not see; it is judged by the worker's own CPU like any
+other, and ``results.two_speeds`` flags the passes another CPU's slow spells split into two speeds. Reading every
+CPU instead set aside most of their samples and made their medians less repeatable (docs/measurement.md).
 
 The work is a few NumPy integer operations over an array that stays in L1: no memory traffic, no allocation
 (every operation writes into a buffer made here once), the same instructions on every call. The best of a few
@@ -36,9 +30,8 @@ REUSE_S = 0.05  # a reading this recent still stands: a pass that starts as the 
 REPEATS = 3
 ROUNDS = 40
 
-# On cache lines: left where malloc puts them (any 16-byte boundary), the same work read 122 to 135 us by the
-# arrays' offsets, so each worker's canary had a speed of its own, and one limit for the run (results.
-# slowed_limit) called one worker's passes slowed more readily than another's.
+# On cache lines: left where malloc puts them, the same work reads differently by the arrays' offsets, and one
+# limit for the whole run (results.slowed_limit) would call one worker's passes slowed more readily than another's.
 _x = aligned_copy(np.arange(2048, dtype=np.uint64))
 _t = aligned_empty(_x.shape, _x.dtype)
 

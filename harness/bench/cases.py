@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from swarbench.bench import overhead
-from swarbench.bench.options import Options
+from swarbench.bench.request import WorkerRequest
 from swarbench.model import matches
 
 
@@ -52,7 +52,7 @@ class Pass:
         return self.index == self.of
 
 
-def case_groups(registry, options: Options) -> list[list[Case]]:
+def case_groups(registry, options: WorkerRequest) -> list[list[Case]]:
     """The cases to run, one list per workload (kernel, workload kind, size)."""
     groups = []
     for kid, kernel in sorted(registry.kernels.items()):
@@ -75,13 +75,13 @@ def case_groups(registry, options: Options) -> list[list[Case]]:
     return [group for group in out if group]
 
 
-def case_passes(registry, options: Options) -> list[Pass]:
+def case_passes(registry, options: WorkerRequest) -> list[Pass]:
     """Every case's passes, pass by pass through the whole run: pass k goes through every workload, each
     workload's cases together and, after the first pass, in a fresh order."""
     return passes_in_order(case_groups(registry, options), options.passes, options.order_seed)
 
 
-def probe_passes(options: Options) -> list[Pass]:
+def probe_passes(options: WorkerRequest) -> list[Pass]:
     """The empty-call probes (--swarbench-overhead), each a case of kernel swarbench.overhead, pass by pass."""
     probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES]
     probes = [c for c in probes if options.overhead and c.id not in options.excluded]

@@ -1,14 +1,14 @@
-"""The ``--swarbench-*`` pytest options, and the typed view of them a benchmark session reads."""
+"""The ``--swarbench-*`` pytest options. No imports: pytest registers them in every session of the
+environment (swarbench.bench.plugin); swarbench.bench.request reads them in a benchmark session."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
-
-from swarbench.bench.rounds import SHORT_BATCH_S
+# A batch under this gets --swarbench-short-rounds rounds at least (swarbench.bench.rounds): the budget alone
+# would give it one or two samples a worker, and one slow spell over those would decide the median.
+SHORT_BATCH_S = 0.3
 
 
 def add_options(parser) -> None:
-    group = parser.getgroup("swarbench", "swarbench kernel benchmarks")
+    group = _Recording(parser.getgroup("swarbench", "swarbench kernel benchmarks"))
     group.addoption("--swarbench-kernel", action="append", default=[], metavar="PATTERN",
                     help="run kernels whose id matches this shell pattern (repeatable)")
     group.addoption("--swarbench-impl", action="append", default=[], metavar="PATTERN",
@@ -50,42 +50,21 @@ def add_options(parser) -> None:
                     help="write a progress line per case to stderr")
 
 
-@dataclass(frozen=True)
-class Options:
-    """What a worker was asked to run and how, from its pytest options."""
-    kernels: list[str]
-    impls: list[str]
-    workloads: list[str]
-    sizes: list[Optional[int]]  # [None]: each workload's own size
-    seed: int
-    params: dict[str, str]
-    order_seed: Optional[int]
-    passes: int
-    short_rounds: int
-    only: set[str]
-    excluded: set[str]
-    worker: int
-    overhead: bool
-    record_path: Optional[str]
-    cache_dir: Optional[str]
-    cache_writes: bool
-    disabled_plugins: list[str]
-    progress: bool
-    max_time: float  # pytest-benchmark's --benchmark-max-time and --benchmark-min-rounds
-    min_rounds: int
+class _Recording:
+    """A pytest option group that also notes each option's default, for ``given``."""
 
-    @classmethod
-    def from_config(cls, config) -> "Options":
-        opt = config.getoption
-        return cls(
-            kernels=opt("swarbench_kernel"), impls=opt("swarbench_impl"), workloads=opt("swarbench_workload"),
-            sizes=opt("swarbench_size") or [None], seed=opt("swarbench_seed"),
-            params=dict(p.split("=", 1) for p in opt("swarbench_param") if "=" in p),
-            order_seed=opt("swarbench_order_seed"), passes=max(1, opt("swarbench_passes")),
-            short_rounds=max(0, opt("swarbench_short_rounds")), only=set(opt("swarbench_case")),
-            excluded=set(opt("swarbench_exclude")), worker=opt("swarbench_worker"),
-            overhead=opt("swarbench_overhead"), record_path=opt("swarbench_record"),
-            cache_dir=opt("swarbench_cache"), cache_writes=not opt("swarbench_cache_readonly"),
-            disabled_plugins=opt("swarbench_disable_plugin"), progress=opt("swarbench_progress"),
-            max_time=float(opt("benchmark_max_time")), min_rounds=int(opt("benchmark_min_rounds")),
-        )
+    def __init__(self, group):
+        self.group = group
+
+    def addoption(self, *names, **attrs) -> None:
+        self.group.addoption(*names, **attrs)
+        dest = names[0].lstrip("-").replace("-", "_")
+        DEFAULTS[dest] = attrs.get("default", False if attrs.get("action") == "store_true" else None)
+
+
+DEFAULTS: dict[str, object] = {}  # each --swarbench-* option's pytest name and default
+
+
+def given(config) -> bool:
+    """Whether any --swarbench-* option was given a value other than its default."""
+    return any(config.getoption(dest) != default for dest, default in DEFAULTS.items())

@@ -10,12 +10,11 @@ import math
 import time
 from typing import Callable, NamedTuple
 
+from swarbench.bench.options import SHORT_BATCH_S
+
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
 WARMUP_BELOW_S = 0.05  # a pass warms a batch up below this (below oracle.LONG_BATCH_S for its first call)
 MAX_ROUNDS = 100_000
-# A batch this short gets at least --swarbench-short-rounds rounds however small the time budget: the budget
-# alone gives one or two samples a worker, and one slow spell over those would decide the median.
-SHORT_BATCH_S = 0.3
 
 
 class Budget(NamedTuple):

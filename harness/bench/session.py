@@ -13,7 +13,7 @@ import pytest
 from swarbench import counters, oracle, progress, registry as registry_mod
 from swarbench.bench import canary, checking, overhead, rounds
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
-from swarbench.bench.options import Options
+from swarbench.bench.request import WorkerRequest
 from swarbench.bench.records import RecordWriter, ResultLine
 from swarbench.bench.terminal import TerminalLine
 from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
@@ -24,7 +24,7 @@ from swarbench.errors import raise_if_interrupted
 class Session:
     """Per-pytest-session state: the registry, the shared workloads, and the cases between their passes."""
 
-    def __init__(self, options: Options):
+    def __init__(self, options: WorkerRequest):
         self.options = options
         self.registry = registry_mod.load(disable=options.disabled_plugins)
         for failure in self.registry.failures:

@@ -2,7 +2,11 @@
 
 A run folder holds ``records.jsonl`` (the workers' raw lines, written as the run goes), ``benchmark.json``
 (pytest-benchmark's own file), ``machine.json``, and ``results.csv`` (the frame). A results file is input: one
-that is corrupt, foreign or from another version of swarbench is refused in one line (UsageError).
+that is corrupt, foreign or in a format this version cannot read is refused in one line (UsageError).
+
+Formats: 1, the first releases, had no steadiness or per-worker columns and is refused; 2 is read, including
+runs saved before the package was named swarbench, whose empty-call probes carry the kernel id
+``harness.overhead`` (read as ``swarbench.overhead``), and runs saved before the LATER_COLUMNS.
 """
 from __future__ import annotations
 
@@ -16,22 +20,37 @@ from typing import Any
 from swarbench.errors import UsageError
 from swarbench.results.frame import COLUMNS, FORMAT_VERSION, LATER_COLUMNS
 
+# Kernel ids an earlier version wrote, and what they are now.
+RENAMED_KERNELS = {"harness.overhead": "swarbench.overhead"}
 RESULTS_CSV = "results.csv"
 RECORDS = "records.jsonl"
 MACHINE = "machine.json"
 
 
 def read_records(path: Path) -> list[dict]:
-    """The records of a run; a line cut short by an interrupt is dropped, not fatal."""
+    """The records of a run, in today's names; a line cut short by an interrupt is dropped, not fatal."""
     out = []
     if not path.exists():
         return out
     for line in path.read_text().splitlines():
         try:
-            out.append(json.loads(line))
+            rec = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(rec, dict):
+            out.append(_renamed(rec))
     return out
+
+
+def _renamed(rec: dict) -> dict:
+    """A record in today's kernel ids: its ``kernel``, and its ``case`` id, which starts with the kernel's."""
+    if rec.get("kernel") in RENAMED_KERNELS:
+        rec = dict(rec, kernel=RENAMED_KERNELS[rec["kernel"]])
+    case = rec.get("case")
+    kernel = case.split(":", 1)[0] if isinstance(case, str) else None
+    if kernel in RENAMED_KERNELS:
+        rec = dict(rec, case=RENAMED_KERNELS[kernel] + case[len(kernel):])
+    return rec
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -80,18 +99,41 @@ def load(path: Path):
         raise UsageError(f"{path} is not a swarbench results file: {str(exc).splitlines()[0]}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return migrate(frame, path)
+
+
+def migrate(frame, path: Path):
+    """A results frame of a format this version reads, in today's names and columns; any other format is
+    refused in one line naming it."""
+    stamped = frame["format_version"].dropna().unique() if "format_version" in frame.columns else []
+    versions = {_format_of(v) for v in stamped}
+    for version in sorted(versions - {FORMAT_VERSION}, key=str):
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            raise UsageError(f"{path} has results format {version}, written by a newer swarbench; this one reads "
+                             f"format {FORMAT_VERSION}")
+        if isinstance(version, int):
+            raise UsageError(f"{path} has results format {version}, from an early swarbench this one cannot read "
+                             f"(it reads format {FORMAT_VERSION}): run it again")
+        raise UsageError(f"{path} has results format {version!r}, which no swarbench wrote")
     for col in LATER_COLUMNS:
         if col not in frame.columns and "format_version" in frame.columns:
             frame[col] = math.nan
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise UsageError(f"{path} is not a swarbench results file: missing column(s) {', '.join(missing[:5])}")
-    versions = set(frame["format_version"].dropna().astype(int)) if len(frame) else {FORMAT_VERSION}
-    if versions - {FORMAT_VERSION}:
-        raise UsageError(f"{path} has results format {sorted(versions)}, this swarbench reads {FORMAT_VERSION}")
+    frame["kernel"] = frame["kernel"].replace(RENAMED_KERNELS)
     for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
         frame[col] = frame[col].fillna("")
     return frame
+
+
+def _format_of(value):
+    """A format_version cell as an int, or as it stands where it is none."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return int(number) if number.is_integer() else str(value)
 
 
 def machine_of(run_dir: Path) -> dict[str, Any]:

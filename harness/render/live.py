@@ -1,4 +1,5 @@
-"""The live progress display of `swarbench run`, fed by the engine with each worker event as it happens.
+"""The live display of `swarbench run`, fed by the engine with each worker event as it happens (the workers'
+own progress reports are swarbench.progress; this draws them).
 
 On a terminal one line is rewritten in place (which worker, which case, what it is doing, how many are left)
 and each finished case leaves a line; elsewhere (CI logs) only the finished cases are written.
@@ -18,7 +19,7 @@ def bar(done: int, total: int, what: str = "") -> str:
     return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {share:4.0%} {done:,}/{total:,} {what}".rstrip()
 
 
-class Progress:
+class LiveDisplay:
     def __init__(self, workers: int, stream=None):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
