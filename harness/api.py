@@ -113,9 +113,9 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
 
     Returns the tidy frame, one row per measurement (docs/api.md names its columns); a wrong implementation
     is a row with status FAIL, never an exception. ``frame.attrs`` holds run_id, run_dir, machine (what it
-    ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01, processes=1``); ``progress=True``
-    writes the live progress lines to stderr. A problem that is not a row (a plugin that failed to load, a
-    worker that ended oddly) is a warning.
+    ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01,
+    processes=1``); ``progress=True`` writes the live progress lines to stderr. A problem that is not a row (a
+    plugin that failed to load, a worker that ended oddly) is a warning.
     """
     run_request = request(kernels, implementations, **options)
     listener = None

@@ -7,7 +7,6 @@ failure by plugin name and withdrawing whatever the failing plugin had added. Ev
 """
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -150,6 +149,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
 
     candidates: list[tuple[str, object]] = []
     if entry_points:
+        import importlib.metadata  # here: it imports email, zipfile and more, which `import swarbench.cli` skips
         seen = set()
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in blocked or ep.name in seen:
