@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, features, registry as registry_mod
+from swarbench import api, config, registry as registry_mod
 from swarbench.config import FORMATS
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
@@ -187,6 +187,8 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
 
 
 def cmd_list(args, reg) -> int:
+    from swarbench import features
+
     out = []
     for suite in sorted({k.suite for k in reg.kernels.values()}):
         out.append(f"{suite}  (plugin {reg.owners.get(next(k for k in reg.kernels if k.startswith(suite + '.')))})")
