@@ -188,9 +188,9 @@ def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Uni
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
     it, or is a frame ``run`` or ``load`` returned for one run."""
-    from swarbench import compare as comparing
+    from swarbench import run_comparison
 
-    return comparing.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+    return run_comparison.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
 
 
 def _saved(run: Union[Run, pd.DataFrame]) -> str:

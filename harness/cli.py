@@ -273,14 +273,14 @@ def cmd_report(args, reg) -> int:
 
 
 def cmd_compare(args, reg) -> int:
-    from swarbench import compare
+    from swarbench import run_comparison
     from swarbench.render import comparison
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
-    geomeans = compare.geomean_change(frame)
-    gate = compare.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
+    geomeans = run_comparison.geomean_change(frame)
+    gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
         sys.stdout.write(frame.to_csv(index=False))
     elif args.format == "md":
