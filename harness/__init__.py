@@ -9,8 +9,9 @@ import importlib
 
 __all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
            "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
-           "Command", "Parameter"]
-_FROM_MODEL = frozenset(__all__) - {"hookimpl"}
+           "Command", "Parameter", "run", "load", "compare", "report"]
+_FROM_API = frozenset({"run", "load", "compare", "report"})  # the library API (docs/api.md)
+_FROM_MODEL = frozenset(__all__) - {"hookimpl"} - _FROM_API
 
 
 def __getattr__(name: str):
@@ -18,6 +19,8 @@ def __getattr__(name: str):
         import pluggy
 
         value = pluggy.HookimplMarker("swarbench")
+    elif name in _FROM_API:
+        value = getattr(importlib.import_module("swarbench.api"), name)
     elif name in _FROM_MODEL:
         value = getattr(importlib.import_module("swarbench.model"), name)
     else:

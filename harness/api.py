@@ -130,9 +130,9 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
 
     Returns the tidy frame, one row per measurement (docs/api.md names its columns); a wrong implementation
     is a row with status FAIL, never an exception. ``frame.attrs`` holds run_id, run_dir, machine (what it
-    ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01, processes=1``); ``progress=True``
-    writes the live progress lines to stderr. A problem that is not a row (a plugin that failed to load, a
-    worker that ended oddly) is a warning.
+    ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01,
+    processes=1``); ``progress=True`` writes the live progress lines to stderr. A problem that is not a row (a
+    plugin that failed to load, a worker that ended oddly) is a warning.
     """
     run_request = request(kernels, implementations, **options)
     listener = None
@@ -219,9 +219,9 @@ def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Uni
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
     it, or is a frame ``run`` or ``load`` returned for one run."""
-    from swarbench import compare as comparing
+    from swarbench import run_comparison
 
-    return comparing.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+    return run_comparison.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
 
 
 def _saved(run: Union[Run, pd.DataFrame]) -> str:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, features, fleet_options, registry as registry_mod, scaffold
+from swarbench import api, config, fleet_options, registry as registry_mod, scaffold
 from swarbench.config import EXPORT_FORMATS, FORMATS
 from swarbench.errors import UsageError
 from swarbench.model import InvalidInput, matches
@@ -196,6 +196,8 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
 
 
 def cmd_list(args, reg) -> int:
+    from swarbench import features
+
     out = []
     for suite in sorted({k.suite for k in reg.kernels.values()}):
         out.append(f"{suite}  (plugin {reg.owners.get(next(k for k in reg.kernels if k.startswith(suite + '.')))})")
@@ -292,14 +294,14 @@ def cmd_report(args, reg) -> int:
 
 
 def cmd_compare(args, reg) -> int:
-    from swarbench import compare
+    from swarbench import run_comparison
     from swarbench.render import comparison
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
     frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
-    geomeans = compare.geomean_change(frame)
-    gate = compare.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
+    geomeans = run_comparison.geomean_change(frame)
+    gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
         sys.stdout.write(frame.to_csv(index=False))
     elif args.format == "md":

@@ -1,8 +1,9 @@
 """Settings from the ``[tool.swarbench]`` table of the pyproject.toml in the folder swarbench runs from.
 
 Each key is named after a command-line option (``max-time = 0.5`` for --max-time, ``kernels = ["cards.*"]``
-for --kernel; docs/configuration.md lists them); an option given on the command line wins over its key. A key this module does not know, or a value of the wrong kind,
-is refused in one line naming the key, before anything is loaded or measured.
+for --kernel; docs/configuration.md lists them); an option given on the command line wins over its key. A key
+this module does not know, or a value of the wrong kind, is refused in one line naming the key, before anything
+is loaded or measured.
 """
 from __future__ import annotations
 

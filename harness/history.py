@@ -2,7 +2,7 @@
 each kernel's medians across commits (asv's view, with no server).
 
 A commit with several runs stands for itself by its latest run; every run is counted. Between neighbouring
-commits each measurement is compared as `swarbench compare` does (swarbench.compare.compare_pair), so a change
+commits each measurement is compared as `swarbench compare` does (swarbench.run_comparison.compare_pair), so a change
 the page marks is one compare would call.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarbench import compare, results
+from swarbench import results, run_comparison as compare
 from swarbench.errors import UsageError
 
 KEY = ["kernel", "implementation", "workload", "n"]

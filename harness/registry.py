@@ -9,7 +9,6 @@ including ``check_pending``, which catches a misspelt hook name (it would otherw
 from __future__ import annotations
 
 import difflib
-import importlib.metadata
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -192,6 +191,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
 
     candidates: list[tuple[str, object]] = []
     if entry_points:
+        import importlib.metadata  # here: it imports email, zipfile and more, which `import swarbench.cli` skips
         seen = set()
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in blocked or ep.name in seen:

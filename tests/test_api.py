@@ -85,3 +85,12 @@ def test_a_request_holds_the_options_given_and_the_defaults_otherwise(tmp_path):
     assert request.kernels == ["cards.*"] and request.sizes == [1000, 4000]
     assert request.params == {"hero": "7h 2c"} and request.disable == ["poker"] and request.reports_dir == tmp_path
     assert request.processes == type(request)().processes  # not given: the engine's default
+
+
+@pytest.mark.parametrize("name", api.__all__)
+def test_no_module_of_the_package_takes_an_api_name(name):
+    """``swarbench.compare`` may be exported as the function only if no module swarbench.compare exists: importing
+    a submodule sets the package's attribute of that name, and the function would become the module."""
+    import importlib.util
+
+    assert importlib.util.find_spec(f"swarbench.{name}") is None

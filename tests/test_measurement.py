@@ -109,14 +109,14 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
 
 
 def _loaded(name, blocks):
-    from swarbench.compare import LoadedRun
+    from swarbench.run_comparison import LoadedRun
 
     key = ("k.x", "impl", "w", 1000)
     return LoadedRun(name, Path("."), {}, {key: blocks})
 
 
 def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not():
-    from swarbench import compare
+    from swarbench import run_comparison as compare
 
     rng = np.random.default_rng(7)
 
@@ -481,8 +481,8 @@ def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
 
 
 def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementations_regression():
-    from swarbench import compare
-    from swarbench.compare import LoadedRun
+    from swarbench import run_comparison as compare
+    from swarbench.run_comparison import LoadedRun
 
     rng = np.random.default_rng(3)
 
@@ -517,8 +517,8 @@ def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementa
 
 
 def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_sets_two_runs_side_by_side():
-    from swarbench import compare
-    from swarbench.compare import LoadedRun
+    from swarbench import run_comparison as compare
+    from swarbench.run_comparison import LoadedRun
     from swarbench.render.comparison import render_text
 
     def canaries(fast, slow):

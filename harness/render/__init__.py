@@ -24,7 +24,7 @@ class RunView:
     # samples in ns/op by (kernel, implementation, workload, n), and the run's start, length and command line
     samples: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
-    # `report --against OTHER`: swarbench.compare's rows of this run against OTHER, by the same key
+    # `report --against OTHER`: swarbench.run_comparison's rows of this run against OTHER, by the same key
     changes: dict = field(default_factory=dict)
 
     def label(self, row) -> str:

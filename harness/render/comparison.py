@@ -1,7 +1,7 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
-from swarbench.compare import GATE_PROCESSES
+from swarbench.run_comparison import GATE_PROCESSES
 from swarbench.render import fmt_ns
 from swarbench.render.markdown import table
 

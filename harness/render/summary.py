@@ -160,7 +160,7 @@ def _duration(seconds) -> str:
 
 
 def change_of(view: RunView, row) -> dict | None:
-    """This row's entry of `report --against` (swarbench.compare's columns), or None."""
+    """This row's entry of `report --against` (swarbench.run_comparison's columns), or None."""
     return view.changes.get(tuple(row[k] for k in KEY))
 
 
@@ -215,7 +215,7 @@ def samples_of(view: RunView, row) -> np.ndarray:
 
 
 def change_rows(frame: pd.DataFrame) -> dict:
-    """swarbench.compare's rows by KEY, for `report --against`."""
+    """swarbench.run_comparison's rows by KEY, for `report --against`."""
     return {tuple(r[k] for k in KEY): r.to_dict() for _, r in frame.iterrows()}
 
 
