@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -62,6 +63,46 @@ class Workload:
         """An equal workload in memory of its own, its arrays on cache lines (a deep copy or an unpickled one
         puts them wherever the allocator likes)."""
         return dataclasses.replace(self, inputs=aligned_inputs(self.inputs))
+
+    def read_only(self) -> Workload:
+        """This workload with every NumPy array of its inputs made read-only, so an implementation that writes
+        into them raises there (ValueError) instead of changing the inputs of every implementation after it."""
+        for array in _arrays(self.inputs):
+            array.setflags(write=False)
+        return self
+
+    def digest(self) -> str:
+        """A hash of the inputs' contents: what a write that bypasses the read-only flag (C code given the
+        arrays' address) changes."""
+        h = hashlib.blake2b(digest_size=16)
+        for array in _arrays(self.inputs):
+            h.update(f"{array.dtype.str}{array.shape}".encode())
+            h.update(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data if array.dtype != object
+                     else repr(array.tolist()).encode())
+        h.update(repr(_without_arrays(self.inputs)).encode())
+        return h.hexdigest()
+
+
+def _arrays(inputs: Any) -> list:
+    """Every NumPy array in ``inputs`` (inside dicts, lists and tuples), in a fixed order."""
+    if isinstance(inputs, np.ndarray):
+        return [inputs]
+    if isinstance(inputs, dict):
+        return [a for key in sorted(inputs, key=str) for a in _arrays(inputs[key])]
+    if isinstance(inputs, (list, tuple)):
+        return [a for v in inputs for a in _arrays(v)]
+    return []
+
+
+def _without_arrays(inputs: Any) -> Any:
+    """``inputs`` with each array replaced by a placeholder: the rest of what a digest covers."""
+    if isinstance(inputs, np.ndarray):
+        return "<array>"
+    if isinstance(inputs, dict):
+        return sorted(((str(k), _without_arrays(v)) for k, v in inputs.items()), key=lambda kv: kv[0])
+    if isinstance(inputs, (list, tuple)):
+        return [_without_arrays(v) for v in inputs]
+    return inputs
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ The plugin faults come from the throw-away plugins in tests/faults/, installed t
 """
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -182,3 +184,147 @@ def test_a_second_ctrl_c_still_saves_the_results(tmp_path):
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr
     assert results_of(env).set_index("implementation").loc["naive", "status"] == "PASS"
+
+
+# -- results files that are not what a run writes -------------------------------------------------------------
+def _saved_run(tmp_path) -> tuple[dict, Path]:
+    env = fault_env(tmp_path)
+    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "swar", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return env, run_dir(env)
+
+
+@pytest.mark.parametrize("junk", [b"\x00\xff\xfe binary junk\n", b"[1, 2]\n\"a string\"\n42\n", "samples"])
+def test_compare_on_junk_records_is_one_line_or_renders_what_is_valid(tmp_path, junk):
+    env, folder = _saved_run(tmp_path)
+    other = tmp_path / "other"
+    shutil.copytree(folder, other)
+    records = other / "records.jsonl"
+    if junk == "samples":
+        lines = [json.loads(ln) for ln in records.read_text().splitlines()]
+        for rec in lines:
+            if rec.get("samples_s"):
+                rec["samples_s"] = ["fast", "slow"]
+        records.write_text("".join(json.dumps(rec) + "\n" for rec in lines))
+    else:
+        with open(records, "ab") as fh:
+            fh.write(junk)
+    proc = swarbench("compare", str(folder), str(other), env=env)
+    if proc.returncode == 2:
+        assert_one_line_error(proc, "records.jsonl")
+    else:
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr and "naive" in proc.stdout, proc.stderr
+
+
+def test_report_on_words_in_numeric_columns_is_one_line(tmp_path):
+    env, folder = _saved_run(tmp_path)
+    frame = pd.read_csv(folder / "results.csv")
+    frame["ns_per_op_median"] = frame["ns_per_op_median"].astype(object)
+    frame.loc[0, "ns_per_op_median"] = "fast"
+    frame.to_csv(folder / "results.csv", index=False)
+    assert_one_line_error(swarbench("report", str(folder), env=env), "ns_per_op_median", "'fast'")
+
+
+def test_report_and_compare_render_a_folder_with_records_only_and_a_cut_last_line(tmp_path):
+    env, folder = _saved_run(tmp_path)
+    (folder / "results.csv").unlink()
+    with open(folder / "records.jsonl", "a") as fh:
+        fh.write('{"event": "result", "case": "cards.contains:naive:deals:n=64", "samp')
+    shown = swarbench("report", str(folder), env=env)
+    assert shown.returncode == 0 and "naive" in shown.stdout and "swar" in shown.stdout, shown.stderr
+    compared = swarbench("compare", str(folder), str(folder), env=env)
+    assert compared.returncode == 0 and "naive" in compared.stdout, compared.stderr
+
+
+# -- a full disk ----------------------------------------------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB filesystem of its own (tmpfs: needs root; skipped elsewhere)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_is_one_line_and_keeps_what_was_written_readable(tmp_path, small_disk):
+    release = tmp_path / "release"
+    env = fault_env(tmp_path, "impls", SWARBENCH_REPORTS=str(small_disk / "reports"), SBFAULT_RELEASE=str(release))
+    cmd = [sys.executable, "-m", "swarbench.cli", *CONTAINS, "--impl", "naive", "--impl", "sleeper"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        runs = list((small_disk / "reports").glob("*/records.jsonl"))
+        text = runs[0].read_text() if runs else ""
+        if '"implementation": "naive"' in text and '"phase": "timing"' in text.split('"sleeper"', 1)[-1]:
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("naive never finished before sleeper waited")
+    with open(small_disk / "ballast", "wb", buffering=0) as fh:  # the disk fills while sleeper is timed
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError:
+            pass
+    release.write_text("")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode not in (0, 2) and "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("swarbench: error: no space left on device: ") and str(small_disk) in lines[-1]
+    folder = runs[0].parent
+    for line in (folder / "records.jsonl").read_text().splitlines():
+        json.loads(line)  # whole lines only
+    (small_disk / "ballast").unlink()
+    shown = swarbench("report", str(folder), env=env)
+    assert shown.returncode == 0 and "naive" in shown.stdout, shown.stderr
+
+
+# -- implementations that cheat or die ------------------------------------------------------------------------
+def test_an_implementation_writing_into_its_inputs_is_blamed_and_harms_no_other(tmp_path):
+    env = fault_env(tmp_path, "impls")
+    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "writer", "--impl", "prepare-writer",
+                     "--impl", "unrolled", "--impl", "swar", env=env)
+    one_line(proc, 1, "writer", "prepare-writer")
+    frame = results_of(env).set_index("implementation")
+    assert (frame.loc[["naive", "unrolled", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
+    for name in ("writer", "prepare-writer"):
+        assert frame.loc[name, "status"] in ("FAIL", "ERROR") and "read-only" in frame.loc[name, "reason"]
+
+
+def test_an_implementation_wrong_after_its_first_call_fails_with_one_worker(tmp_path):
+    env = fault_env(tmp_path, "impls")
+    one_line(swarbench(*CONTAINS, "--impl", "flaky", env=env), 1, "flaky")
+    row = results_of(env).set_index("implementation").loc["flaky"]
+    assert row.status == "FAIL" and "timed output" in row.reason
+
+
+def test_a_cached_answer_is_not_ranked(tmp_path):
+    env = fault_env(tmp_path, "impls")
+    proc = swarbench("run", "--kernel", "cards.contains", "--size", "1e6", "--passes", "1", *FAST,
+                     "--impl", "cached", env=env)
+    one_line(proc, 1, "cached")
+    row = results_of(env).set_index("implementation").loc["cached"]
+    assert row.status == "FAIL" and "cycle" in row.reason, row.reason
+
+
+@pytest.mark.parametrize("name, words", [("sys-exit", ["sys.exit(0)"]), ("os-exit", ["exited with code 3"])])
+def test_a_worker_that_dies_is_a_crash_of_its_case_and_the_run_goes_on(tmp_path, name, words):
+    env = fault_env(tmp_path, "impls")
+    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", name, "--impl", "swar", env=env)
+    one_line(proc, 1, name)
+    frame = results_of(env).set_index("implementation")
+    assert frame.loc[name, "status"] == "CRASH" and all(w in frame.loc[name, "reason"] for w in words)
+    assert (frame.loc[["naive", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
+
+
+def test_a_batch_raising_keyboardinterrupt_is_its_error_not_the_users_ctrl_c(tmp_path):
+    env = fault_env(tmp_path, "impls")
+    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "interrupts", "--impl", "swar", env=env)
+    one_line(proc, 1, "interrupts")
+    frame = results_of(env).set_index("implementation")
+    assert frame.loc["interrupts", "status"] == "ERROR" and "KeyboardInterrupt" in frame.loc["interrupts", "reason"]
+    assert (frame.loc[["naive", "swar"], "status"] == "PASS").all()

@@ -16,13 +16,16 @@ def floats(workload):
 
 
 def sleeper(workload):
-    """Right, and quick while it is checked; its timed calls hang, so a test can stop the run in them."""
+    """Right, and quick while it is checked; its timed calls wait until the file $SBFAULT_RELEASE exists (an
+    hour without it), so a test can act while the run is in them."""
     inputs, calls = workload.inputs, [0]
 
     def batch():
         calls[0] += 1
         if calls[0] > 11:  # past the check and the few calls that size its rounds
-            time.sleep(3600)
+            release, deadline = os.environ.get("SBFAULT_RELEASE", ""), time.time() + 3600
+            while not (release and os.path.exists(release)) and time.time() < deadline:
+                time.sleep(0.05)
         return reference_contains(inputs)
     return batch
 
