@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from swarbench import results
+from swarbench.results import sample_stats
 from swarbench.errors import UsageError
 
 ALPHA = 0.05
@@ -62,7 +63,7 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     for rec in results.merge_records(records):
         if rec.get("status") == "PASS" and rec.get("samples_s"):
             n = int(rec.get("n") or 1)
-            blocks[tuple(rec.get(k) for k in KEY)] = [results.ns_per_op(b, n) for b in rec["worker_samples_s"]]
+            blocks[tuple(rec.get(k) for k in KEY)] = [sample_stats.ns_per_op(b, n) for b in rec["worker_samples_s"]]
     run_id = results.load(csv_path)["run_id"].dropna().astype(str)
     return LoadedRun(run_id.iloc[0] if len(run_id) else folder.name, folder, results.machine_of(folder), blocks,
                      results.machine_steadiness(records))
@@ -81,13 +82,14 @@ def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resam
 
 
 def ratio_interval(x_blocks: list[np.ndarray], y_blocks: list[np.ndarray],
-                   resamples: int = results.RESAMPLES) -> tuple[float, float]:
+                   resamples: int = sample_stats.RESAMPLES) -> tuple[float, float]:
     """95% interval of median(y) / median(x) by the two-level bootstrap, seeded so reports repeat."""
     if sum(len(b) for b in x_blocks) < 2 or sum(len(b) for b in y_blocks) < 2:
         return math.nan, math.nan
     rng = np.random.default_rng(0)
     ratios = _resampled_medians(y_blocks, rng, resamples) / _resampled_medians(x_blocks, rng, resamples)
-    low, high = np.percentile(ratios, [100 * (1 - results.CONFIDENCE) / 2, 100 * (1 + results.CONFIDENCE) / 2])
+    tail = 100 * (1 - sample_stats.CONFIDENCE) / 2
+    low, high = np.percentile(ratios, [tail, 100 - tail])
     return float(low), float(high)
 
 
@@ -149,7 +151,7 @@ def machine_change(a: dict, b: dict) -> dict:
 
 
 def _relative_halfwidth(x: np.ndarray) -> float:
-    low, high = results._bootstrap((x,), results._median)
+    low, high = sample_stats.bootstrap_interval((x,), sample_stats.median)
     med = float(np.median(x))
     return (high - low) / 2 / med if med and low == low else math.nan
 

@@ -58,7 +58,7 @@ class RunRequest:
     seed: int = 0
     max_time: float = 0.1
     min_rounds: int = 2
-    # timed calls a measurement of a batch under plugin.SHORT_BATCH_S gets at least, dealt out over the workers,
+    # timed calls a measurement of a batch under bench.rounds.SHORT_BATCH_S gets at least, dealt out over the workers,
     # whatever --max-time: one a pass (12) would cost the default run 14 s more; 6 cost it 2 to 7 s (57-58 s
     # without, 61-64 s with, in runs side by side here)
     short_rounds: int = 6

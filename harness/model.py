@@ -40,7 +40,7 @@ class TooSlow(Exception):
 @dataclass(frozen=True)
 class Workload:
     """Concrete, seeded inputs for one kernel: every competitor of the kernel gets this object, or in a later
-    pass an equal copy of it (short batches are prepared again from fresh memory: swarbench.bench.plugin). Its
+    pass an equal copy of it (short batches are prepared again from fresh memory: swarbench.bench.timing). Its
     arrays start on a cache line (swarbench.memory), in every copy too.
 
     ``size`` is N, the number of operations one batch call performs (what ns/op divides by).

@@ -150,13 +150,13 @@ def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not(
 def test_statistics_of_one_measurement():
     rng = np.random.default_rng(1)
     samples = list(1e-6 * (1 + 0.01 * rng.standard_normal(400)))
-    s = results._stats(samples, n=1000, iterations=1000)
+    s = results.summarize(samples, n=1000, iterations=1000)
     assert s["ns_per_op_ci_low"] <= s["ns_per_op_median"] <= s["ns_per_op_ci_high"]
     assert s["ns_per_op_ci_high"] - s["ns_per_op_ci_low"] < 0.01  # 400 samples pin the median down
     assert abs(s["ns_per_op_median"] - 1.0) < 0.01 and s["stability"] == ""
-    noisy = results._stats([1e-3, 3e-3, 1e-3, 5e-3], n=10, iterations=1)
+    noisy = results.summarize([1e-3, 3e-3, 1e-3, 5e-3], n=10, iterations=1)
     assert "only 4 samples" in noisy["stability"] and "noisy" in noisy["stability"]
-    short = results._stats([1e-6] * 20, n=10, iterations=1)
+    short = results.summarize([1e-6] * 20, n=10, iterations=1)
     assert "timer resolution" in short["stability"]
 
 

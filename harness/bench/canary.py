@@ -25,6 +25,7 @@ repeats is kept, so an interrupt in one of them is not taken for a slow machine.
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -57,3 +58,19 @@ def time_once() -> float:
         _work()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+class Reader:
+    """The canary's time now, for a worker to take on either side of a pass, never inside a timed call. A
+    reading taken up to REUSE_S ago still stands, so a pass that starts right after another ended shares it."""
+
+    def __init__(self):
+        self._ended = -math.inf  # when the last reading ended (time.perf_counter)
+        self._seconds = math.nan
+        time_once()  # its first reading in a process is cold (NumPy's ufunc set-up, caches): not one to keep
+
+    def read(self) -> float:
+        if time.perf_counter() - self._ended > REUSE_S:
+            self._seconds = time_once()
+            self._ended = time.perf_counter()
+        return self._seconds

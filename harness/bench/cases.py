@@ -1,0 +1,102 @@
+"""What a worker runs, and in which order: the cases (kernel, implementation, workload, size) grouped by
+workload, and their passes, pass by pass through the whole run."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+from swarbench.bench import overhead
+from swarbench.bench.options import Options
+from swarbench.model import matches
+
+
+@dataclass(frozen=True)
+class Case:
+    kernel: str
+    implementation: str
+    workload: str
+    size: Optional[int]
+
+    @property
+    def id(self) -> str:
+        return f"{self.kernel}:{self.implementation}:{self.workload}:n={self.size or 'default'}"
+
+    @property
+    def key(self) -> str:
+        """The implementation's key in the registry."""
+        return f"{self.kernel}/{self.implementation}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.kernel} {self.implementation} ({self.workload})"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Pass ``index`` (1-based) of ``of`` through a case: one pytest item, one pytest-benchmark benchmark."""
+    case: Case
+    index: int = 1
+    of: int = 1
+
+    @property
+    def id(self) -> str:
+        return self.case.id if self.of == 1 else f"{self.case.id}~pass{self.index}of{self.of}"
+
+    @property
+    def first(self) -> bool:
+        return self.index == 1
+
+    @property
+    def last(self) -> bool:
+        return self.index == self.of
+
+
+def case_groups(registry, options: Options) -> list[list[Case]]:
+    """The cases to run, one list per workload (kernel, workload kind, size)."""
+    groups = []
+    for kid, kernel in sorted(registry.kernels.items()):
+        if not matches(kid, options.kernels):
+            continue
+        kinds = [k for k in kernel.workloads if (k.name in options.workloads if options.workloads else k.default)]
+        impls = [i for i in registry.implementations_of(kid) if matches(i.name, options.impls)]
+        for kind in kinds:
+            for size in [None] if kind.fixed_size else options.sizes:
+                groups.append([Case(kid, impl.name, kind.name, size) for impl in impls])
+    if options.order_seed is not None:
+        # Shuffle kernels and implementations, but keep each workload's cases together: generating a
+        # million-pair workload again for every case would cost more than the measurements.
+        rng = random.Random(options.order_seed)
+        rng.shuffle(groups)
+        for group in groups:
+            rng.shuffle(group)
+    out = [[c for c in group if c.id not in options.excluded and (not options.only or c.id in options.only)]
+           for group in groups]
+    return [group for group in out if group]
+
+
+def case_passes(registry, options: Options) -> list[Pass]:
+    """Every case's passes, pass by pass through the whole run: pass k goes through every workload, each
+    workload's cases together and, after the first pass, in a fresh order."""
+    return passes_in_order(case_groups(registry, options), options.passes, options.order_seed)
+
+
+def probe_passes(options: Options) -> list[Pass]:
+    """The empty-call probes (--swarbench-overhead), each a case of kernel swarbench.overhead, pass by pass."""
+    probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES]
+    probes = [c for c in probes if options.overhead and c.id not in options.excluded]
+    return [Pass(probe, index, options.passes) for index in range(1, options.passes + 1) for probe in probes]
+
+
+def passes_in_order(groups: list[list[Case]], passes: int, order_seed: Optional[int]) -> list[Pass]:
+    """Every case's passes, pass by pass through the whole run: pass k goes through every workload, each
+    workload's cases together and, after the first pass, in a fresh order."""
+    rng = random.Random(f"passes {order_seed}")
+    out = []
+    for index in range(1, passes + 1):
+        for group in groups:
+            order = list(group)
+            if index > 1:
+                rng.shuffle(order)
+            out += [Pass(case, index, passes) for case in order]
+    return out

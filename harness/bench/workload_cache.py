@@ -1,0 +1,74 @@
+"""Each workload and its reference outputs, built once per run: kept in memory for the kernel at hand, and left
+as a pickle file for the run's other workers (--swarbench-cache), which load it instead of building it again."""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from typing import Any, NamedTuple, Optional
+
+from swarbench import oracle
+from swarbench.bench.cases import Case
+from swarbench.model import Workload
+
+
+class Prepared(NamedTuple):
+    workload: Workload
+    expected: Any  # the reference outputs the oracle checks against
+
+
+class WorkloadCache:
+    def __init__(self, registry, seed: int, params: dict[str, str], folder: Optional[str], writes: bool):
+        self.registry, self.seed, self.params = registry, seed, params
+        self.folder, self.writes = folder, writes
+        self._held: dict[tuple, Prepared] = {}
+
+    def get(self, case: Case) -> Prepared:
+        key = (case.kernel, case.workload, case.size)
+        if key not in self._held:
+            # Keep one kernel's workloads at a time: a million-pair workload and its reference are large.
+            self._held = {k: v for k, v in self._held.items() if k[0] == case.kernel}
+            self._held[key] = self._shared(case)
+        return self._held[key]
+
+    def _path(self, case: Case) -> Optional[str]:
+        if not self.folder:
+            return None
+        given = "~".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        digest = hashlib.sha256(given.encode()).hexdigest()[:12]
+        name = f"{case.kernel}~{case.workload}~{case.size or 'default'}~{self.seed}~{digest}.pickle"
+        return os.path.join(self.folder, name.replace(os.sep, "_"))
+
+    def _shared(self, case: Case) -> Prepared:
+        """From the run's cache when another worker built it, else built here and left there. Anything that will
+        not pickle is simply built again by each worker."""
+        path = self._path(case)
+        if path:
+            try:
+                with open(path, "rb") as fh:
+                    workload, expected = pickle.load(fh)
+                return Prepared(workload.fresh_copy(), expected)  # unpickled arrays land anywhere: realign them
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass
+        kernel = self.registry.kernels[case.kernel]
+        workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
+        built = Prepared(workload, oracle.reference_outputs(kernel, workload))
+        if path and self.writes:
+            _write_pickle(self.folder, path, tuple(built))
+        return built
+
+
+def _write_pickle(folder: str, path: str, value) -> None:
+    """Leave ``value`` at ``path`` for other workers; readers see the whole file or none. Anything that will not
+    pickle costs those workers time (they build it again), never the run."""
+    tmp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except Exception:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)

@@ -1,0 +1,32 @@
+"""A run's results: statistics over samples (sample_stats), which samples the machine slowed (steadiness), the tidy
+frame built from the workers' records (frame), and the files a run is saved in (storage).
+
+``swarbench.results.X`` names whatever those modules define, imported on first use (PEP 562), so reading a
+records file does not import pandas.
+"""
+from __future__ import annotations
+
+import importlib
+
+_MODULES = ("sample_stats", "steadiness", "frame", "storage")
+_PUBLIC = {
+    "sample_stats": ("CONFIDENCE", "RESAMPLES", "NOISY_CV", "SHORT_ROUND_S", "bootstrap_interval", "median",
+              "ratio_of_medians", "ns_per_op", "summarize"),
+    "steadiness": ("SLOWED", "UNSTEADY_SHARE", "JUDGING_READINGS", "TWO_SPEEDS", "PASS_SAMPLES", "STEADY_ENOUGH",
+                   "least_slowed", "canary_readings", "slowed_limit", "passes_of", "two_speeds",
+                   "machine_steadiness"),
+    "frame": ("FORMAT_VERSION", "COLUMNS", "LATER_COLUMNS", "OVERHEAD_KERNEL", "SEVERITY", "SPLIT_WORKERS",
+              "KEEP_SLOWED", "merge_records", "frame_from_records", "add_speedups", "add_overheads", "summary_of"),
+    "storage": ("RESULTS_CSV", "RECORDS", "MACHINE", "read_records", "write_atomic", "save", "resolve_run", "load",
+                "machine_of"),
+}
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+__all__ = [*_MODULES, *_HOME]
+
+
+def __getattr__(name: str):
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _HOME:
+        return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,237 @@
+"""The tidy results frame: one row per (kernel, implementation, workload, n), built from a run's records.
+
+The records are the workers' result lines (swarbench.bench.records); the workers of a run each time every case,
+so a case's lines are merged first (merge_records), its slowed samples set aside (steadiness), and its figures
+computed once (sample_stats). Renderers only format these columns.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Optional
+
+import numpy as np
+
+from swarbench.results import sample_stats
+from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
+                                          machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FORMAT_VERSION = 2
+COLUMNS = [
+    "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
+    "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
+    "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
+    "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
+    "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
+    "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
+    "ns_per_op_median_all",
+    "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
+    "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
+    "machine_slowed_share", "git_commit", "format_version",
+]
+# Columns added within format 2: a results file written before them still loads, with these left empty.
+LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
+                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
+                 "ns_per_op_median_all", "reprepare_s")
+OVERHEAD_KERNEL = "swarbench.overhead"
+# Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
+SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
+SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
+KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every sample in its medians
+
+
+@dataclass
+class _Merging:
+    """One measurement's result lines, gathered before their samples are judged."""
+    fields: dict  # the first line's fields, which every other line of the measurement shares
+    status: Optional[str] = None  # the worst any line had
+    reason: Optional[str] = None  # the worst line's, once a line worse than the first came
+    rounds: int = 0
+    iterations: int = 0
+    summary: object = None
+    passes: list[tuple[int, TimedPass]] = field(default_factory=list)  # (worker, pass) in the lines' order
+    prepare_s: list[float] = field(default_factory=list)
+    reprepare_s: list[float] = field(default_factory=list)  # preparing a fresh copy for a later pass
+    hw: list[tuple[float, float]] = field(default_factory=list)  # (cycles, instructions) per op, by worker
+
+    def add(self, rec: dict) -> None:
+        if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(self.status, 0):
+            self.status, self.reason = rec["status"], rec.get("reason", "")
+        self.passes += [(rec.get("worker", 0), p) for p in passes_of(rec)]
+        self.rounds += rec.get("rounds") or 0
+        self.iterations = max(self.iterations, rec.get("iterations") or 0)
+        self.summary = self.summary or rec.get("summary")
+        if rec.get("prepare_s") is not None:
+            self.prepare_s.append(rec["prepare_s"])
+        again = rec.get("reprepare_s")
+        self.reprepare_s += [s for s in map(seconds, again if isinstance(again, list) else []) if s is not None]
+        if rec.get("hw_cycles_per_op") is not None:
+            self.hw.append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
+
+    def merged(self, limit: float, keep_all: bool, samples_all_s: list) -> dict:
+        """The measurement as one record: the first line's fields, every worker's samples judged as one."""
+        keeps = least_slowed([(p.reading_s, len(p.samples_s)) for _, p in self.passes], limit)
+        kept = [wp for k, wp in zip(keeps, self.passes) if k]
+        workers: dict = {}
+        for worker, p in kept:
+            if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
+                workers.setdefault(worker, []).extend(p.samples_s)
+        out = dict(self.fields, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
+                   samples_all_s=samples_all_s)
+        if self.reason is not None:
+            out.update(status=self.status, reason=self.reason)
+        out.update(
+            prepare_s=float(np.median(self.prepare_s)) if self.prepare_s else math.nan,
+            reprepare_s=float(np.median(self.reprepare_s)) if self.reprepare_s else math.nan,
+            samples_s=[x for _, p in kept for x in p.samples_s],
+            samples_slowed_s=[x for k, (_, p) in zip(keeps, self.passes) if not k for x in p.samples_s],
+            filled_in=sum(len(p.samples_s) for _, p in kept if p.reading_s > limit),
+            processes=len({worker for worker, p in self.passes if p.samples_s}),
+            set_aside=not keep_all,
+            two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept
+                                   if len(p.samples_s) >= PASS_SAMPLES]),
+            worker_samples_s=[workers[w] for w in sorted(workers)],
+        )
+        if self.hw:  # the median over the workers that could count
+            out["hw_cycles_per_op"], out["hw_instructions_per_op"] = (float(x) for x in np.median(self.hw, axis=0))
+        return out
+
+
+def merge_records(records: Iterable[dict]) -> list[dict]:
+    """One record per measurement: the samples of every worker that ran it, the worst status any worker saw.
+
+    Samples of a pass that a canary reading on either side found the machine slowed (see swarbench.bench.canary)
+    are set aside, in ``samples_slowed_s``: they measured a neighbour's load as much as the kernel. Where that
+    would leave too few (see steadiness.least_slowed), the least slowed of those passes fill in, and the
+    measurement says so (``filled_in``). ``samples_all_s`` has every sample either way. A run made with
+    ``--keep-slowed`` (its ``run`` line says so) sets nothing aside."""
+    records = list(records)
+    keep_all = any(r.get("event") == "run" and r.get(KEEP_SLOWED) is True for r in records)
+    limit = math.inf if keep_all else slowed_limit(canary_readings(records))
+    merging: dict[tuple, _Merging] = {}
+    every: dict[tuple, list] = {}
+    for rec in records:
+        if rec.get("event", "result") != "result":
+            continue
+        key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
+        if key not in merging:
+            merging[key], every[key] = _Merging(dict(rec), status=rec.get("status")), []
+        merging[key].add(rec)
+        every[key] += list(rec.get("samples_s") or [])
+    return [m.merged(limit, keep_all, every[key]) for key, m in merging.items()]
+def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dict:
+    """Each worker's own median (ns/op, JSON list) and how far apart they lie relative to the merged median: a
+    difference between processes (memory layout, frequency, a neighbour) that more rounds in one process cannot
+    show."""
+    ns = [float(np.median(s)) * 1e9 / n for s in worker_samples_s]
+    two = len(ns) > 1 and row["ns_per_op_median"] > 0
+    spread = (max(ns) - min(ns)) / row["ns_per_op_median"] if two else math.nan
+    # The least disturbed worker's median: slow spells only ever add time (timeit's argument for its minimum)
+    out = {"worker_medians": json.dumps([round(x, 6) for x in ns]), "worker_spread": spread,
+           "ns_per_op_best_worker": min(ns) if ns else math.nan}
+    if spread > SPLIT_WORKERS:
+        out["stability"] = "; ".join(x for x in (row["stability"], f"workers differ by {spread:.0%}") if x)
+    return out
+
+
+def _stability(warnings: str, rec: dict, n: int) -> str:
+    """The statistics' warnings, and what judging the machine's steadiness changed or could not settle."""
+    notes = [warnings]
+    if rec["filled_in"]:
+        notes.append(f"{rec['filled_in']} of its {len(rec['samples_s'])} samples from the least slowed of the "
+                     "passes the machine slowed: too few were taken while it was not")
+    if rec["two_speeds"]:
+        low, high = (x * 1e9 / n for x in rec["two_speeds"])
+        notes.append(f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
+                     "its median can move between them from run to run")
+    return "; ".join(x for x in notes if x)
+
+
+def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
+    """The run's frame: a row per measurement, with the machine it ran on and the speedups over baselines."""
+    import pandas as pd  # here: merging records (the engine's and compare's use) needs no pandas
+
+    clock = machine.get("clock_ghz") or math.nan
+    records = list(records)
+    steadiness = machine_steadiness(records)
+    rows, samples = [], {}
+    for rec in merge_records(records):
+        row = {k: rec.get(k) for k in COLUMNS if k in rec}
+        n = int(rec.get("n") or 1)
+        row.update(sample_stats.summarize(rec["samples_s"], n, int(rec.get("iterations") or 1)))
+        row["stability"] = _stability(row["stability"], rec, n)
+        every = rec["samples_all_s"]
+        row.update(
+            run_id=run_id, samples=len(rec["samples_s"]),
+            # unknown for a run that kept every sample: it never judged any
+            samples_slowed=len(rec["samples_slowed_s"]) if rec["set_aside"] else math.nan,
+            ns_per_op_median_all=float(np.median(every)) * 1e9 / n if every else math.nan,
+            params=json.dumps(rec.get("params") or {}, sort_keys=True),
+            summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",
+            expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
+            cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"]
+            else math.nan,
+            machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
+            machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
+            **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
+        )
+        row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
+        samples[len(rows)] = sample_stats.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = add_speedups(frame, samples)
+    return add_overheads(frame)
+
+
+def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.DataFrame:
+    """speedup = the baseline's median ns/op / this median, within one (run, kernel, workload, n), with its
+    bootstrap interval from both sample sets."""
+    frame = frame.copy()
+    for col in ("speedup", "speedup_ci_low", "speedup_ci_high"):
+        frame[col] = math.nan
+    for _, group in frame.groupby(["run_id", "kernel", "workload", "n"], dropna=False):
+        base = group[(group["implementation"] == group["baseline"]) & (group["status"] == "PASS")]
+        if not len(base):
+            continue
+        b = base.index[0]
+        frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
+        for i in group.index:
+            if frame.loc[i, "status"] == "PASS" and len(samples.get(i, ())) and len(samples.get(b, ())):
+                low, high = sample_stats.bootstrap_interval((samples[b], samples[i]),
+                                                            sample_stats.ratio_of_medians)
+                frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
+    return frame
+
+
+def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
+    """The empty-call cost of each row's family, and ns/op without it where it is over 1% of a call."""
+    from swarbench.bench.overhead import probe_family
+
+    frame = frame.copy()
+    probes = frame[(frame["kernel"] == OVERHEAD_KERNEL) & (frame["status"] == "PASS")]
+    cost = {(r.run_id, r.implementation): r.ns_per_op_median for r in probes.itertuples()}
+    for i, r in frame.iterrows():
+        if r["kernel"] == OVERHEAD_KERNEL:
+            continue
+        c = cost.get((r["run_id"], probe_family(str(r["family"]))), math.nan)
+        frame.loc[i, "overhead_ns_per_call"] = c
+        call_ns = r["s_per_call_median"] * 1e9
+        if c == c and call_ns == call_ns and c > 0.01 * call_ns:
+            frame.loc[i, "ns_per_op_corrected"] = max(call_ns - c, 0.0) / max(int(r["n"]), 1)
+    return frame
+
+
+
+
+def summary_of(value: Optional[str]) -> dict:
+    """A frame's ``summary`` cell (JSON) as a dict; empty for none or a malformed one."""
+    if not value:
+        return {}
+    try:
+        return json.loads(value)
+    except (TypeError, json.JSONDecodeError):
+        return {}
