@@ -32,6 +32,7 @@ import pandas as pd
 
 from swarbench import machine as machine_mod
 from swarbench import files, oracle, results
+from swarbench.bench.records import RECORD_FAILED_EXIT
 from swarbench.errors import UsageError
 from swarbench.model import ReportSection, matches
 from swarbench.registry import Registry
@@ -308,6 +309,9 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
         except ValueError:
             name = ""
         return WorkerEnd("crashed", code, running[0], f"crashed (signal {-code}{name})")
+    if code > RECORD_FAILED_EXIT:  # the worker could not write its records: its error, where it wrote them
+        errno = code - RECORD_FAILED_EXIT
+        raise OSError(errno, os.strerror(errno), str(tail.path))
     if running and running[0] not in tail.finished.get(worker, set()):
         # a worker that ends of itself in the middle of a case (os._exit, any code): nobody interrupted it, so
         # the case it was in killed it. (A case already reported, failed in its first pass, starts its later
@@ -378,15 +382,24 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     files.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
     tail = RecordTail(record_path, listener)
     problems: list[str] = []
+    unwritten: Optional[OSError] = None
     with stop_signals_interrupt():
         try:
             interrupted = not run_workers(request, registry, run_dir, record_path, tail, problems)
         except KeyboardInterrupt:  # between workers, or a second Ctrl-C: what the records hold is saved below
             interrupted = True
+        except OSError as exc:  # the records could not be written (a full disk): what they hold is saved below
+            interrupted, unwritten = True, exc
     with signals_deferred() as deferred:  # an interrupt now would lose the whole run's results file
-        shutil.rmtree(run_dir / CACHE, ignore_errors=True)
+        shutil.rmtree(run_dir / CACHE, ignore_errors=True)  # (which may free the space the results need)
         frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
-        results.save(frame, run_dir)
+        try:
+            results.save(frame, run_dir)
+        except OSError:
+            if unwritten is None:
+                raise
+    if unwritten is not None:  # the first error is the one to tell
+        raise unwritten
     return RunOutcome(run_id, run_dir, frame, machine, interrupted or bool(deferred), problems)
 
 

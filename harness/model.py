@@ -71,6 +71,11 @@ class Workload:
             array.setflags(write=False)
         return self
 
+    @property
+    def input_bytes(self) -> int:
+        """Bytes of NumPy arrays in the inputs: what a batch that reads all of its inputs must read."""
+        return sum(array.nbytes for array in _arrays(self.inputs))
+
     def digest(self) -> str:
         """A hash of the inputs' contents: what a write that bypasses the read-only flag (C code given the
         arrays' address) changes."""
