@@ -10,6 +10,7 @@ so `--help`, `list` and the suites' contest clients start fast.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import sys
@@ -18,7 +19,7 @@ from typing import Optional, Sequence
 
 from swarbench import api, config, fleet_options, registry as registry_mod, scaffold
 from swarbench.config import EXPORT_FORMATS, FORMATS
-from swarbench.errors import UsageError
+from swarbench.errors import OutputError, UsageError
 from swarbench.model import InvalidInput, matches
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -29,29 +30,54 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
-def positive_int(text: str) -> int:
+# Counts above these are no request a machine can carry out: refused as bad input, not tried for days
+LARGEST_SIZE = 2**62  # operations per batch; anything near it is refused by the memory check anyway
+LARGEST_COUNT = 10**6  # rounds, passes, workers
+
+
+def whole_number(text: str, least: int, largest: int, what: str) -> int:
+    """An integer option written as 1000, 1_000 or 1e3, from ``least`` to ``largest``."""
     try:
-        value = int(float(text)) if "e" in text.lower() else int(text.replace("_", ""))
+        if "e" in text.lower():
+            number = float(text)
+            if math.isinf(number) and number > 0:  # 1e400 reads as inf, which no int holds
+                raise argparse.ArgumentTypeError(f"{text!r} is too large (at most {largest:,})")
+            if not math.isfinite(number):
+                raise ValueError
+            value = int(number)
+            if number != value:
+                raise ValueError
+        else:
+            value = int(text.replace("_", ""))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer") from None
-    if value < 1 or ("e" in text.lower() and float(text) != value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    if value > largest:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (at most {largest:,})")
     return value
+
+
+def positive_int(text: str, largest: int = LARGEST_COUNT) -> int:
+    return whole_number(text, 1, largest, "a positive integer")
 
 
 def nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
-    return value
+    return whole_number(text, 0, LARGEST_COUNT, "a whole number (0 or more)")
+
+
+def batch_size(text: str) -> int:
+    return positive_int(text, LARGEST_SIZE)
+
+
+def seed_value(text: str) -> int:
+    # NumPy's generators take any integer from 0 up; 2**63 keeps it inside what a record's JSON and int64 hold
+    return whole_number(text, 0, 2**63 - 1, "a seed (a whole number, 0 or more)")
 
 
 def size_list(text: str) -> list[int]:
     try:
-        return [positive_int(part.strip()) for part in text.split(",") if part.strip()] or positive_int("")
+        return [batch_size(part.strip()) for part in text.split(",") if part.strip()] or batch_size("")
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"in {text!r}: {exc}") from None
 
@@ -68,6 +94,8 @@ def positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):  # inf (or 1e400, which reads as inf) would never end a run or trip a gate
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
     return value
@@ -102,12 +130,12 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     add_selection(p)
     p.add_argument("--workload", "-w", action="append", default=[], metavar="NAME",
                    help="run these workload kinds instead of each kernel's defaults (repeatable; see `list`)")
-    p.add_argument("--size", "-n", type=positive_int, default=None, metavar="N",
+    p.add_argument("--size", "-n", type=batch_size, default=None, metavar="N",
                    help="operations per batch, e.g. 1048576 or 1e6 (default: each workload's own size)")
     p.add_argument("--sizes", type=size_list, default=[], metavar="N1,N2,...",
                    help="scaling mode: measure every workload at each of these sizes, e.g. 1e3,1e4,1e5,1e6; "
                         "the report plots ns/op against N")
-    p.add_argument("--seed", type=int, default=0, help="seed of the input generators (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the input generators (default 0)")
     p.add_argument("--param", action="append", default=[], type=name_value, metavar="NAME=VALUE",
                    help="a parameter of the workloads that declare it, e.g. --param hero='7h 2c' (repeatable; "
                         "`swarbench list` shows each workload's parameters and defaults)")
@@ -187,8 +215,20 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                    help="where to write the page (default REPORTS/history.html)")
 
     for name, command in sorted(reg.commands.items()):
+        named = argv is None or name in argv  # a command's own options are built only where it is used
+        if named:
+            try:  # tried on a parser of its own first: one that raises must not leave a half-built command behind
+                command.add_arguments(Parser(prog=f"swarbench {name}"))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                reg.failures.append(registry_mod.PluginFailure(reg.owners.get(f"command:{name}", "?"),
+                                                               f"the arguments of command {name!r}",
+                                                               registry_mod.one_line(exc)))
+                reg.commands.pop(name)
+                continue
         p = sub.add_parser(name, help=command.help, description=command.help)
-        if argv is None or name in argv:
+        if named:
             command.add_arguments(p)
     for name, p in sub.choices.items():  # [tool.swarbench] in place of the built-in defaults
         p.set_defaults(**settings.defaults(name))
@@ -207,7 +247,8 @@ def cmd_list(args, reg) -> int:
             run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
             out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
-                size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}"
+                size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}" + (
+                    f", at most {kind.max_size:,}" if kind.max_size is not None else "")
                 out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
                            f"{size}")
                 for pname, param in kind.parameters.items():
@@ -224,7 +265,7 @@ def cmd_list(args, reg) -> int:
         out.append(f"plugin failed: {failure}")
     if reg.disabled:
         out.append(f"disabled plugins: {', '.join(reg.disabled)}")
-    print("\n".join(out))
+    _say(sys.stdout, "\n".join(out) + "\n")
     return EXIT_FAILED if reg.failures else EXIT_OK  # what loaded is listed; a plugin that did not is an error
 
 
@@ -268,28 +309,33 @@ def cmd_run(args, reg) -> int:
 
 
 def _say(stream, text: str) -> None:
-    """Write the end of a run; a reader that stopped reading (`| head`) changes nothing, since the results are
-    saved and the exit code still says how the run went. The closed stream is pointed at os.devnull so that
-    Python's own flush at exit does not fail on it again."""
+    """Write a command's output; a reader that stopped reading (`| head`) changes nothing, since the results are
+    saved and the exit code still says how the run went. Output that cannot be written (a full disk, /dev/full)
+    is one line (OutputError). Either way the stream is pointed at os.devnull so that Python's own flush at exit
+    does not fail on it again."""
     try:
         stream.write(text)
         stream.flush()
-    except BrokenPipeError:
+    except OSError as exc:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        if not isinstance(exc, BrokenPipeError):
+            name = getattr(stream, "name", "the output")
+            raise OutputError(f"cannot write {'standard output' if name == '<stdout>' else name}: "
+                              f"{exc.strerror or exc}") from None
 
 
 def cmd_report(args, reg) -> int:
     text = api.report(*args.runs, format=args.format, reports=args.reports, registry=reg, against=args.against)
     if args.output is None:
-        sys.stdout.write(text)
+        _say(sys.stdout, text)
         return EXIT_OK
-    from swarbench import results
+    from swarbench import files
 
     try:
-        results.write_atomic(args.output, text)
+        files.write_atomic(args.output, text)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"wrote {args.output}")
+    _say(sys.stdout, f"wrote {args.output}\n")
     return EXIT_OK
 
 
@@ -303,13 +349,13 @@ def cmd_compare(args, reg) -> int:
     geomeans = run_comparison.geomean_change(frame)
     gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
+        _say(sys.stdout, frame.to_csv(index=False))
     elif args.format == "md":
-        sys.stdout.write(comparison.render_md(frame, geomeans, gate))
+        _say(sys.stdout, comparison.render_md(frame, geomeans, gate))
     elif args.format == "html":
-        sys.stdout.write(comparison.render_html(frame, geomeans, gate))
+        _say(sys.stdout, comparison.render_html(frame, geomeans, gate))
     else:
-        sys.stdout.write(comparison.render_text(frame, geomeans, gate))
+        _say(sys.stdout, comparison.render_text(frame, geomeans, gate))
     if gate is not None and len(gate):
         print(f"swarbench: {len(gate)} regression(s) beyond {args.fail_on_regression:g}%", file=sys.stderr)
         return EXIT_FAILED
@@ -327,6 +373,25 @@ def _disabled_from_argv(argv: list[str]) -> list[str]:
     return out
 
 
+def cmd_plugin(args, reg) -> int:
+    """A sub-command a plugin added: one that raises is one line naming the plugin and the command."""
+    if args.command not in reg.commands:  # its plugin failed after adding the command (warned above)
+        raise UsageError(f"command {args.command!r} is not available: its plugin failed to load")
+    command = reg.commands[args.command]
+    try:
+        return int(command.run(args, reg) or 0)
+    except (UsageError, InvalidInput, OutputError, BrokenPipeError, KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:
+        plugin = reg.owners.get(f"command:{args.command}", "?")
+        raise PluginCommandError(f"command {args.command!r} of plugin {plugin!r} failed: "
+                                 f"{registry_mod.one_line(exc)}") from None
+
+
+class PluginCommandError(Exception):
+    """A plugin's sub-command raised: its own fault, not the user's input (exit 1)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -334,10 +399,15 @@ def main(argv: list[str] | None = None) -> int:
         disable = _disabled_from_argv(argv) or settings.disabled_plugins  # given on the command line: those only
         # the sub-commands are enough to parse (and to answer --help); the suites' kernels load after
         parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY), settings, argv)
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help: its text still has to reach a reader
+            _say(sys.stdout, "")
+            return int(exc.code or 0)
         args.argv = argv
         if args.command is None:
             parser.print_help()
+            _say(sys.stdout, "")
             return EXIT_USAGE
         settings.fill(args, args.command)
         args.disable_plugin = disable
@@ -345,31 +415,41 @@ def main(argv: list[str] | None = None) -> int:
         for failure in reg.failures:
             print(f"swarbench: warning: {failure}; skipped", file=sys.stderr)
         if args.command == "list":
-            return cmd_list(args, reg)
-        if args.command == "run":
-            return cmd_run(args, reg)
-        if args.command == "report":
-            return cmd_report(args, reg)
-        if args.command == "compare":
-            return cmd_compare(args, reg)
-        if args.command == "history":
+            code = cmd_list(args, reg)
+        elif args.command == "run":
+            code = cmd_run(args, reg)
+        elif args.command == "report":
+            code = cmd_report(args, reg)
+        elif args.command == "compare":
+            code = cmd_compare(args, reg)
+        elif args.command == "history":
             from swarbench import history
 
-            print(f"wrote {history.write(args.reports, args.output)}")
-            return EXIT_OK
-        if args.command == "new-plugin":
-            return scaffold.run(args, reg)
-        if args.command not in reg.commands:  # its plugin failed after adding the command (warned above)
-            raise UsageError(f"command {args.command!r} is not available: its plugin failed to load")
-        return int(reg.commands[args.command].run(args, reg) or 0)
+            _say(sys.stdout, f"wrote {history.write(args.reports, args.output)}\n")
+            code = EXIT_OK
+        elif args.command == "new-plugin":
+            code = scaffold.run(args, reg)
+        else:
+            code = cmd_plugin(args, reg)
+        _say(sys.stdout, "")  # what a command printed is written out here, where a failure can still be said
+        return code
     except (UsageError, InvalidInput) as exc:
         print(f"swarbench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except (OutputError, PluginCommandError) as exc:
+        print(f"swarbench: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except BrokenPipeError:  # a reader that stopped reading a plugin command's output
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except OSError as exc:  # a file of the run that could not be written: a full disk, a folder taken away
+        what = (exc.strerror or type(exc).__name__).lower()
+        print(f"swarbench: error: {what}: {exc.filename}" if exc.filename else f"swarbench: error: {what}",
+              file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("swarbench: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
 
 
 if __name__ == "__main__":

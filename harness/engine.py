@@ -21,7 +21,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -30,13 +32,22 @@ import numpy as np
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import oracle, results
+from swarbench import files, oracle, results
+from swarbench.bench.records import RECORD_FAILED_EXIT
 from swarbench.errors import UsageError
 from swarbench.model import ReportSection, matches
 from swarbench.registry import Registry
 
 
 INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured before it is stopped
+# Signals that end a run the way Ctrl-C does (what measured so far is saved): `kill`, a CI job's timeout, a
+# closed terminal
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal other than Ctrl-C (STOP_SIGNALS), taken as one. Unlike Ctrl-C from a terminal it reaches
+    this process alone, so the worker has to be told."""
 CACHE = "cache"  # workloads and reference outputs the workers of a run share; removed when the run ends
 
 
@@ -113,6 +124,12 @@ def check_request(request: RunRequest, registry: Registry) -> None:
     for size in request.sizes:
         if size < 1:
             raise UsageError(f"--size must be a positive integer, got {size}")
+        for k in chosen:
+            for kind in registry.kernels[k].workloads:
+                selected = kind.name in request.workloads if request.workloads else kind.default
+                if selected and not kind.fixed_size and kind.max_size is not None and size > kind.max_size:
+                    raise UsageError(f"--size {size} is beyond workload {kind.name} of {k}, which goes up to "
+                                     f"{kind.max_size}")
     # Every case keeps its prepared batch until the run's last pass, so the sized workloads are summed.
     needs = [(size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})") for k in chosen
              for kind in registry.kernels[k].workloads for size in request.sizes
@@ -256,6 +273,15 @@ class RecordTail:
 def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
     child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
     try:
+        return _watch(child, tail, worker, timeout)
+    finally:  # whatever ends the watch (a second Ctrl-C in the middle of the first's handling), no worker outlives it
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
+    try:
         while True:
             try:
                 code = child.wait(timeout=0.2)
@@ -270,7 +296,9 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
                 tail.poll()
                 tail.running.pop(worker, None)
                 return WorkerEnd("timeout", -9, running[0], f"timed out after {timeout:g} s")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, Stopped):  # the worker did not get it: tell it as Ctrl-C would have
+            child.send_signal(signal.SIGINT)
         stop_interrupted(child, tail)
         return WorkerEnd("interrupted", 130)
     tail.poll()
@@ -281,6 +309,14 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
         except ValueError:
             name = ""
         return WorkerEnd("crashed", code, running[0], f"crashed (signal {-code}{name})")
+    if code > RECORD_FAILED_EXIT:  # the worker could not write its records: its error, where it wrote them
+        errno = code - RECORD_FAILED_EXIT
+        raise OSError(errno, os.strerror(errno), str(tail.path))
+    if running and running[0] not in tail.finished.get(worker, set()):
+        # a worker that ends of itself in the middle of a case (os._exit, any code): nobody interrupted it, so
+        # the case it was in killed it. (A case already reported, failed in its first pass, starts its later
+        # passes only to be skipped.)
+        return WorkerEnd("crashed", code, running[0], f"crashed (its worker process exited with code {code})")
     if code == 2:
         return WorkerEnd("interrupted", code)
     return WorkerEnd("done", code)
@@ -292,12 +328,15 @@ def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     swallowed it), and is sent another, as a user would press Ctrl-C again."""
     interrupted = time.time()
     deadline = interrupted + INTERRUPT_GRACE_S
-    while child.poll() is None and time.time() < deadline:
-        # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
-        if any(event.get("event") in ("start", "phase") and _seconds_after(event, interrupted) > 0.5
-               for event in tail.poll()):
-            child.send_signal(signal.SIGINT)
-        time.sleep(0.1)
+    try:
+        while child.poll() is None and time.time() < deadline:
+            # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
+            if any(event.get("event") in ("start", "phase") and _seconds_after(event, interrupted) > 0.5
+                   for event in tail.poll()):
+                child.send_signal(signal.SIGINT)
+            time.sleep(0.1)
+    except KeyboardInterrupt:  # a second Ctrl-C: stop waiting for the worker; what it wrote is kept
+        pass
     if child.poll() is None:
         child.kill()
         child.wait()
@@ -338,12 +377,72 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     request, spec_problems = without_broken_specs(request, registry)
     run_id, run_dir = new_run_dir(request.reports_dir)
     machine = machine_mod.collect()
-    results.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
+    files.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
     record_path = run_dir / results.RECORDS
     # the run's own choices that its statistics depend on come first, so a later report or compare repeats them
-    results.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
+    files.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
     tail = RecordTail(record_path, listener)
-    interrupted, problems = False, list(spec_problems)
+    problems: list[str] = list(spec_problems)
+    unwritten: Optional[OSError] = None
+    with stop_signals_interrupt():
+        try:
+            interrupted = not run_workers(request, registry, run_dir, record_path, tail, problems)
+        except KeyboardInterrupt:  # between workers, or a second Ctrl-C: what the records hold is saved below
+            interrupted = True
+        except OSError as exc:  # the records could not be written (a full disk): what they hold is saved below
+            interrupted, unwritten = True, exc
+    with signals_deferred() as deferred:  # an interrupt now would lose the whole run's results file
+        shutil.rmtree(run_dir / CACHE, ignore_errors=True)  # (which may free the space the results need)
+        frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
+        try:
+            results.save(frame, run_dir)
+        except OSError:
+            if unwritten is None:
+                raise
+    if unwritten is not None:  # the first error is the one to tell
+        raise unwritten
+    return RunOutcome(run_id, run_dir, frame, machine, interrupted or bool(deferred), problems)
+
+
+@contextmanager
+def stop_signals_interrupt():
+    """STOP_SIGNALS raise Stopped (a KeyboardInterrupt) while the workers run, so they end a run as Ctrl-C
+    does. Signal handlers can only be set in the main thread; elsewhere (a test's thread) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Stopped(signal.Signals(signum).name)
+
+    before = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def signals_deferred():
+    """Ctrl-C and STOP_SIGNALS are held back while the results file is written, and reported afterwards in the
+    list this yields (non-empty: the run was interrupted)."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    before = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum))
+              for sig in (signal.SIGINT, *STOP_SIGNALS)}
+    try:
+        yield caught
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def run_workers(request: RunRequest, registry: Registry, run_dir: Path, record_path: Path, tail: RecordTail,
+                problems: list[str]) -> bool:
+    """Every worker of the run, one after another, and the settling ones; False once interrupted."""
     with open(run_dir / "pytest.log", "w") as log:
         def run_worker(worker: int, only: Optional[list[str]] = None) -> bool:
             """Run one worker to its end, a fresh one after each crash; False once interrupted."""
@@ -357,24 +456,22 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
                     return False
                 if end.kind in ("crashed", "timeout"):
                     lost = lost_case_record(end.case, end, worker, registry, results.read_records(record_path))
-                    with open(record_path, "a") as fh:
-                        fh.write(json.dumps(lost) + "\n")
+                    files.append_line(record_path, json.dumps(lost))
                     tail.poll()  # the listener hears of the lost case like any other result
                     continue  # a fresh worker takes the cases that remain
                 if end.code not in (0, 1, 5):
                     problems.append(worker_log_problem(run_dir, end.code))
                 return True
 
-        interrupted = not all(run_worker(w) for w in range(request.processes))  # all() stops at the first False
+        if not all(run_worker(w) for w in range(request.processes)):  # all() stops at the first False
+            return False
         for extra in range(request.settle):
-            unsettled = [] if interrupted else unsettled_cases(results.read_records(record_path))
+            unsettled = unsettled_cases(results.read_records(record_path))
             if not unsettled:
                 break
-            interrupted = not run_worker(request.processes + extra, unsettled)
-    shutil.rmtree(run_dir / CACHE, ignore_errors=True)
-    frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
-    results.save(frame, run_dir)
-    return RunOutcome(run_id, run_dir, frame, machine, interrupted, problems)
+            if not run_worker(request.processes + extra, unsettled):
+                return False
+    return True
 
 
 def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRequest, list[str]]:

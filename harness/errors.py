@@ -5,6 +5,10 @@ class UsageError(Exception):
     """Bad input from the user: arguments, sizes, folders or files. The message is the whole story."""
 
 
+class OutputError(Exception):
+    """Output that could not be written (a full disk, /dev/full): not the user's input, so exit 1."""
+
+
 def raise_if_interrupted(exc: BaseException) -> None:
     """Re-raise a Ctrl-C that reached us dressed as another exception, so no ``except Exception`` takes it for
     the code's own error. A KeyboardInterrupt that lands while a Numba-compiled function runs comes back as

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -68,6 +69,51 @@ class Workload:
         puts them wherever the allocator likes)."""
         return dataclasses.replace(self, inputs=aligned_inputs(self.inputs))
 
+    def read_only(self) -> Workload:
+        """This workload with every NumPy array of its inputs made read-only, so an implementation that writes
+        into them raises there (ValueError) instead of changing the inputs of every implementation after it."""
+        for array in _arrays(self.inputs):
+            array.setflags(write=False)
+        return self
+
+    @property
+    def input_bytes(self) -> int:
+        """Bytes of NumPy arrays in the inputs: what a batch that reads all of its inputs must read."""
+        return sum(array.nbytes for array in _arrays(self.inputs))
+
+    def digest(self) -> str:
+        """A hash of the inputs' contents: what a write that bypasses the read-only flag (C code given the
+        arrays' address) changes."""
+        h = hashlib.blake2b(digest_size=16)
+        for array in _arrays(self.inputs):
+            h.update(f"{array.dtype.str}{array.shape}".encode())
+            h.update(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data if array.dtype != object
+                     else repr(array.tolist()).encode())
+        h.update(repr(_without_arrays(self.inputs)).encode())
+        return h.hexdigest()
+
+
+def _arrays(inputs: Any) -> list:
+    """Every NumPy array in ``inputs`` (inside dicts, lists and tuples), in a fixed order."""
+    if isinstance(inputs, np.ndarray):
+        return [inputs]
+    if isinstance(inputs, dict):
+        return [a for key in sorted(inputs, key=str) for a in _arrays(inputs[key])]
+    if isinstance(inputs, (list, tuple)):
+        return [a for v in inputs for a in _arrays(v)]
+    return []
+
+
+def _without_arrays(inputs: Any) -> Any:
+    """``inputs`` with each array replaced by a placeholder: the rest of what a digest covers."""
+    if isinstance(inputs, np.ndarray):
+        return "<array>"
+    if isinstance(inputs, dict):
+        return sorted(((str(k), _without_arrays(v)) for k, v in inputs.items()), key=lambda kv: kv[0])
+    if isinstance(inputs, (list, tuple)):
+        return [_without_arrays(v) for v in inputs]
+    return inputs
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -91,6 +137,8 @@ class WorkloadKind:
     ``default_size``); kinds whose size is fixed by their nature (all pairs of a game) ignore it and
     set ``fixed_size=True`` so the CLI says so instead of silently ignoring ``--size``.
     ``bytes_per_op`` is a rough upper bound of memory per operation, used to refuse sizes that cannot fit.
+    ``max_size``, when given, is the largest size the kind can be built at (a depth the reference can reach):
+    a larger ``--size`` is refused before anything runs.
     ``default`` kinds run in a plain ``swarbench run``; others only when named with ``--workload``.
     ``test_size`` is a small size that keeps the test suite fast.
     ``expected(inputs)``, when given, returns the workload's published outputs (a contest's official answers):
@@ -108,6 +156,7 @@ class WorkloadKind:
     default: bool = True
     fixed_size: bool = False
     bytes_per_op: float = 64.0
+    max_size: Optional[int] = None
     params: Mapping[str, Any] = field(default_factory=dict)
     parameters: Mapping[str, Parameter] = field(default_factory=dict)
     expected: Optional[Callable[[Any], Any]] = None
@@ -141,11 +190,47 @@ class Mismatch:
         return f"at {self.index}: input {self.input}: expected {self.expected}, got {self.got}"
 
 
+def dtype_mismatch(expected: Any, got: Any) -> Optional[Mismatch]:
+    """Outputs of another kind than the reference's are wrong, not converted: a bool kernel's 0.5 cast to True
+    would pass. Integers of another width or sign pass when every value fits (a list of Python ints stands for
+    a uint64 array); booleans stand only for booleans, floats only for floats."""
+    if not isinstance(expected, np.ndarray):
+        return None
+    try:
+        got_arr = got if isinstance(got, np.ndarray) else np.asarray(got)
+    except (TypeError, ValueError, OverflowError):
+        return None  # the element-wise comparison says what is wrong with it
+    want, have = expected.dtype, got_arr.dtype
+    if have == want or want.kind not in "biuf" or got_arr.size == 0:
+        return None
+    if have.kind == "O":  # Python objects: each must be a value of the reference's kind
+        kinds = {"b": (bool, np.bool_), "i": (int, np.integer), "u": (int, np.integer), "f": (float, np.floating)}
+        odd = next((v for v in got_arr.flat if not isinstance(v, kinds[want.kind])
+                    or (want.kind in "iu" and isinstance(v, (bool, np.bool_)))), None)
+        if odd is None and want.kind in "iu":
+            info = np.iinfo(want)
+            odd = next((v for v in got_arr.flat if not info.min <= int(v) <= info.max), None)
+        if odd is None:
+            return None
+        return Mismatch("dtype", "(whole batch)", f"{want} values", f"{type(odd).__name__} {odd!r}")
+    if want.kind in "iu" and have.kind in "iu":
+        info = np.iinfo(want)
+        low, high = int(got_arr.min()), int(got_arr.max())
+        if info.min <= low and high <= info.max:
+            return None
+        return Mismatch("dtype", "(whole batch)", f"{want} values", f"{have} value {low if low < info.min else high}"
+                        f" out of its range")
+    if want.kind == have.kind:  # float32 for float64: the comparison judges the values
+        return None
+    return Mismatch("dtype", "(whole batch)", f"{want} array", f"{have} array")
+
+
 def first_array_mismatch(expected: Any, got: Any, describe_input: Callable[[int], str]) -> Optional[Mismatch]:
     """Compare outputs element by element; outputs are arrays (or sequences) of equal length.
 
     ``got`` is converted with the expected dtype so a list of Python bools can stand for a bool array, but a
-    wrong shape or a value that does not convert is itself a mismatch, never an exception.
+    wrong shape, a value of another kind (dtype_mismatch) or one that does not convert is itself a mismatch,
+    never an exception.
     """
     import numpy as np
 
@@ -217,6 +302,9 @@ class Kernel:
         return self.id.split(".", 1)[0]
 
     def check(self, expected: Any, got: Any, inputs: Any) -> Optional[Mismatch]:
+        wrong_kind = dtype_mismatch(expected, got)  # before a kernel's own compare, which may cast as it likes
+        if wrong_kind is not None:
+            return wrong_kind
         if self.compare is not None:
             return self.compare(expected, got, inputs)
         return first_array_mismatch(expected, got, lambda i: self.describe_input(inputs, i))
@@ -235,6 +323,8 @@ class Kernel:
         """Build the seeded inputs of one workload; validation runs here so bad generators fail loudly.
         ``given`` holds the user's --param texts; those the kind does not declare are ignored."""
         size = kind.default_size if size is None or kind.fixed_size else size
+        if kind.max_size is not None and size > kind.max_size:
+            raise InvalidInput(f"workload {kind.name} of {self.id} goes up to --size {kind.max_size}, got {size}")
         if kind.parameters:
             given = {k: v for k, v in (given or {}).items() if k in kind.parameters}
             inputs, n_ops = kind.build(size, seed, kind.parse_parameters(given))

@@ -137,12 +137,14 @@ class Registry:
             self.owners.pop(key, None)
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     # the plugin's own line, not the line of this module's add_* that refused what it was given
     frames = [f for f in traceback.extract_tb(exc.__traceback__)] if exc.__traceback__ else []
     where = [f for f in frames if f.filename != __file__][-1:] or frames[-1:]
     at = f" ({os.path.basename(where[0].filename)}:{where[0].lineno})" if where else ""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r}){at}"
     return f"{type(exc).__name__}: {text[0] if text else ''}{at}"
 
 
@@ -199,8 +201,10 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             seen.add(ep.name)
             try:
                 candidates.append((ep.name, ep.load()))
-            except Exception as exc:  # a plugin's import error must not end the run
-                registry.failures.append(PluginFailure(ep.name, "import", _one_line(exc)))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # an import that fails, or calls sys.exit, must not end the run
+                registry.failures.append(PluginFailure(ep.name, "import", one_line(exc)))
             if ep.value.startswith("swarbench."):
                 registry.builtin.add(ep.name)
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
@@ -208,8 +212,10 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
     for name, plugin in candidates:
         try:
             pm.register(plugin, name=name)
-        except Exception as exc:  # bad hook signatures are caught by pluggy's validation
-            registry.failures.append(PluginFailure(name, "register", _one_line(exc)))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # bad hook signatures are caught by pluggy's validation
+            registry.failures.append(PluginFailure(name, "register", one_line(exc)))
             continue
         wrong = _unknown_hook(pm) or _unmarked_hooks(pm, plugin)
         if wrong:
@@ -227,8 +233,10 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             registry._current = plugin
             try:
                 hookimpl.function(**{a: registry for a in hookimpl.argnames})
-            except Exception as exc:
-                registry.failures.append(PluginFailure(plugin, stage, _one_line(exc)))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # SystemExit from a plugin's hook too: its plugin fails, not the run
+                registry.failures.append(PluginFailure(plugin, stage, one_line(exc)))
                 registry._withdraw(plugin)
                 registry.plugins.remove(plugin)
             finally:

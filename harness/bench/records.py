@@ -15,7 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from swarbench import oracle
+from swarbench import files, oracle
+
+# A worker that cannot write its record file (a full disk) stops at once with this plus the error's number, so
+# the engine can say which error it was (swarbench.engine): a worker going on would lose every result it made.
+RECORD_FAILED_EXIT = 100
 
 
 @dataclass
@@ -45,6 +49,7 @@ class ResultLine:
     baseline: Optional[str] = None
     unit: Optional[str] = None
     counts: dict[str, float] = field(default_factory=dict)  # hardware counts per op (swarbench.counters)
+    input_bytes: Optional[int] = None  # the size of the inputs a batch reads (swarbench.results: too fast?)
 
     @classmethod
     def of(cls, case_id: str, worker: int, impl, verdict: oracle.Verdict, workload: str, n: int, seed: int,
@@ -79,14 +84,18 @@ class RecordWriter:
 
     def __init__(self, path: Optional[str], worker: int):
         self.path, self.worker = path, worker
+        self.failed = False
 
     def write(self, line: dict) -> None:
-        if not self.path:
+        if not self.path or self.failed:
             return
-        with open(self.path, "a") as fh:
-            fh.write(json.dumps(line) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            files.append_line(self.path, json.dumps(line))  # a line cut by a full disk is taken back
+        except OSError as exc:
+            import pytest  # here: the engine reads RECORD_FAILED_EXIT from this module without loading pytest
+
+            self.failed = True
+            pytest.exit(f"{exc.strerror or exc}: {exc.filename}", returncode=RECORD_FAILED_EXIT + (exc.errno or 0))
 
     def result(self, line: ResultLine) -> None:
         self.write(line.to_json())

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import functools
 import random
+import signal
 import sys
-from typing import Callable
+import threading
+from typing import Callable, Optional
 
 import pytest
 
@@ -38,6 +40,16 @@ class Session:
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
         self.canary = canary.Reader()
         self.layout_rng = random.Random()  # layouts are not repeatable anyway: nothing to seed
+        self.signalled = False  # a Ctrl-C (or a stop signal) reached this worker: a KeyboardInterrupt is the user's
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, self._interrupted)
+
+    def _interrupted(self, signum, frame) -> None:
+        """Ctrl-C, and the signals the engine takes as one (`kill`, a closed terminal): the worker stops and keeps
+        what it measured. A KeyboardInterrupt no signal caused was raised by an implementation (run_case)."""
+        self.signalled = True
+        raise KeyboardInterrupt
 
     @functools.cached_property
     def passes(self) -> tuple[list[Pass], list[Pass]]:
@@ -82,17 +94,34 @@ class Session:
             else:
                 self.writer.start(case.id)
             self._next_pass(item, benchmark, lambda timing: self._end(timing))
-        except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception):
+        except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception, pytest.exit.Exception):
             raise
+        except SystemExit as exc:  # the implementation ended its process: a crash, as os._exit would be
+            self._said_lost(case, finished, oracle.Verdict("CRASH", f"the implementation called sys.exit({exc.code!r})"))
+            pytest.fail(f"CRASH: sys.exit({exc.code!r})", pytrace=False)
+        except KeyboardInterrupt:
+            if self.signalled:  # the user's: the worker stops and keeps what it measured
+                raise
+            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, "raised KeyboardInterrupt (no Ctrl-C was "
+                                                                         "pressed)"))
+            pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
         except Exception as exc:
             raise_if_interrupted(exc)  # a Ctrl-C in compiled code: the worker stops and keeps what it measured
-            self.timings.pop(case.id, None)
-            if self.terminal.done == finished:  # an error in the harness or a kernel's own code: said, not lost
-                verdict = oracle.Verdict(oracle.ERROR, f"harness error: {oracle.describe_error(exc)}")
-                line = ResultLine.of(case.id, self.options.worker, self.registry.implementations[case.key],
-                                     verdict, case.workload, case.size, self.options.seed, {})
-                self._finish(line, case.label, f"{verdict.status} {verdict.reason}")
+            # an error in the harness or a kernel's own code: said, not lost
+            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
+                                                                         f"{oracle.describe_error(exc)}"))
             raise
+
+    def _said_lost(self, case: Case, finished: int, verdict: oracle.Verdict) -> None:
+        """A case cut short by ``verdict`` gets its result line, unless it wrote one before it was cut short."""
+        self.timings.pop(case.id, None)
+        if self.terminal.done != finished:
+            return
+        kernel = self.registry.kernels[case.kernel]
+        line = ResultLine.of(case.id, self.options.worker, self.registry.implementations[case.key], verdict,
+                             case.workload, case.size, self.options.seed, {})
+        line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
+        self._finish(line, case.label, f"{verdict.status} {verdict.reason}")
 
     def run_overhead(self, item: Pass, benchmark) -> None:
         """One pass of an empty-call probe, spread over the passes as every case is: a probe timed in one
@@ -128,10 +157,12 @@ class Session:
         else:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = checking.prepare_verified(impl, prepared.workload, checked_s)
+        verdict = self._inputs_kept(case, prepared) or verdict
         workload = prepared.workload
         line = ResultLine.of(case.id, self.options.worker, impl, verdict, workload.name, workload.size,
                              workload.seed, dict(workload.params))
         line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
+        line.input_bytes = workload.input_bytes
         if verdict.status != oracle.PASS:
             if verdict.outputs is not None:
                 line.summary = checking.summary(kernel, verdict.outputs)  # by how much it was off
@@ -176,18 +207,29 @@ class Session:
             del self.timings[item.case.id]
             end(timing)
 
+    def _inputs_kept(self, case: Case, prepared) -> Optional[oracle.Verdict]:
+        """None while the case's inputs are as built; else the FAIL of the implementation that wrote into them
+        (through a pointer: a NumPy write raises on the read-only arrays), and the next case builds them again."""
+        if prepared.workload.digest() == prepared.digest:
+            return None
+        self.cache.forget(case)
+        return oracle.Verdict(oracle.FAIL, "wrote into its inputs, which are read-only (their contents changed)")
+
     def _end(self, timing: Timing) -> None:
-        """A case's last pass is over: check a timed output this worker did not verify, then its result line."""
+        """A case's last pass is over: check its last timed output (an implementation may be right on its first
+        call only), that its inputs are as they were, then its result line."""
         case, line = timing.case, timing.line
         kernel = self.registry.kernels[case.kernel]
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             line.counts = counters.per_op(*counters.count(timing.verdict.batch, timing.plan.call_s), line.n)
-        if not timing.checked_here or timing.reprepared:
-            mismatch = checking.timed_output_mismatch(kernel, self.cache.get(case), timing.outputs)
-            if mismatch:
-                line.drop_samples()
-                verdict = oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: {mismatch}")
-                self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
+        prepared = self.cache.get(case)
+        mismatch = checking.timed_output_mismatch(kernel, prepared, timing.outputs)
+        wrote = self._inputs_kept(case, prepared)
+        if mismatch or wrote:
+            line.drop_samples()
+            verdict = wrote or oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: "
+                                                           f"{mismatch}")
+            self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
         if kernel.summarize is not None:
             line.summary = checking.summary(kernel, timing.outputs)
         self._finish(line, timing.label, line.median_text())
@@ -200,9 +242,8 @@ class Session:
             del self.timings[case_id]
             if not timing.line.samples_s:
                 continue
-            if not timing.checked_here or timing.reprepared:
-                kernel = self.registry.kernels[timing.case.kernel]
-                if checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
-                    continue
+            kernel = self.registry.kernels[timing.case.kernel]
+            if checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
+                continue
             timing.line.reason = f"stopped after {timing.passes_done} of {timing.passes} passes"
             self._finish(timing.line, timing.label, timing.line.median_text())

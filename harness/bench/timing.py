@@ -78,7 +78,7 @@ def prepare_again(impl, timing: Timing, rng: random.Random) -> None:
     # between two layouts in a process. A random amount of memory held while the copy is made (any offset, up
     # to BALLAST_BYTES, every page touched) makes each pass's layout a draw of its own.
     ballast = numpy.ones(rng.randrange(1, BALLAST_BYTES), dtype=numpy.uint8)
-    verdict = oracle.prepare_only(impl, timing.fresh_inputs.fresh_copy())
+    verdict = oracle.prepare_only(impl, timing.fresh_inputs.fresh_copy().read_only())
     del ballast
     if verdict.batch is None:
         raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")

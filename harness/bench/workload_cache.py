@@ -14,8 +14,9 @@ from swarbench.model import Workload
 
 
 class Prepared(NamedTuple):
-    workload: Workload
+    workload: Workload  # read-only: every implementation of the case's kernel is handed it
     expected: Any  # the reference outputs the oracle checks against
+    digest: str = ""  # of the inputs as built: an implementation that wrote into them changed it
 
 
 class WorkloadCache:
@@ -48,15 +49,21 @@ class WorkloadCache:
             try:
                 with open(path, "rb") as fh:
                     workload, expected = pickle.load(fh)
-                return Prepared(workload.fresh_copy(), expected)  # unpickled arrays land anywhere: realign them
+                # unpickled arrays land anywhere: realign them; read-only, as every implementation shares them
+                workload = workload.fresh_copy().read_only()
+                return Prepared(workload, expected, workload.digest())
             except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
                 pass
         kernel = self.registry.kernels[case.kernel]
         workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
-        built = Prepared(workload, oracle.reference_outputs(kernel, workload))
+        built = Prepared(workload.read_only(), oracle.reference_outputs(kernel, workload), workload.digest())
         if path and self.writes:
-            _write_pickle(self.folder, path, tuple(built))
+            _write_pickle(self.folder, path, tuple(built[:2]))
         return built
+
+    def forget(self, case: Case) -> None:
+        """Build (or load) a case's workload again for the next case: an implementation wrote into this one."""
+        self._held.pop((case.kernel, case.workload, case.size), None)
 
 
 def _write_pickle(folder: str, path: str, value) -> None:

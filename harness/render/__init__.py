@@ -80,7 +80,8 @@ def scaling_series(frame: pd.DataFrame):
 def kernel_groups(frame: pd.DataFrame):
     """(kernel, workload, n) groups in a stable order, each sorted fastest first, unmeasured last."""
     order = {"PASS": 0, "FAIL": 1, "ERROR": 2, "CRASH": 2, "TIMEOUT": 2, "SKIP": 3}
-    for key, group in frame.groupby(["kernel", "workload", "n"], sort=True):
+    # dropna=False: a row whose n is unknown (an ERROR before its workload was built) is shown like any other
+    for key, group in frame.groupby(["kernel", "workload", "n"], sort=True, dropna=False):
         ranked = group.assign(_o=group["status"].map(order).fillna(9)).sort_values(
             ["_o", "ns_per_op_median", "implementation"], na_position="last")
         yield key, ranked.drop(columns="_o")

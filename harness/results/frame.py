@@ -42,6 +42,10 @@ OVERHEAD_KERNEL = "swarbench.overhead"
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
 SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
 KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every sample in its medians
+# No core reads more than this from its L1 cache a cycle (two 64-byte loads; AVX-512 cores): a batch that
+# reads its inputs faster than that did not read them (an answer cached or computed in prepare).
+MAX_READ_BYTES_PER_CYCLE = 128
+FASTEST_CLOCK_GHZ = 6.0  # the clock assumed where the machine's is unknown: a bound no core passes
 
 
 @dataclass
@@ -182,11 +186,30 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
         row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
+        impossible = beyond_any_machine(row, rec.get("input_bytes"), n, clock)
+        if impossible:
+            row.update(status="FAIL", reason=impossible)
         samples[len(rows)] = sample_stats.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = add_speedups(frame, samples)
     return add_overheads(frame)
+
+
+def beyond_any_machine(row: dict, input_bytes, n: int, clock_ghz: float) -> str:
+    """Why a PASS's median is faster than any machine could read the inputs its batch must read; "" if it is
+    not (or the size of its inputs is unknown)."""
+    median = row.get("ns_per_op_median", math.nan)
+    if row.get("status") != "PASS" or not isinstance(input_bytes, (int, float)) or not input_bytes > 0 \
+            or not median == median:
+        return ""
+    clock = clock_ghz if clock_ghz == clock_ghz and clock_ghz > 0 else FASTEST_CLOCK_GHZ
+    least_cycles = input_bytes / max(n, 1) / MAX_READ_BYTES_PER_CYCLE
+    if median * clock >= least_cycles:
+        return ""
+    return (f"faster than any machine: {median * clock:.3g} cycles/op, where reading its {input_bytes / max(n, 1):g} "
+            f"input bytes per op takes at least {least_cycles:.3g} ({MAX_READ_BYTES_PER_CYCLE} bytes a cycle); "
+            "it cannot be reading its inputs (an answer cached, or computed in prepare?)")
 
 
 def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.DataFrame:

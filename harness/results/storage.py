@@ -12,33 +12,52 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from swarbench import files
 from swarbench.errors import UsageError
 from swarbench.results.frame import COLUMNS, FORMAT_VERSION, LATER_COLUMNS
 
 # Kernel ids an earlier version wrote, and what they are now.
 RENAMED_KERNELS = {"harness.overhead": "swarbench.overhead"}
+# Columns of text; every other column of COLUMNS holds numbers
+TEXT_COLUMNS = {"run_id", "kernel", "suite", "implementation", "family", "workload", "unit", "status", "reason",
+                "expected_to_fail", "stability", "worker_medians", "baseline", "params", "summary", "machine", "machine_cpu",
+                "machine_python", "machine_compiler", "machine_host", "git_commit"}
 RESULTS_CSV = "results.csv"
 RECORDS = "records.jsonl"
 MACHINE = "machine.json"
 
 
+# The fields of a result line that the frame computes with, and what each must hold (None aside).
+_NUMBERS = ("prepare_s", "check_s", "hw_cycles_per_op", "hw_instructions_per_op", "input_bytes")
+_WHOLE_NUMBERS = ("n", "rounds", "iterations", "worker", "seed")
+_TEXTS = ("case", "kernel", "implementation", "family", "workload", "status", "reason")
+
+
 def read_records(path: Path) -> list[dict]:
-    """The records of a run, in today's names; a line cut short by an interrupt is dropped, not fatal."""
+    """The records of a run, in today's kernel ids. A line that is not a JSON object (one cut short by an
+    interrupt or a full disk, bytes that are no text) is passed over; a result line whose fields hold what no run
+    writes is refused in one line (UsageError), since its figures would be made up."""
     out = []
-    if not path.exists():
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
         return out
-    for line in path.read_text().splitlines():
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    for number, line in enumerate(data.decode(errors="replace").splitlines(), 1):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+            record = json.loads(line)
+        except ValueError:
             continue
-        if isinstance(rec, dict):
-            out.append(_renamed(rec))
+        if not isinstance(record, dict):
+            continue
+        problem = _record_problem(record) if record.get("event", "result") == "result" else ""
+        if problem:
+            raise UsageError(f"{path}, line {number}: {problem}: not a swarbench records file")
+        out.append(_renamed(record))
     return out
 
 
@@ -53,17 +72,32 @@ def _renamed(rec: dict) -> dict:
     return rec
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write beside the target and rename over it, so a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _record_problem(record: dict) -> str:
+    """What is wrong with a result line's fields, or ""."""
+    def real(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    samples = record.get("samples_s")
+    if samples is not None:
+        if not isinstance(samples, list):
+            return f"samples_s holds {samples!r}, not a list of seconds"
+        odd = [s for s in samples if not (real(s) and s >= 0)]
+        if odd:
+            return f"samples_s holds {odd[0]!r}, not seconds"
+    for name in _NUMBERS:
+        if record.get(name) is not None and not real(record[name]):
+            return f"{name} holds {record[name]!r}, not a number"
+    for name in _WHOLE_NUMBERS:
+        value = record.get(name)
+        if value is not None and not (real(value) and float(value).is_integer() and value >= 0):
+            return f"{name} holds {value!r}, not a whole number"
+    for name in _TEXTS:
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return f"{name} holds {record[name]!r}, not text"
+    return ""
+
+
+write_atomic = files.write_atomic  # whole or not at all, following the umask (swarbench.files)
 
 
 def save(frame, run_dir: Path) -> Path:
@@ -73,18 +107,21 @@ def save(frame, run_dir: Path) -> Path:
 
 
 def resolve_run(run: str, reports_dir: Path) -> Path:
-    """A run id under the reports folder, a run folder, or a results.csv path, to the results.csv path."""
+    """A run id under the reports folder, a run folder, or a results.csv path, to the results.csv path. A run
+    folder with records but no results.csv (a run stopped before it could write one) resolves to where that
+    would be: ``load`` builds the frame from the records."""
     for candidate in (Path(run), reports_dir / run):
         if candidate.is_dir():
-            if (candidate / RESULTS_CSV).exists():
+            if (candidate / RESULTS_CSV).exists() or (candidate / RECORDS).exists():
                 return candidate / RESULTS_CSV
             raise UsageError(f"{candidate} holds no {RESULTS_CSV}: not a swarbench run folder")
         if candidate.is_file():
-            return candidate
+            return candidate.parent / RESULTS_CSV if candidate.name == RECORDS else candidate
     if run == "latest":
-        runs = sorted(p for p in reports_dir.glob("*/" + RESULTS_CSV)) if reports_dir.is_dir() else []
+        runs = sorted({p.parent for name in (RESULTS_CSV, RECORDS) for p in reports_dir.glob(f"*/{name}")}
+                      if reports_dir.is_dir() else [])
         if runs:
-            return runs[-1]
+            return runs[-1] / RESULTS_CSV
     raise UsageError(f"no run {run!r}: give a run id under {reports_dir}, a run folder, or a results.csv file")
 
 
@@ -92,6 +129,8 @@ def load(path: Path):
     """Load a results.csv, refusing anything that is not one (corrupt, foreign, or from a newer swarbench)."""
     import pandas as pd  # here: reading the records or resolving a run needs no pandas
 
+    if not path.exists() and (path.parent / RECORDS).exists():
+        return _from_records(path.parent)
     try:
         frame = pd.read_csv(path, keep_default_na=True, dtype={"reason": str, "summary": str, "params": str,
                                                               "expected_to_fail": str, "stability": str})
@@ -105,6 +144,8 @@ def load(path: Path):
 def migrate(frame, path: Path):
     """A results frame of a format this version reads, in today's names and columns; any other format is
     refused in one line naming it."""
+    import pandas as pd
+
     stamped = frame["format_version"].dropna().unique() if "format_version" in frame.columns else []
     versions = {_format_of(v) for v in stamped}
     for version in sorted(versions - {FORMAT_VERSION}, key=str):
@@ -122,6 +163,25 @@ def migrate(frame, path: Path):
     if missing:
         raise UsageError(f"{path} is not a swarbench results file: missing column(s) {', '.join(missing[:5])}")
     frame["kernel"] = frame["kernel"].replace(RENAMED_KERNELS)
+    for col in COLUMNS:
+        if col not in TEXT_COLUMNS and not pd.api.types.is_numeric_dtype(frame[col]):  # words for a number
+            numbers = pd.to_numeric(frame[col], errors="coerce")
+            bad = frame[col].notna() & numbers.isna()
+            if bad.any():
+                i = int(bad.to_numpy().nonzero()[0][0])
+                raise UsageError(f"{path}: column {col} holds {frame[col].iloc[i]!r} (line {i + 2}), not a number")
+            frame[col] = numbers
+    for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
+        frame[col] = frame[col].fillna("")
+    return frame
+
+
+def _from_records(folder: Path):
+    """The frame of a run folder that holds records but no results.csv (the run was stopped before it wrote
+    one), built as the run would have built it."""
+    from swarbench.results.frame import frame_from_records
+
+    frame = frame_from_records(read_records(folder / RECORDS), folder.name, machine_of(folder))
     for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
         frame[col] = frame[col].fillna("")
     return frame

@@ -291,6 +291,7 @@ HANDMADE = (
     ("three captures", 1, "666656101", 926126417),
 )
 EMPTY = (0,) * 9
+EMPTY_DEPTHS = 40  # the empty series stops at the depth of the contest's deepest tests
 
 
 def official_inputs() -> dict[str, np.ndarray]:
@@ -328,9 +329,9 @@ def _single(size, seed, values):
 WORKLOADS = (
     WorkloadKind("official", _official, "the contest's twelve official tests, one batch", default_size=12,
                  test_size=12, fixed_size=True, bytes_per_op=1 << 26, expected=official_answers),
-    WorkloadKind("empty", _empty_series, "the empty board at depths 1..N, one case per depth (N = --size, "
-                 "20 by default, up to 40; the per-case times chart time against depth)", default_size=20,
-                 test_size=6, default=False, bytes_per_op=1 << 25),
+    WorkloadKind("empty", _empty_series, "the empty board at depths 1..N, one case per depth (N = --size, 20 by "
+                 f"default, up to {EMPTY_DEPTHS}; the per-case times chart time against depth)", default_size=20,
+                 test_size=6, default=False, bytes_per_op=1 << 25, max_size=EMPTY_DEPTHS),
     WorkloadKind("single", _single, "one case given with --param case='DEPTH BOARD'", default_size=1, test_size=1,
                  default=False, fixed_size=True, bytes_per_op=1 << 29,
                  parameters={"case": Parameter("depth, then the nine cells, e.g. '20 060222161'",

@@ -1,0 +1,4 @@
+"""A plugin whose import ends the process."""
+import sys
+
+sys.exit(3)
