@@ -480,7 +480,7 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
         if (!failed) for (int i = 0; i < n; i++) items[0].poss[i] = i;
     }
     /* Split while the subtrees are too few to keep every thread busy to the end (or too large). */
-    while (!failed && threads > 1 && count < 16 * threads && items[0].depth < 4) {
+    while (!failed && threads > 1 && count > 0 && count < 16 * threads && items[0].depth < 4) {
         int made = 0;
         subtree *next = split_level(&proto, items, count, want, out, &made);
         free_items(items, count);
