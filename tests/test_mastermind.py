@@ -126,8 +126,8 @@ def test_score_validation_names_the_bad_codeword(code, words_in_message):
 def test_knuth_validation_refuses_duplicates_and_unknown_options():
     with pytest.raises(InvalidInput, match="secret 3632 is listed twice"):
         spec.validate_knuth(spec.knuth_inputs(4, 6, "1122", secrets=[0x3632, 0x1111, 0x3632]))
-    with pytest.raises(InvalidInput, match="strategy 'entropy'"):
-        spec.validate_knuth(spec.knuth_inputs(4, 6, "1122", strategy="entropy"))
+    with pytest.raises(InvalidInput, match="strategy 'minimax'"):
+        spec.validate_knuth(spec.knuth_inputs(4, 6, "1122", strategy="minimax"))
     with pytest.raises(InvalidInput, match="first guess"):
         spec.validate_knuth(spec.knuth_inputs(4, 6, 0x1129))
 
@@ -174,7 +174,8 @@ def test_partitions_of_first_guesses_the_data_lacks_by_brute_force(first):
 
 
 def _fastest_player():
-    for name in ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-counting"):
+    for name in ("c-sliced-avx512-mt", "c-sliced-avx2-mt", "c-sliced-avx512", "c-sliced-avx2", "c-sse2",
+                 "c-counting"):
         impl = next(i for i in PLAYERS if i.name == name)
         if not oracle.features.unavailable(impl.requires):
             return impl
@@ -198,6 +199,111 @@ def test_knuths_sample_game_and_the_reference_totals():
     assert spec.knuth_sequence("3632") == ["1122", "1344", "3526", "1462", "3632"]
     out = spec.reference_knuth(spec.knuth_inputs(4, 6, "1122", method="shared"))
     assert int(out.astype(int).sum()) == 5801 and out.max() == 5
+
+
+PUBLISHED = _rows("mastermind_published_totals.csv")
+
+
+def _play(impl, pins, colors, first, strategy, method="shared", secrets=None):
+    inputs = spec.knuth_inputs(pins, colors, first, strategy=strategy, method=method, secrets=secrets)
+    return impl.prepare(Workload("mastermind.knuth", "t", len(inputs["secrets"]), inputs))()
+
+
+@pytest.mark.parametrize("pins, colors, first, strategy, total, worst", [
+    (4, 6, "1122", "expected_size", 5764, 5), (4, 6, "1123", "expected_size", 5696, 6),
+    (4, 6, "1123", "entropy", 5683, 6)])
+def test_the_reference_reproduces_the_projects_float_ranked_totals(pins, colors, first, strategy, total, worst):
+    """The float sums ranked as the project's C++ ranks them (spec.rank_parts), nothing fitted to the totals."""
+    out = spec.reference_knuth(spec.knuth_inputs(pins, colors, first, strategy=strategy, method="shared"))
+    assert (int(out.astype(int).sum()), int(out.max())) == (total, worst)
+
+
+def test_expected_size_and_entropy_rank_as_the_projects_floats():
+    # Expected Size: float32 s*s/n summed in score order, -round(1e6 * sum); parts (1, 2) of 3: 1/3 + 4/3
+    parts = np.array([[1, 2, 0], [0, 2, 1], [3, 0, 0]])
+    es = spec.rank_parts(parts, 3, "expected_size")
+    want = np.float32(np.float32(1) / np.float32(3)) + np.float32(np.float32(4) / np.float32(3))
+    assert es[0] == es[1] == -int(np.floor(float(want) * 1e6 + 0.5)) and es[2] == -3_000_000
+    # Entropy: the float32 p, its double p ln p subtracted in double and stored to float32; one part: 0
+    ent = spec.rank_parts(parts, 3, "entropy")
+    p1, p2 = float(np.float32(np.float32(1) / 3)), float(np.float32(np.float32(2) / 3))
+    acc = np.float32(np.float32(0.0 - p1 * np.log(p1)) - p2 * np.log(p2))
+    assert ent[0] == int(np.floor(float(acc) * 1e9 + 0.5)) and ent[2] == 0
+    assert spec.rank_parts(parts, 3, "knuth").tolist() == [1, 1, 0]
+    assert spec.rank_parts(parts, 3, "most_parts").tolist() == [2, 2, 1]
+
+
+@pytest.mark.parametrize("row", [r for r in PUBLISHED if r["strategy"] in ("knuth", "most_parts")
+                                 and int(r["colors"]) ** int(r["pins"]) <= 4096],
+                         ids=lambda r: f"{r['strategy']}-{r['pins']}p{r['colors']}c")
+def test_knuth_and_most_parts_give_the_published_totals(row):
+    """Integer ranks: the project's published totals, every small game of the data, by the fastest C player."""
+    out = _play(_fastest_player(), int(row["pins"]), int(row["colors"]), row["first_guess"], row["strategy"])
+    assert spec.summarize_knuth(out)["total"] == int(row["total_guesses"])
+    assert int(out.max()) == int(row["max_guesses"])
+
+
+FLOAT_GAMES = [(3, 4, "112"), (4, 4, "1123"), (3, 6, "123"), (2, 8, "12"), (5, 3, "11123"), (3, 7, "123")]
+
+
+@pytest.mark.parametrize("strategy", ["expected_size", "entropy"])
+@pytest.mark.parametrize("pins, colors, first", FLOAT_GAMES)
+def test_every_player_equals_the_reference_on_whole_small_games(pins, colors, first, strategy):
+    """Sizes nobody published for us to copy: every player, each game on its own and all at once, against the
+    reference's every game."""
+    inputs = spec.knuth_inputs(pins, colors, first, strategy=strategy)
+    expected = spec.reference_knuth(inputs)
+    for method in spec.METHODS:
+        w = Workload("mastermind.knuth", "t", len(expected), dict(inputs, method=method))
+        for impl in PLAYERS:
+            if impl.family == "cffi-scalar" and method == "each" and colors ** pins > 300:
+                continue  # the article's slowest loops: the shared walk covers them
+            v = oracle.verify(spec.KNUTH, impl, w, expected, known_answers=False)
+            assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name} {method}: {v.reason}"
+
+
+@pytest.mark.parametrize("strategy", spec.STRATEGIES)
+@pytest.mark.parametrize("pins, colors, first", [(4, 6, "1123"), (5, 4, "11223"), (4, 7, "1234"), (3, 9, "123")])
+def test_the_guess_reductions_change_no_game(pins, colors, first, strategy):
+    """Ville's free colors, the colors no possible secret holds and the possible secrets tried first (the cut
+    variants) play every game exactly as every score computed does (the -full variants), on one thread and on
+    every core."""
+    impls = {i.name: i for i in PLAYERS if not oracle.features.unavailable(i.requires)}
+    pairs = [("c-sliced-avx2-full", "c-sliced-avx2"), ("c-sliced-avx2-full", "c-sliced-avx2-mt"),
+             ("c-sliced-avx512-full", "c-sliced-avx512"), ("c-sliced-avx512-full", "c-sliced-avx512-mt")]
+    pairs = [(a, b) for a, b in pairs if a in impls and b in impls]
+    if not pairs:
+        pytest.skip("no byte-sliced C player can run here")
+    for full, cut in pairs:
+        want = _play(impls[full], pins, colors, first, strategy)
+        assert (_play(impls[cut], pins, colors, first, strategy) == want).all(), (full, cut)
+
+
+def test_the_threaded_player_reports_progress_as_it_goes():
+    events, reporting = _capture_progress()
+    with reporting:
+        out = _play(_fastest_player(), 4, 6, "1123", "entropy", method="each")
+    assert int(out.astype(int).sum()) == 5683
+    assert events and events[-1] == (1296, 1296, "games")
+
+
+def test_ctrl_c_stops_a_long_game_at_once():
+    """6p9c takes minutes on any machine: Ctrl-C two seconds in ends it with the CLI's interrupted line."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _fastest_player()  # skips where no C player can run
+    cmd = [sys.executable, "-m", "swarbench.cli", "mastermind", "play", "--pins", "6", "--colors", "9",
+           "--strategy", "entropy"]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and err.strip() == "swarbench: interrupted" and out == ""
+    assert time.monotonic() - sent < 10  # about 0.1 s here, measured; the bound only allows for a loaded machine
 
 
 @pytest.mark.parametrize("pins, colors, first, strategy", [
@@ -469,6 +575,43 @@ def test_the_gpu_family_on_numbas_cuda_simulator():
     assert out.pop("oracle") == oracle.PASS
     assert out.pop("broken").startswith("at 299: input 8p15c secret")
     assert out == {name: True for name in out} and len(out) == 6
+
+
+SIMULATED_GAMES = r"""
+import json
+import numpy as np
+from swarbench import Implementation, Workload, oracle
+from swarbench.suites.mastermind import gpu, spec
+
+sim = Implementation("mastermind.knuth", "cuda-swar", "numba-cuda", gpu._prepare_play)  # no requirement: simulated
+out = {}
+for strategy in spec.STRATEGIES:
+    for pins, colors, first in ((3, 3, "112"), (2, 4, "12")):
+        inputs = spec.knuth_inputs(pins, colors, first, strategy=strategy)
+        ref = spec.reference_knuth(inputs)
+        w = Workload("mastermind.knuth", "t", len(ref), inputs)
+        out[f"{strategy} {pins}p{colors}c"] = oracle.verify(spec.KNUTH, sim, w, ref, known_answers=False).status
+print(json.dumps(out))
+"""
+
+
+def _simulate(script):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba.cuda.simulator", reason="numba's CUDA simulator is not available")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_gpu_plays_whole_games_of_every_strategy_on_numbas_cuda_simulator():
+    out = _simulate(SIMULATED_GAMES)
+    assert out == {k: oracle.PASS for k in out} and len(out) == 8
 
 
 def test_the_gpu_family_is_skipped_with_the_reason_where_there_is_no_gpu():

@@ -1,16 +1,23 @@
-"""``swarbench mastermind play``: every game of any pPcC game played by one Knuth implementation, timed.
+"""``swarbench mastermind play``: every game of any pPcC game played by one strategy's implementation, timed.
 
 For games whose reference would take hours (5p8c: 32,768 games), so no benchmark workload can verify them:
 the implementation is the same code the oracle verifies on 4p6c and on small games, and the command prints
-the total, the worst game and the time of one call.
+the total, the worst game and the time of one call, beside the mikemag/Mastermind project's published total
+where the suite's data has one. Progress goes to stderr on a terminal; Ctrl-C stops the search within a second.
 """
+import csv
+import sys
 import time
+from pathlib import Path
 
+from swarbench import progress
 from swarbench.model import Command, Workload
 
 # NumPy and .spec are imported where a command runs: `swarbench --help` lists this command without them
 
-DEFAULT_IMPL = ("c-sliced-avx512", "c-sliced-avx2", "c-sse2", "c-counting")
+DEFAULT_IMPL = ("c-sliced-avx512-mt", "c-sliced-avx2-mt", "c-sliced-avx512", "c-sliced-avx2", "c-sse2",
+                "c-counting")
+PUBLISHED = Path(__file__).parent / "data" / "mastermind_published_totals.csv"
 
 
 def add_arguments(parser) -> None:
@@ -19,7 +26,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["play"], help="play: every secret of the game, one timed call")
     parser.add_argument("--pins", type=int, default=4)
     parser.add_argument("--colors", type=int, default=6)
-    parser.add_argument("--first", default=None, help="first guess, e.g. 1122 (default: 1122 / 11223 ...)")
+    parser.add_argument("--first", default=None,
+                        help="first guess, e.g. 1122 (default: the published one where known, else 1122 / 11223 ...)")
     parser.add_argument("--strategy", default="knuth", help=f"one of {', '.join(spec.STRATEGIES)}")
     parser.add_argument("--method", default="shared", help="each (every game on its own) or shared")
     parser.add_argument("--impl", default=None, help="a mastermind.knuth implementation (default: the fastest here)")
@@ -34,27 +42,45 @@ def default_first(pins: int) -> str:
     return "".join(str(1 + k // 2) for k in range(pins))
 
 
+def published(pins: int, colors: int, strategy: str):
+    """The data's row for this game and strategy (first guess, total, worst game), or None."""
+    with open(PUBLISHED) as fh:
+        for row in csv.DictReader(fh):
+            if (int(row["pins"]), int(row["colors"]), row["strategy"]) == (pins, colors, strategy):
+                return row
+    return None
+
+
+def _show_progress(done: int, total: int, what: str) -> None:
+    print(f"\r  {done:,} / {total:,} {what}", end="\n" if done >= total else "", file=sys.stderr, flush=True)
+
+
 def run(args, registry) -> int:
     import numpy as np
 
     from . import spec
 
     spec.check_game(args.pins, args.colors)
-    first = args.first or default_first(args.pins)
+    known = published(args.pins, args.colors, args.strategy)
+    first = args.first or (known["first_guess"] if known else default_first(args.pins))
     inputs = spec.knuth_inputs(args.pins, args.colors, spec.pack(first, args.pins, args.colors),
                                strategy=args.strategy, method=args.method)
     spec.validate_knuth(inputs)
     impl = _pick(registry, args.impl)
     batch = impl.prepare(Workload("mastermind.knuth", "play", len(inputs["secrets"]), inputs))
-    start = time.perf_counter()
-    out = np.asarray(batch())
-    seconds = time.perf_counter() - start
+    with progress.reporting(_show_progress if sys.stderr.isatty() else None):
+        start = time.perf_counter()
+        out = np.asarray(batch())
+        seconds = time.perf_counter() - start
     s = spec.summarize_knuth(out)
+    same_game = known and spec.pack(known["first_guess"], args.pins, args.colors) == inputs["first"]
+    note = (f" (published: {known['total_guesses']}, at most {known['max_guesses']})"
+            if same_game else "")
     print(f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}, {impl.name}): "
-          f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}; "
-          f"{seconds:.3f} s")
+          f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}"
+          f"{note}; {seconds:.3f} s")
     return 0
 
 
-COMMAND = Command("mastermind", "play every game of a Mastermind game with Knuth's algorithm: "
-                  "`swarbench mastermind play --pins 5 --colors 8`", add_arguments, run)
+COMMAND = Command("mastermind", "play every game of a Mastermind game with Knuth's algorithm or another strategy: "
+                  "`swarbench mastermind play --pins 5 --colors 8 --strategy entropy`", add_arguments, run)

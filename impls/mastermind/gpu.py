@@ -1,4 +1,5 @@
-"""GPU family through numba.cuda: SWAR scoring, one thread per secret (kernels in gpu_kernels.py).
+"""GPU family through numba.cuda: SWAR scoring, one thread per secret; and whole games of every strategy, one
+thread per candidate guess at each node of the tree of score histories (kernels in gpu_kernels.py).
 
 Timed only where numba finds a real CUDA GPU (requirement "cuda"); elsewhere it is listed and skipped with the
 reason. Its correctness is checked in the tests on numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1 in a fresh
@@ -13,6 +14,7 @@ import numpy as np
 
 from swarbench.model import Implementation
 
+from . import spec
 from .vectorized import count_words
 
 THREADS = 256
@@ -57,8 +59,49 @@ def _prepare(workload):
     return batch
 
 
+def _prepare_play(workload):
+    """Whole games: the host walks the tree (spec.play_tree); each node's next guess is the best key of
+    rank_candidates over all codewords, the first maximum (the lowest codeword) on the host."""
+    from numba import cuda
+
+    from . import gpu_kernels
+
+    inp = workload.inputs
+    p, c, strategy = inp["pins"], inp["colors"], inp["strategy"]
+    codes = spec.all_codewords(p, c)
+    n = len(codes)
+    d_codes, d_cw = cuda.to_device(codes), cuda.to_device(count_words(codes, p))
+    d_valid = cuda.to_device(np.array([(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b)
+                                       if (b, w) != (p - 1, 1)], np.int32))
+    d_keys = cuda.device_array(n, np.int64)
+    unused = np.uint32((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
+    code = spec.STRATEGIES.index(strategy)
+    blocks = -(-n // THREADS)
+
+    def choose(codes_, possible, played, pins, colors, strategy_):
+        terms = spec.strategy_terms(strategy, len(possible)) if code >= 2 else np.zeros(1)
+        flags = np.zeros(n, np.uint8)
+        flags[list(played)] = 1
+        gpu_kernels.rank_candidates[blocks, THREADS](
+            d_codes, d_cw, cuda.to_device(np.asarray(possible, np.int64)), d_valid, p << 4, code,
+            cuda.to_device(terms.astype(np.float64)), cuda.to_device(flags), unused, d_keys)
+        return int(np.argmax(d_keys.copy_to_host()))  # the first maximum: the lowest codeword
+
+    choose(codes, np.arange(min(n, 2)), [], p, c, strategy)  # compile outside the timed call
+
+    def batch():
+        seqs = spec.play_tree(p, c, inp["first"], strategy, inp["secrets"], choose=choose)
+        return np.array([len(seqs[int(s)]) for s in inp["secrets"]], np.uint8)
+
+    batch.keepalive = (d_codes, d_cw, d_valid, d_keys)
+    return batch
+
+
 IMPLEMENTATIONS = [
     Implementation("mastermind.score", "cuda-swar", "numba-cuda", _prepare, requires=("module:numba", "cuda"),
                    description="one GPU thread per secret: nibble test + popc, SWAR byte min of uint64 counts; "
                                "the timed call includes copying the scores back to host memory"),
+    Implementation("mastermind.knuth", "cuda-swar", "numba-cuda", _prepare_play, requires=("module:numba", "cuda"),
+                   description="every strategy: one GPU thread per candidate guess at each node of the tree, "
+                               "parts counted in its local memory; the host walks the tree"),
 ]

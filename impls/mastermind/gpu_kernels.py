@@ -6,7 +6,12 @@ out[g * S + s] so neighbouring threads write neighbouring bytes. A score is SWAR
 table and no branch: b by the nibble zero test and popc, all hits by a byte-wise min of the two uint64 words of
 color counts (colors 0..7 and 8..15, one byte each), summed by shifts. Every constant is typed (numba turns
 uint64 mixed with int64 into float64).
+
+Whole games: rank_candidates ranks every candidate guess against the possible secrets of one node of the tree
+of score histories, one thread per candidate; the host walks the tree (spec.play_tree) and takes the best key.
 """
+import math
+
 import numpy as np
 from numba import cuda
 
@@ -54,3 +59,49 @@ def score_pairs(s, sc, g, gc, unused, out):
     start = cuda.grid(1)
     for i in range(start, s.shape[0], cuda.gridsize(1)):
         out[i] = score_one(s[i], sc[i, 0], sc[i, 1], g[i], gc[i, 0], gc[i, 1], unused)
+
+
+# -- whole games: every candidate guess ranked against the possible secrets, one thread per candidate ------------
+@cuda.jit(cache=True)
+def rank_candidates(codes, cw, poss, valid, win, strategy, terms, played, unused, keys):
+    """keys[g] = 2 * rank + (g is possible) for each candidate g (spec.rank_parts), or the lowest int64 where g was
+    played. The thread counts its parts in local memory: at most 129 score bytes."""
+    g = cuda.grid(1)
+    if g >= codes.shape[0]:
+        return
+    if played[g]:
+        keys[g] = -(1 << 62)
+        return
+    cnt = cuda.local.array(129, np.int32)
+    for v in range(valid.shape[0]):
+        cnt[valid[v]] = 0
+    cg, g0, g1 = codes[g], cw[g, 0], cw[g, 1]
+    for i in range(poss.shape[0]):
+        s = poss[i]
+        cnt[score_one(codes[s], cw[s, 0], cw[s, 1], cg, g0, g1, unused)] += 1
+    m = poss.shape[0]
+    rank = np.int64(0)
+    if strategy == 0:
+        worst = 0
+        for v in range(valid.shape[0]):
+            worst = max(worst, cnt[valid[v]])
+        rank = np.int64(m - worst)
+    elif strategy == 1:
+        for v in range(valid.shape[0]):
+            if cnt[valid[v]] > 0:
+                rank += 1
+    else:
+        # jit_kernels.rank_of's float sums, restated: a CUDA kernel cannot call the CPU's compiled function
+        total = np.float32(0.0)
+        for v in range(valid.shape[0]):  # ascending scores: the float sum depends on the order
+            c = cnt[valid[v]]
+            if c > 0:
+                if strategy == 2:
+                    total = np.float32(total + np.float32(terms[c]))
+                else:
+                    total = np.float32(np.float64(total) - terms[c])
+        if strategy == 2:
+            rank = -np.int64(math.floor(np.float64(total) * 1e6 + 0.5))
+        else:
+            rank = np.int64(math.floor(np.float64(total) * 1e9 + 0.5))
+    keys[g] = 2 * rank + (1 if cnt[win] > 0 else 0)

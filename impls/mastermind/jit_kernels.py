@@ -8,6 +8,8 @@ They live in one file, imported only when a numba family prepares (jit.py, jit_k
 - a caller's cached code includes the callees it inlined or linked (sliced_row inside Knuth's search): with
   caller and callees in one file, any edit here invalidates all of them together.
 """
+import math
+
 import numba
 import numpy as np
 
@@ -178,6 +180,48 @@ def sliced_pairs(sp, scn, gp, gcn, colors, out):
 
 # -- Knuth's search on byte-sliced rows ---------------------------------------------------------------------------
 @numba.njit(nogil=True, cache=True)
+def strategy_terms(strategy, m):
+    """The term a part of size s adds to a float strategy's sum, as spec.strategy_terms: float32 s*s/m (held in
+    a float64, exactly) for Expected Size, the float64 p * log(p) of the float32 p = s/m for Entropy."""
+    terms = np.zeros(m + 1, np.float64)
+    n = np.float32(m)
+    for s in range(1, m + 1):
+        f = np.float32(s)
+        if strategy == 2:
+            terms[s] = np.float32(np.float32(f * f) / n)
+        else:
+            p = np.float64(np.float32(f / n))
+            terms[s] = p * math.log(p)
+    return terms
+
+
+@numba.njit(nogil=True, cache=True)
+def rank_of(cnt, valid, m, strategy, terms):
+    """The strategy's rank from the part sizes cnt[score] (spec.rank_parts): higher is better."""
+    if strategy == 0:
+        best = 0
+        for s in valid:
+            best = max(best, cnt[s])
+        return np.int64(m - best)
+    if strategy == 1:
+        parts = 0
+        for s in valid:
+            parts += cnt[s] > 0
+        return np.int64(parts)
+    total = np.float32(0.0)
+    for s in valid:  # ascending scores: the float sum depends on the order
+        c = cnt[s]
+        if c > 0:
+            if strategy == 2:
+                total = np.float32(total + np.float32(terms[c]))
+            else:
+                total = np.float32(np.float64(total) - terms[c])
+    if strategy == 2:
+        return -np.int64(math.floor(np.float64(total) * 1e6 + 0.5))
+    return np.int64(math.floor(np.float64(total) * 1e9 + 0.5))
+
+
+@numba.njit(nogil=True, cache=True)
 def choose(pins_of, counts, poss, played, valid, strategy, colors):
     m = poss.shape[0]
     if m == 1:
@@ -186,9 +230,10 @@ def choose(pins_of, counts, poss, played, valid, strategy, colors):
     scn = np.ascontiguousarray(counts[poss].T)
     inposs = np.zeros(pins_of.shape[0], np.bool_)
     inposs[poss] = True
+    terms = strategy_terms(strategy, m) if strategy >= 2 else np.zeros(1, np.float64)
     row = np.empty(m, np.uint8)
     cnt = np.zeros(129, np.int64)
-    best, best_key = -1, -1
+    best, best_key = -1, np.int64(-(1 << 62))
     for g in range(pins_of.shape[0]):
         if played[g]:
             continue
@@ -196,11 +241,7 @@ def choose(pins_of, counts, poss, played, valid, strategy, colors):
         cnt[valid] = 0
         for i in range(m):
             cnt[row[i]] += 1
-        if strategy == 0:
-            rank = m - cnt[valid].max()
-        else:
-            rank = (cnt[valid] > 0).sum()
-        key = 2 * rank + (1 if inposs[g] else 0)
+        key = 2 * rank_of(cnt, valid, m, strategy, terms) + (1 if inposs[g] else 0)
         if key > best_key:
             best, best_key = g, key
     return best

@@ -8,7 +8,7 @@ import numpy as np
 from swarbench.memory import as_aligned
 from swarbench.model import Implementation
 
-from .spec import all_codewords, color_counts, digits
+from .spec import STRATEGIES, all_codewords, color_counts, digits
 from .jit import _kernels
 
 
@@ -20,7 +20,7 @@ def _prepare(workload):
     first = int(np.searchsorted(codes, inp["first"]))
     targets = np.searchsorted(codes, inp["secrets"]).astype(np.int64)
     valid = np.array([(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b) if (b, w) != (p - 1, 1)])
-    strategy = 0 if inp["strategy"] == "knuth" else 1
+    strategy = STRATEGIES.index(inp["strategy"])
     k = _kernels()
     if inp["method"] == "each":
         out = np.zeros(len(targets), np.uint8)

@@ -5,15 +5,18 @@ One module per C file in ``c/``, built for its instruction set. The files share 
 drivers); their hash goes into the build flags so a header change rebuilds every module that includes it.
 """
 import hashlib
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
+from swarbench import progress
 from swarbench.cbuild import build
 from swarbench.memory import aligned_copy, aligned_empty, as_aligned
 from swarbench.model import Implementation
 
-from .spec import all_codewords, color_counts, cross_parts, digits, parts_batch
+from .spec import STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -44,10 +47,13 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
 """
 KNUTH_CDEF = """
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
-               const int32_t *targets, int nt, uint8_t *out);
+               const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status);
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int first, const uint8_t *want, uint8_t *out);
+                 int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
 """
+# Expected Size and Entropy sum floats in a set order (spec.py): no fused multiply-add may change a rounding.
+KNUTH_FLAGS = ("-ffp-contract=off",)
+POLL_S = 0.1
 
 
 def _headers_flag() -> str:
@@ -188,56 +194,101 @@ LOOKUP_VARIANTS = [
 ]
 
 
-def _prepare_knuth(source, isa, flags):
+def run_stoppable(call, status: np.ndarray, total: int) -> int:
+    """``call()``, a C search that counts finished games in status[0] and stops soon after status[1] is set, run
+    on a worker thread (cffi lets go of the GIL during the call) while this thread reports its progress; Ctrl-C
+    here sets status[1], waits for the search to stop (well within a second) and is raised again.
+
+    This thread waits by sleeping and reading a flag, not in Thread.join: a join that a KeyboardInterrupt breaks
+    into can take the thread for finished while the C search still runs on memory the interpreter then frees."""
+    status[:] = 0
+    rc = []
+    done = threading.Event()
+
+    def work():
+        try:
+            rc.append(call())
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    try:
+        while not done.is_set():
+            time.sleep(POLL_S)
+            progress.advance(int(status[0]), total, "games")
+    except KeyboardInterrupt:
+        status[1] = 1
+        while not done.is_set():
+            try:
+                time.sleep(0.01)
+            except KeyboardInterrupt:  # a second Ctrl-C while the search stops changes nothing
+                pass
+        raise
+    if rc[0] == 1:
+        raise KeyboardInterrupt  # stopped from outside this thread: report it as the interruption it was
+    if rc[0]:
+        raise MemoryError("mastermind search: out of memory")
+    return 0
+
+
+def _prepare_knuth(source, isa, flags, threads):
     def prepare(workload):
         inp = workload.inputs
         p, c = inp["pins"], inp["colors"]
-        mod = module(source, isa, flags, KNUTH_CDEF)
+        mod = module(source, isa, (*flags, *KNUTH_FLAGS), KNUTH_CDEF)
         ffi, lib = mod.ffi, mod.lib
         codes = all_codewords(p, c)
         counts = as_aligned(color_counts(codes, p))
         first = int(np.searchsorted(codes, inp["first"]))
         targets = np.searchsorted(codes, inp["secrets"]).astype(np.int32)
-        strategy = 0 if inp["strategy"] == "knuth" else 1
+        strategy = STRATEGIES.index(inp["strategy"])
         n = len(codes)
         pc, pcn = _ptr(ffi, "uint32_t *", codes), _ptr(ffi, "uint8_t *", counts)
         want = np.zeros(n, np.uint8)
         want[targets] = 1
         by_code = np.zeros(n, np.uint8)
         out = np.zeros(len(targets), np.uint8)
+        status = np.zeros(2, np.int64)
+        ps = _ptr(ffi, "int64_t *", status)
         if inp["method"] == "each":
             po, pt = _ptr(ffi, "uint8_t *", out), _ptr(ffi, "int32_t *", targets)
 
             def batch():
-                if lib.knuth_each(p, c, pc, pcn, n, strategy, first, pt, len(targets), po):
-                    raise MemoryError("knuth_each: out of memory")
+                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, first, pt, len(targets), po,
+                                                     threads, ps), status, len(targets))
                 return out
         else:
             po, pw = _ptr(ffi, "uint8_t *", by_code), _ptr(ffi, "uint8_t *", want)
 
             def batch():
-                if lib.knuth_shared(p, c, pc, pcn, n, strategy, first, pw, po):
-                    raise MemoryError("knuth_shared: out of memory")
+                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, first, pw, po, threads, ps),
+                              status, len(targets))
                 return by_code[targets]
 
-        batch.keepalive = (codes, counts, targets, want, by_code, out)  # borrowed by C
+        batch.keepalive = (codes, counts, targets, want, by_code, out, status)  # borrowed by C
         return batch
 
     return prepare
 
 
+# name, family, source, instruction sets, flags, what, threads (0: every core)
 KNUTH_VARIANTS = [
-    ("c-simple-loops", "cffi-scalar", "knuth_simple.c", (), SCALAR, "the article's simple loops"),
-    ("c-counting", "cffi-scalar", "knuth_counting.c", (), SCALAR, "the article's counting, scalar"),
-    ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised"),
-    ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2"),
-    ("c-sliced-avx2-full", "cffi-avx2", "knuth_avx2_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score"),
+    ("c-simple-loops", "cffi-scalar", "knuth_simple.c", (), SCALAR, "the article's simple loops", 1),
+    ("c-counting", "cffi-scalar", "knuth_counting.c", (), SCALAR, "the article's counting, scalar", 1),
+    ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised",
+     1),
+    ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2", 1),
+    ("c-sliced-avx2-full", "cffi-avx2", "knuth_avx2_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score", 1),
     ("c-sliced-avx512-full", "cffi-avx512", "knuth_avx512_full.c", ("avx512bw", "popcnt"), (),
-     "byte-sliced AVX-512 rows, every score"),
+     "byte-sliced AVX-512 rows, every score", 1),
     ("c-sliced-avx2", "cffi-avx2", "knuth_avx2.c", ("avx2",), (),
-     "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors)"),
+     "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors)", 1),
     ("c-sliced-avx512", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), (),
-     "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors)"),
+     "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors)", 1),
+    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_avx2.c", ("avx2",), (),
+     "byte-sliced AVX2 rows, candidates cut, subtrees of games on every core", 0),
+    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), (),
+     "byte-sliced AVX-512 rows, candidates cut, subtrees of games on every core", 0),
 ]
 
 # The article's table: the variation it names, its time for Knuth 4p6c, and our implementation.
@@ -266,7 +317,7 @@ IMPLEMENTATIONS = [
                                "color-count groups")
     for name, family, source, isa in LOOKUP_VARIANTS
 ] + [
-    Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags), requires=_requires(isa),
-                   description=f"C, {source}: {what}")
-    for name, family, source, isa, flags, what in KNUTH_VARIANTS
+    Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags, threads),
+                   requires=_requires(isa), description=f"C, {source}: {what}")
+    for name, family, source, isa, flags, what, threads in KNUTH_VARIANTS
 ]

@@ -17,6 +17,7 @@ report how far they got through ``swarbench.progress`` (scores, or games resolve
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Sequence
 
 import numpy as np
@@ -26,7 +27,7 @@ from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, Workloa
 
 PIN_RANGE = (2, 8)
 COLOR_RANGE = (2, 15)
-STRATEGIES = ("knuth", "most_parts")
+STRATEGIES = ("knuth", "most_parts", "expected_size", "entropy")
 METHODS = ("each", "shared")
 SOURCE = 'the "Efficient Scoring Functions" page of the mikemag/Mastermind project'
 
@@ -334,25 +335,78 @@ SCORE = Kernel(
 
 
 # -- Knuth's algorithm reference ----------------------------------------------------------------------------
+# A candidate guess splits the possible secrets into parts by score; each strategy ranks it from the part sizes
+# (higher is better), then prefers a possible secret, then the lowest codeword. Expected Size and Entropy are
+# ranked exactly as the mikemag/Mastermind project's C++ ranks them, so its published totals come out by
+# construction. Its accumulator is a float, summed over the non-empty parts in ascending score order
+# ((b << 4) | w: the order of its score ordinals too):
+# - Expected Size adds ((float)s * (float)s) / n, all in float; rank = -round(sum * 1e6) (smaller is better);
+# - Entropy computes p = (float)s / n in float, and then ``sum -= p * log(p)``: with <cmath>, the unqualified log
+#   of a float is the C library's double log, so the product and the subtraction are double and the result is
+#   stored back to float; rank = round(sum * 1e9).
+# Equal ranks are ties. This gives the published 5764 (from 1122) and 5696 (1123) for Expected Size 4p6c and 5683
+# for Entropy from 1123 (a float32 log, or exact sums, give 5680). The project's GPU build (CMake: nvcc
+# --use_fast_math, so float division is approximate) published other Expected Size and Entropy totals that differ
+# by a few guesses where near-equal sums round differently (data/mastermind_published_totals.csv: 3p8c, 4p7c,
+# 5p5c...); Knuth and Most Parts, ranked by integers, agree on every published game.
+def strategy_terms(strategy: str, n_possible: int) -> np.ndarray:
+    """The term a part of size s adds to the sum, s = 0..n_possible (term[0] is never used): float32 for
+    Expected Size, float64 p * log(p) of the float32 p for Entropy (subtracted)."""
+    s = np.arange(n_possible + 1, dtype=np.float32)
+    n = np.float32(n_possible)
+    if strategy == "expected_size":
+        return (s * s) / n  # float32 product and quotient
+    if strategy == "entropy":
+        p = (s / n).astype(np.float64)
+        return np.array([x * math.log(x) if x > 0 else 0.0 for x in p])  # the C library's log, as C calls it
+    raise InvalidInput(f"strategy {strategy!r} has no float terms")
+
+
+def quantise(total: np.ndarray, strategy: str) -> np.ndarray:
+    """int64 rank of float32 sums: C's round() (half away from zero) of sum * 1e6 or 1e9, higher is better.
+    Every float32 times 1e6 or 1e9 is exact in float64, so only the rounding is left."""
+    if strategy == "expected_size":
+        return -np.floor(total.astype(np.float64) * 1e6 + 0.5).astype(np.int64)
+    return np.floor(total.astype(np.float64) * 1e9 + 0.5).astype(np.int64)
+
+
+def rank_parts(parts: np.ndarray, n_possible: int, strategy: str) -> np.ndarray:
+    """int64 rank of each row of part sizes (columns: the scores in ascending order); higher is better."""
+    if strategy == "knuth":
+        return n_possible - parts.max(axis=1).astype(np.int64)
+    if strategy == "most_parts":
+        return (parts > 0).sum(axis=1).astype(np.int64)
+    terms = strategy_terms(strategy, n_possible)
+    total = np.zeros(len(parts), np.float32)
+    for col in parts.T:  # one score at a time, in order: the float32 sum depends on it
+        if strategy == "expected_size":
+            add = total + terms[col]  # float32 + float32
+        else:
+            add = (total.astype(np.float64) - terms[col]).astype(np.float32)  # in double, stored to float
+        total = np.where(col > 0, add, total)
+    return quantise(total, strategy)
+
+
 def choose_guess(codes: np.ndarray, possible: np.ndarray, played: Sequence[int], pins: int, colors: int,
                  strategy: str) -> int:
-    """Index (into codes) of the next guess: the spec's rank, then in-possible, then the lowest codeword."""
+    """Index (into codes) of the next guess: the strategy's rank, then in-possible, then the lowest codeword."""
     table = score_cross(codes[possible], codes, pins, colors)  # (all codes, |possible|)
     n = len(codes)
     parts = np.bincount((np.arange(n)[:, None] * 256 + table).ravel(), minlength=n * 256).reshape(n, 256)
-    if strategy == "knuth":
-        rank = len(possible) - parts.max(axis=1)
-    else:
-        rank = (parts > 0).sum(axis=1)
+    valid = [(b << 4) | w for b in range(pins + 1) for w in range(pins + 1 - b) if (b, w) != (pins - 1, 1)]
+    rank = rank_parts(parts[:, valid], len(possible), strategy)
     in_possible = np.zeros(n, bool)
     in_possible[possible] = True
-    key = rank.astype(np.int64) * 2 + in_possible
-    key[list(played)] = -1
+    key = rank * 2 + in_possible
+    key[list(played)] = np.iinfo(np.int64).min
     return int(np.argmax(key))  # the first maximum: the lowest codeword
 
 
-def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray) -> dict[int, list[int]]:
-    """The guess sequence of every target secret, walking the tree of score histories once."""
+def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray, choose=None
+              ) -> dict[int, list[int]]:
+    """The guess sequence of every target secret, walking the tree of score histories once; ``choose`` (default
+    choose_guess) picks each next guess, so another family can walk the same tree with its own search."""
+    choose = choose or choose_guess
     codes = all_codewords(pins, colors)
     win = pins << 4
     target_idx = np.searchsorted(codes, targets)
@@ -373,7 +427,7 @@ def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.nda
                 sequences[int(part[0])] = [int(codes[i]) for i in played]
                 progress.advance(len(sequences), len(target_idx), "games")
             else:
-                nxt = part[0] if len(part) == 1 else choose_guess(codes, part, played, pins, colors, strategy)
+                nxt = part[0] if len(part) == 1 else choose(codes, part, played, pins, colors, strategy)
                 stack.append((part, played + [int(nxt)]))
     return {int(codes[i]): sequences[int(i)] for i in target_idx}
 

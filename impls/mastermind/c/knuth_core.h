@@ -1,22 +1,38 @@
-/* Knuth's algorithm for every secret of a game, with the spec's exact tie-break: rank (Knuth: |possible| minus
- * the largest part; Most Parts: the number of parts), then a guess that is itself possible, then the lowest
- * codeword; candidates are all codewords not yet played in the game.
+/* Every secret of a game played by one of four strategies, with the spec's exact tie-break: rank, then a guess
+ * that is itself possible, then the lowest codeword; candidates are all codewords not yet played in the game.
+ * The rank comes from the sizes of the parts the candidate splits the possible secrets into, by score:
+ *   Knuth: |possible| minus the largest part; Most Parts: the number of parts;
+ *   Expected Size: -round(1e6 * sum of s*s/n) and Entropy: round(1e9 * sum of -p ln p), each summed as the
+ *   mikemag/Mastermind project sums it (a float, the parts in ascending score order; see spec.py).
  *
  * The including file picks the scoring: either PAIR_SCORE(x, guess_index, secret_index) (the article's scalar
  * variations, every score computed, as the article did) or ROW_BATCH (byte-sliced rows of possible secrets
  * scored 64 or 32 at a time). PRUNE adds exact shortcuts: a Knuth candidate stops as soon as its largest part
- * shows it cannot win, only the lowest codeword of each class of interchangeable colors is tried, and the
- * possible secrets go first so the search ends when one of them reaches the best key any guess could. Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score
- * histories once, so games sharing a history share one search. */
+ * shows it cannot win; only the lowest codeword of each class of interchangeable colors is tried (Ville's free
+ * colors, and colors no possible secret holds); the possible secrets go first, so the search ends when one of
+ * them reaches the best key any guess could, and the scan of all codewords ends at the first to reach the best
+ * key a guess that is not possible could.
+ *
+ * Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score histories once, so
+ * games sharing a history share one search. Both spread their work over `threads` threads, count finished games
+ * in status[0] and stop soon after status[1] is set (returning 1), so a caller can show progress and honour
+ * Ctrl-C while the call runs. */
 #include "mm_score.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 
 typedef struct {
-    int pins, colors, n, strategy; /* strategy 0: Knuth, 1: Most Parts */
+    int pins, colors, n, strategy;
     const uint32_t *codes;         /* n codewords, ascending */
     const uint8_t *counts;         /* n x 16 color counts */
-    uint8_t *played, *inposs;      /* n flags each */
-    int valid[48], nvalid, win;    /* the score bytes that can occur */
+    uint8_t *played, *inposs;      /* n flags each, one pair per thread */
+    int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
 
 #ifndef FILTER_SCORE
@@ -25,11 +41,12 @@ typedef struct {
 #ifndef SMALL_NP
 #define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
+#define MAX_DEPTH 32
 
-static void ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                     int strategy) {
+static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
+                    int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
-    x->strategy = strategy;
+    x->strategy = strategy; x->status = status;
     x->played = calloc(n, 1);
     x->inposs = calloc(n, 1);
     x->nvalid = 0;
@@ -37,18 +54,67 @@ static void ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, con
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
+    return x->played && x->inposs ? 0 : -1;
 }
 
 static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); }
 
-MM_INLINE int rank_of(const mm_ctx *x, const int *cnt, int np) {
+MM_INLINE int stopped(const mm_ctx *x) { return __atomic_load_n(&x->status[1], __ATOMIC_RELAXED) != 0; }
+
+/* The term a part of size s adds (s = 0..np): float s*s/n (Expected Size), double p ln p of the float p = s/n
+ * (Entropy, subtracted), as the project's float accumulator and its unqualified log of a float compute them. */
+static void *make_terms(int strategy, int np) {
+    if (strategy == EXPECTED_SIZE) {
+        float *t = malloc(sizeof(float) * (np + 1));
+        if (t) for (int s = 0; s <= np; s++) t[s] = ((float)s * (float)s) / (float)np;
+        return t;
+    }
+    if (strategy == ENTROPY) {
+        double *t = malloc(sizeof(double) * (np + 1));
+        if (t) {
+            t[0] = 0;
+            for (int s = 1; s <= np; s++) { float p = (float)s / (float)np; t[s] = (double)p * log((double)p); }
+        }
+        return t;
+    }
+    return NULL;
+}
+
+MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
     int best = 0;
-    if (x->strategy == 0) {
+    switch (x->strategy) {
+    case KNUTH:
         for (int v = 0; v < x->nvalid; v++) if (cnt[x->valid[v]] > best) best = cnt[x->valid[v]];
         return np - best;
+    case MOST_PARTS:
+        for (int v = 0; v < x->nvalid; v++) best += cnt[x->valid[v]] > 0;
+        return best;
+    case EXPECTED_SIZE: {
+        float sum = 0;
+        for (int v = 0; v < x->nvalid; v++) { int s = cnt[x->valid[v]]; if (s) sum += ((const float *)terms)[s]; }
+        return -(int64_t)floor((double)sum * 1e6 + 0.5);
     }
-    for (int v = 0; v < x->nvalid; v++) best += cnt[x->valid[v]] > 0;
-    return best;
+    default: {
+        float sum = 0;
+        for (int v = 0; v < x->nvalid; v++) {
+            int s = cnt[x->valid[v]];
+            if (s) sum = (float)((double)sum - ((const double *)terms)[s]);
+        }
+        return (int64_t)floor((double)sum * 1e9 + 0.5);
+    }
+    }
+}
+
+/* The best key any guess can reach, or INT64_MAX where it is not known: every part as small as the scores
+ * allow and the guess possible. For Expected Size and Entropy only the all-singletons split is known best
+ * (its float sum is the same in any order; any other split is worse by far more than the rounding). */
+static int64_t best_reachable(const mm_ctx *x, int np, const void *terms) {
+    if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + x->nvalid - 1) / x->nvalid) + 1;
+    if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < x->nvalid ? np : x->nvalid) + 1;
+    if (np > x->nvalid) return INT64_MAX;
+    int cnt[129] = {0};
+    for (int v = 0; v < np; v++) cnt[x->valid[v]] = 1;
+    return 2 * rank_of(x, cnt, np, terms) + 1;
 }
 
 MM_INLINE unsigned color_mask(uint32_t code, int pins) {
@@ -72,15 +138,19 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
     return 1;
 }
 
-/* The next guess for the possible secrets poss[0..np). */
+/* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
-    int best = -1, best_key = -1;
+    int best = -1;
+    int64_t best_key = INT64_MIN;
+    void *terms = make_terms(x->strategy, np);
+    if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
     const int stride = (np + 63) & ~63, pad = stride - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
+    if (!sp) { free(terms); for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
     for (int i = 0; i < np; i++) {
@@ -93,13 +163,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #endif
 #ifdef PRUNE
-    /* The best key any guess can reach: every part as small as the scores allow, and the guess possible. Only
-     * a possible secret reaches it, so when one does, the lowest such one is the answer and the scan of all
-     * codewords is skipped (pass 0 tries the possible secrets, in ascending order, first). */
-    int rank_max = x->strategy == 0 ? np - (np + x->nvalid - 1) / x->nvalid : (np < x->nvalid ? np : x->nvalid);
+    /* Only a possible secret reaches the best reachable key, so when one does, the lowest such one is the
+     * answer and the scan of all codewords is skipped (pass 0 tries the possible secrets, ascending, first). */
+    const int64_t key_max = best_reachable(x, np, terms);
     /* Interchangeable colors: those no possible secret holds (z), and those never played that some possible
-     * secret holds (f). Relabelling colors within z or within f leaves a guess's parts and its membership in
-     * the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
+     * secret holds (f). Relabelling colors within z or within f leaves a guess's part for every score and its
+     * membership in the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
     unsigned played_colors = 0, present = 0, all = ((1u << (x->colors + 1)) - 1) & ~1u;
     for (int g = 0; g < x->n; g++)
         if (x->played[g]) played_colors |= color_mask(x->codes[g], pins);
@@ -107,13 +176,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     const unsigned z = all & ~present, f = all & present & ~played_colors;
     for (int pass = 0; pass < 2; pass++) {
         const int count = pass == 0 ? np : x->n;
-        best = -1, best_key = -1;
+        best = -1, best_key = INT64_MIN;
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
 #endif
     for (int t = 0; t < count; t++) {
         const int g = pass == 0 ? poss[t] : t;
+        if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
         if (x->played[g]) continue;
 #ifdef PRUNE
         if (!lowest_of_class(x->codes[g], pins, z, f)) continue;
@@ -130,7 +200,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int c = 1; c <= x->colors; c++)
             if (gc[c]) { vc[nu] = mmv_set1(gc[c]); used[nu++] = c; }
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
-        int limit = x->strategy == 0 && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np, lost = 0;
+        int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
+        int lost = 0;
         for (int i = 0; i < stride && !lost; i += MMV_BYTES) {
             mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
@@ -145,17 +216,24 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #else
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        int key = 2 * rank_of(x, cnt, np) + x->inposs[g];
+        int64_t key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
-    }
 #ifdef PRUNE
-    if (pass == 0 && best_key == 2 * rank_max + 1) break;
+        /* No possible secret reached key_max (pass 0 would have stopped), so in pass 1 nothing beats key_max - 1,
+         * the best rank for a guess that is not possible: the first one to reach it, ascending, is the answer. */
+        if (pass == 1 && best_key == key_max - 1) break;
 #endif
     }
+#ifdef PRUNE
+    if (pass == 0 && best_key == key_max) break;
+#endif
+    }
+done:
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0;
 #ifdef ROW_BATCH
     free(sp);
 #endif
+    free(terms);
     return best;
 }
 
@@ -172,70 +250,252 @@ static int choose(mm_ctx *x, const int *poss, int np) {
     }
 }
 
-/* Each game on its own: out[t] = guesses to find codes[targets[t]]. Returns 0, or -1 when out of memory. */
-int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
-               const int32_t *targets, int nt, uint8_t *out) {
-    mm_ctx ctx, *x = &ctx;
-    ctx_init(x, pins, colors, codes, counts, n, strategy);
-    int *poss = malloc(sizeof(int) * n);
-    if (!poss || !x->played || !x->inposs) return -1;
-    for (int t = 0; t < nt; t++) {
-        int secret = targets[t], np = n, guess = first, count = 1;
-        for (int i = 0; i < n; i++) poss[i] = i;
-        memset(x->played, 0, n);
-        x->played[first] = 1;
+/* -- threads: items 0..count) handed out one at a time to `threads` workers, each with its own context ---- */
+typedef struct {
+    const mm_ctx *proto;
+    int count, failed;
+    int next;
+    void *arg;
+    int (*fn)(mm_ctx *x, int item, void *arg); /* non-zero: stop handing out items */
+} pool_t;
+
+static void *pool_worker(void *p) {
+    pool_t *pool = p;
+    mm_ctx x = *pool->proto;
+    x.played = calloc(x.n, 1);
+    x.inposs = calloc(x.n, 1);
+    if (!x.played || !x.inposs) {
+        __atomic_store_n(&pool->failed, 1, __ATOMIC_RELAXED);
+    } else {
         for (;;) {
-            int sc = FILTER_SCORE(x, guess, secret);
-            if (sc == x->win) break;
-            int j = 0;
-            for (int i = 0; i < np; i++)
-                if (FILTER_SCORE(x, guess, poss[i]) == sc) poss[j++] = poss[i];
-            np = j;
-            guess = choose(x, poss, np);
-            x->played[guess] = 1;
-            count++;
+            int item = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED);
+            if (item >= pool->count || __atomic_load_n(&pool->failed, __ATOMIC_RELAXED)) break;
+            if (pool->fn(&x, item, pool->arg)) __atomic_store_n(&pool->failed, 1, __ATOMIC_RELAXED);
         }
-        out[t] = (uint8_t)count;
     }
+    ctx_free(&x);
+    return NULL;
+}
+
+/* Returns non-zero when an item failed (out of memory, or stopped). */
+static int run_pool(const mm_ctx *proto, int threads, int count, int (*fn)(mm_ctx *, int, void *), void *arg) {
+    pool_t pool = {proto, count, 0, 0, arg, fn};
+    pthread_t tid[64];
+    int t = threads < count ? threads : count, started = 0;
+    if (t > 64) t = 64;
+    for (; started < t - 1; started++)
+        if (pthread_create(&tid[started], NULL, pool_worker, &pool)) break;
+    pool_worker(&pool); /* the calling thread works too */
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    return pool.failed;
+}
+
+static int threads_or_cores(int threads) {
+    if (threads > 0) return threads;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+static int result(const mm_ctx *x, int failed) { return stopped(x) ? 1 : failed ? -1 : 0; }
+
+/* -- each game on its own ------------------------------------------------------------------------------- */
+typedef struct { int first; const int32_t *targets; uint8_t *out; int *poss_all; } each_arg;
+
+static int play_one(mm_ctx *x, int t, void *p) {
+    each_arg *a = p;
+    const int pins = x->pins, n = x->n;
+    int *poss = malloc(sizeof(int) * n);
+    if (!poss) return 1;
+    int secret = a->targets[t], np = n, guess = a->first, count = 1, played[MAX_DEPTH], nplayed = 1;
+    for (int i = 0; i < n; i++) poss[i] = i;
+    played[0] = guess;
+    x->played[guess] = 1;
+    for (;;) {
+        int sc = FILTER_SCORE(x, guess, secret);
+        if (sc == x->win) break;
+        int j = 0;
+        for (int i = 0; i < np; i++)
+            if (FILTER_SCORE(x, guess, poss[i]) == sc) poss[j++] = poss[i];
+        np = j;
+        guess = choose(x, poss, np);
+        if (guess < 0 || nplayed == MAX_DEPTH) break;
+        x->played[guess] = 1;
+        played[nplayed++] = guess;
+        count++;
+    }
+    for (int i = 0; i < nplayed; i++) x->played[played[i]] = 0;
     free(poss);
-    ctx_free(x);
+    if (guess < 0 || nplayed == MAX_DEPTH) return 1;
+    a->out[t] = (uint8_t)count;
+    __atomic_add_fetch(&x->status[0], 1, __ATOMIC_RELAXED);
     return 0;
 }
 
-/* One node of the tree of score histories: poss are the secrets consistent with the history, guess is played
- * now as guess number depth. Parts holding no wanted secret are not explored. */
-static void node(mm_ctx *x, const int *poss, int np, int guess, int depth, const uint8_t *want, uint8_t *out) {
+/* out[t] = guesses to find codes[targets[t]]. Returns 0, 1 when stopped, or -1 when out of memory. */
+int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
+               const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status) {
+    mm_ctx proto;
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    each_arg a = {first, targets, out, NULL};
+    int failed = run_pool(&proto, threads_or_cores(threads), nt, play_one, &a);
+    int r = result(&proto, failed);
+    ctx_free(&proto);
+    return r;
+}
+
+/* -- all games at once: the tree of score histories ----------------------------------------------------- */
+/* One node: poss are the secrets consistent with the history, guess is played now as guess number depth. Parts
+ * holding no wanted secret are not explored. Returns non-zero when stopped or out of memory. */
+static int node(mm_ctx *x, const int *poss, int np, int guess, int depth, const uint8_t *want, uint8_t *out) {
     const int pins = x->pins;
-    int start[129] = {0}, fill[129];
+    int start[129] = {0}, fill[129], failed = 0;
+    if (stopped(x) || depth > MAX_DEPTH) return 1;
     uint8_t *sc = malloc(np);
     int *parts = malloc(sizeof(int) * np);
+    if (!sc || !parts) { free(sc); free(parts); return 1; }
     for (int i = 0; i < np; i++) { sc[i] = (uint8_t)FILTER_SCORE(x, guess, poss[i]); start[sc[i]]++; }
     int acc = 0;
     for (int v = 0; v < 129; v++) { int c = start[v]; start[v] = fill[v] = acc; acc += c; }
     for (int i = 0; i < np; i++) parts[fill[sc[i]]++] = poss[i];
     free(sc);
     x->played[guess] = 1;
-    for (int v = 0; v < x->nvalid; v++) {
+    for (int v = 0; v < x->nvalid && !failed; v++) {
         int s = x->valid[v], lo = start[s], m = fill[s] - lo, wanted = 0;
         for (int i = lo; i < lo + m && !wanted; i++) wanted = want[parts[i]];
         if (!wanted) continue;
-        if (s == x->win) { out[guess] = (uint8_t)depth; continue; }
-        node(x, parts + lo, m, choose(x, parts + lo, m), depth + 1, want, out);
+        if (s == x->win) {
+            out[guess] = (uint8_t)depth;
+            __atomic_add_fetch(&x->status[0], 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        int next = choose(x, parts + lo, m);
+        failed = next < 0 || node(x, parts + lo, m, next, depth + 1, want, out);
     }
     x->played[guess] = 0;
     free(parts);
+    return failed;
 }
 
-/* All games at once: out[i] = guesses to find codes[i], for every i with want[i]. */
+/* The top of the tree is split into subtrees for the threads: a level's parts are found in order, their next
+ * guesses chosen in parallel, until there are enough subtrees; then whole subtrees run in parallel, the largest
+ * first. */
+typedef struct {
+    int *poss, np, guess, depth, path[MAX_DEPTH], npath;
+} subtree;
+
+typedef struct { subtree *items; const uint8_t *want; uint8_t *out; } tree_arg;
+
+static void mark(mm_ctx *x, const subtree *s, uint8_t on) {
+    for (int i = 0; i < s->npath; i++) x->played[s->path[i]] = on;
+}
+
+static int choose_item(mm_ctx *x, int i, void *p) {
+    subtree *s = ((tree_arg *)p)->items + i;
+    mark(x, s, 1);
+    s->guess = choose(x, s->poss, s->np);
+    mark(x, s, 0);
+    return s->guess < 0;
+}
+
+static int run_item(mm_ctx *x, int i, void *p) {
+    tree_arg *a = p;
+    subtree *s = a->items + i;
+    mark(x, s, 1);
+    int failed = node(x, s->poss, s->np, s->guess, s->depth, a->want, a->out);
+    mark(x, s, 0);
+    return failed;
+}
+
+static int larger_first(const void *a, const void *b) {
+    return ((const subtree *)b)->np - ((const subtree *)a)->np;
+}
+
+static void free_items(subtree *items, int count) {
+    for (int i = 0; i < count; i++) free(items[i].poss);
+    free(items);
+}
+
+/* The wanted parts of each item's guess, as new items with no guess yet; games won count and leave. */
+static subtree *split_level(mm_ctx *x, subtree *items, int count, const uint8_t *want, uint8_t *out, int *made) {
+    const int pins = x->pins;
+    int cap = 64, m = 0;
+    subtree *next = malloc(sizeof(subtree) * cap);
+    for (int i = 0; i < count && next; i++) {
+        subtree *s = items + i;
+        int size[129] = {0}, wanted[129] = {0}, slot[129];
+        for (int v = 0; v < 129; v++) slot[v] = -1;
+        uint8_t *sc = malloc(s->np);
+        if (!sc) { free_items(next, m); next = NULL; break; }
+        for (int j = 0; j < s->np; j++) {
+            sc[j] = (uint8_t)FILTER_SCORE(x, s->guess, s->poss[j]);
+            size[sc[j]]++;
+            wanted[sc[j]] |= want[s->poss[j]];
+        }
+        for (int v = 0; v < x->nvalid && next; v++) {
+            int score = x->valid[v];
+            if (!wanted[score]) continue;
+            if (score == x->win) {
+                out[s->guess] = (uint8_t)s->depth;
+                __atomic_add_fetch(&x->status[0], 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            if (m == cap) {
+                subtree *grown = realloc(next, sizeof(subtree) * (cap *= 2));
+                if (!grown) { free_items(next, m); next = NULL; break; }
+                next = grown;
+            }
+            subtree *c = next + m;
+            if (!(c->poss = malloc(sizeof(int) * size[score]))) { free_items(next, m); next = NULL; break; }
+            slot[score] = m++;
+            c->np = 0; c->guess = -1; c->depth = s->depth + 1;
+            memcpy(c->path, s->path, sizeof(int) * s->npath);
+            c->npath = s->npath;
+            c->path[c->npath++] = s->guess;
+        }
+        if (next)  /* fill the parts in ascending order of secrets, as node() does */
+            for (int j = 0; j < s->np; j++)
+                if (slot[sc[j]] >= 0) {
+                    subtree *c = next + slot[sc[j]];
+                    c->poss[c->np++] = s->poss[j];
+                }
+        free(sc);
+    }
+    *made = m;
+    return next;
+}
+
+/* out[i] = guesses to find codes[i], for every i with want[i]. Returns 0, 1 when stopped, or -1 when out of
+ * memory. */
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int first, const uint8_t *want, uint8_t *out) {
-    mm_ctx ctx, *x = &ctx;
-    ctx_init(x, pins, colors, codes, counts, n, strategy);
-    int *poss = malloc(sizeof(int) * n);
-    if (!poss || !x->played || !x->inposs) return -1;
-    for (int i = 0; i < n; i++) poss[i] = i;
-    node(x, poss, n, first, 1, want, out);
-    free(poss);
-    ctx_free(x);
-    return 0;
+                 int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
+    mm_ctx proto;
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    threads = threads_or_cores(threads);
+    subtree *items = malloc(sizeof(subtree));
+    int count = 1, failed = !items;
+    if (items) {
+        items[0].poss = malloc(sizeof(int) * n);
+        items[0].np = n; items[0].guess = first; items[0].depth = 1; items[0].npath = 0;
+        failed = !items[0].poss;
+        if (!failed) for (int i = 0; i < n; i++) items[0].poss[i] = i;
+    }
+    /* Split while the subtrees are too few to keep every thread busy to the end (or too large). */
+    while (!failed && threads > 1 && count > 0 && count < 16 * threads && items[0].depth < 4) {
+        int made = 0;
+        subtree *next = split_level(&proto, items, count, want, out, &made);
+        free_items(items, count);
+        items = next, count = made;
+        if (!items) { failed = 1; break; }
+        tree_arg a = {items, want, out};
+        failed = run_pool(&proto, threads, count, choose_item, &a);
+    }
+    if (!failed && count) {
+        qsort(items, count, sizeof(subtree), larger_first);
+        tree_arg a = {items, want, out};
+        failed = run_pool(&proto, threads, count, run_item, &a);
+    }
+    if (items) free_items(items, count);
+    int r = result(&proto, failed);
+    ctx_free(&proto);
+    return r;
 }
