@@ -182,7 +182,7 @@ def _remove_known():
 
 
 # 65,536 pairs keep the pure-Python families (seconds of list conversion at a million) inside the one-minute
-# default run; the figure of merit is measured with `swarbench run -k 'cards.*' -n 1048576`.
+# default run; the million-pair figure is measured with `swarbench run -k 'cards.*' -n 1048576`.
 DEFAULT_N = 1 << 16
 
 

@@ -2,7 +2,7 @@
 
 numba keys a cached function on its bytecode and on the values its closure captures; njit functions defined
 inside another function capture each other as dispatchers, which pickle differently in every process, so every
-worker compiled them again (about 6 s for numba-bfs). Defined here they refer to each other as module globals,
+worker compiled them again (seconds per family). Defined here they refer to each other as module globals,
 and ``cache=True`` compiles them once per machine. This module imports numba: jit.py imports it only inside
 ``prepare``, so a machine without numba can still list and run the other families.
 """
@@ -133,28 +133,24 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
 # their slots prefetched, then inserted without a branch on new or old), and the last two layers summed from
 # the per-row hash changes instead of being built. Scalar: the eight forms are eight ORs, not a register.
 #
-# What made it fast here, measured on the official tests (the sum of each test's best time; the previous
-# numba-fast took 79 ms, this one 36 ms; M cycles are of the time stamp counter, summed over the tests):
+# What it takes for numba to compile this well (docs/suites.md has the measurements):
 #  - array indexes cast to unsigned (U(...)): numba wraps a negative signed index around, which costs a shift,
-#    an AND and an add per access and kept LLVM from unrolling the loops;
+#    an AND and an add per access and keeps LLVM from unrolling the loops;
 #  - helpers inlined at numba's level (inline="always"): a call passes every array as seven words;
 #  - the row key of an empty cell without a loop: each cell's neighbours are read at fixed shifts (`nsh`), a
-#    missing neighbour at bit 40, always zero; empty cells and the lowest of them from small tables.
-#    These three together: a first chunked version took 118 ms, with them 64 ms.
+#    missing neighbour at bit 40, always zero; empty cells and the lowest of them from small tables;
 #  - the layer before the last sums its successors' hashes per parent in `hs`, then multiplies by the
-#    parent's counts once (it used to multiply per successor row): 48 -> 11 M cycles, 59 -> 43 ms.
+#    parent's counts once, not once per successor row;
 #  - a corner has one move and an edge at most four: four deltas are copied per cell, the centre's other
-#    seven only when it has more (29 -> 19 M cycles for the listing).
-#  - the probe loop's test as one integer comparison, and the minimum of the eight forms as a tree: LLVM made
-#    the last step of a chain of minimums a branch, mispredicted whenever symmetry 7 won (27 -> 25 M cycles).
-#  - a prefetch of each table slot (LLVM's prefetch intrinsic; numba has none): 47 -> 43 ms.
-# Tried and dropped: two symmetries per 64-bit OR (lanes 2j and 2j+1 side by side: no faster); touching the
-# slot with a real load instead of the prefetch (no faster than nothing).
+#    seven only when it has more;
+#  - the probe loop's test as one integer comparison, and the minimum of the eight forms as a tree: LLVM makes
+#    the last step of a chain of minimums a branch, mispredicted whenever symmetry 7 wins;
+#  - a prefetch of each table slot (LLVM's prefetch intrinsic; numba has none).
 U = np.uint64  # index type: unsigned indexes skip numba's negative-index wraparound
 CHUNK = 256
 SLACK = 128
-# table slots per parent, from TABLE_MIN up to TABLE_CAP (without the prefetch 8 measured better than 32; with it,
-# alike); arguments of the search rather than constants so that the tests can make layers outgrow their tables
+# table slots per parent, from TABLE_MIN up to TABLE_CAP (with the slot prefetch, larger tables gain nothing);
+# arguments of the search rather than constants so that the tests can make layers outgrow their tables
 TABLE_MIN, TABLE_MUL, TABLE_CAP = 4096, 8, 1 << 20
 
 
@@ -170,7 +166,7 @@ def prefetch(typingctx, arr, idx):
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
         # declared under its bare name: the full name carries the pointer type (.p0i8 with typed pointers, .p0
         # with opaque ones, which differ between LLVM versions), and LLVM's upgrader completes a bare one
-        # (checked here with llvmlite 0.50, LLVM 22)
+        # (checked with llvmlite 0.50, LLVM 22)
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                             "llvm.prefetch")
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])

@@ -7,10 +7,10 @@
   each empty cell come from a dict keyed by the neighbours' bits, as the write-up's lookup tables.
 - ``bfs-sym``: one canonical board per class of the eight symmetries, with eight counts (one per orientation).
   It stores about a third as many boards as ``bfs`` on the official tests (659,289 against 1,783,570) but runs
-  only about as fast (0.9x to 1.4x in our runs; it was 0.55x before its canonical forms and counts were read
-  with struct): the successors of a canonical layer, merged before canonicalisation, are still about three
-  quarters as many as ``bfs``'s boards (successors of different representatives rarely coincide), and
-  canonicalising one (eight forms, minimum, eight counts moved) costs about what the dict work it saves did.
+  only about as fast, even with its canonical forms and counts read with struct: the successors of a canonical
+  layer, merged before canonicalisation, are still about three quarters as many as ``bfs``'s boards (successors
+  of different representatives rarely coincide), and canonicalising one (eight forms, minimum, eight counts
+  moved) costs about what the dict work it saves.
 
 The breadth-first searches and the path walk report progress per layer (per first move) through
 swarbench.progress, which draws a bar in ``swarbench run`` while a case is checked (a no-op while timed).

@@ -6,7 +6,7 @@ other exactly, the way PokerStove answers; or the 169 starting-hand classes agai
 - ``swarbench poker equity AdAc KhKs``, ``... AdAc "QQ+, AKs, AQo+, 76s"``, ``... AhKh 2d2c 5c6c``: two to ten
   players, each a hand or a range, over every board completing ``--board`` (a poker.versus implementation per
   distinct matchup; matchups equal up to a renaming of suits are enumerated once and counted as many times).
-- ``swarbench poker classes``: the exact equity of all 169 starting-hand classes against one random hand, here or
+- ``swarbench poker classes``: the exact equity of all 169 starting-hand classes against one random hand, locally or
   spread over a Dask cluster (classes169.py).
 """
 import sys
@@ -45,7 +45,7 @@ def add_arguments(parser) -> None:
     fleet_options.add_arguments(parser)
     parser.add_argument("--impl", default=None,
                         help="a poker.equity implementation (one hand) or poker.versus one (hands against hands); "
-                             "default: the fastest here")
+                             "default: the fastest one that runs locally")
 
 
 def _pick(registry, name):
@@ -169,7 +169,7 @@ def versus_table(players, hands, acc, games) -> str:
 
 def run_classes(args) -> int:
     """The 169-class table: all boards, checked against the data file; or the first --boards boards, checked
-    against the plain evaluator on the same boards (both computed the same way, here or over the cluster)."""
+    against the plain evaluator on the same boards (both computed the same way, locally or over the cluster)."""
     from swarbench.fleet_divisible import compute
 
     from . import classes169

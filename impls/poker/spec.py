@@ -347,7 +347,7 @@ def colex_subset(index: int, k: int) -> list[int]:
 
 def board_slice(hero: int, n: int) -> np.ndarray:
     """A fixed, evenly spaced slice of n boards (every k-th of the talk's order), so it spans every rank.
-    Each board is unranked directly: the default workload does not build the 2,118,760 boards (3 s)."""
+    Each board is unranked directly: the default workload does not build the 2,118,760 boards (seconds of work)."""
     free = free_cards(hero)
     total = math.comb(len(free), 5)
     n = max(1, min(n, total))

@@ -3,9 +3,9 @@
  * cannot pull them from L3 as fast as two can, so the second core is what lowers ns/op there; small batches
  * are not split (the caller passes threads = 1), since handing work over costs more than they take.
  *
- * The helper threads are started once and kept: starting and joining a thread per call cost 13 us at best and
- * 51 us on average here, a tenth of a million-pair call. Between calls a helper yields the core a few thousand
- * times (a few milliseconds: back-to-back calls find it awake), then sleeps on a condition variable. */
+ * The helper threads are started once and kept: starting and joining a thread per call costs a noticeable share
+ * of a million-pair call. Between calls a helper yields the core a few thousand times (a few milliseconds:
+ * back-to-back calls find it awake), then sleeps on a condition variable. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>

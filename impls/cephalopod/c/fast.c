@@ -5,14 +5,13 @@
  * state array and a count array of eight uint32 per state (the paths reaching each orientation of the
  * canonical board), index 0 unused; counts wrap modulo 2^32, a multiple of 2^30.
  *
- * What this file does beyond c/avx2.c (times: the twelve official tests, the sum of each test's best of 20 runs,
- * called from C on the 2-core Xeon this was written on; each against the state just before the change):
+ * What this file does beyond c/avx2.c (docs/suites.md has the measurements behind each step):
  *  - step 7 and 16: every buffer is an anonymous mapping made by fast_reserve(), called in prepare, at the largest
- *    size the searches here need, and its pages are written there (TOUCH); a solve maps nothing unless a layer
- *    outgrows the reservation. -DTOUCH=0 leaves the pages to be zero-filled at their first use (step 7 alone);
- *    -DFRESH_MAPS=1 gives the state before step 7 (every solve maps, grows and returns its buffers).
+ *    size the suite's searches need, and its pages are written there (TOUCH); a solve maps nothing unless a
+ *    layer outgrows the reservation. -DTOUCH=0 leaves the pages to be zero-filled at their first use (step 7
+ *    alone); -DFRESH_MAPS=1 gives the state before step 7 (every solve maps, grows and returns its buffers).
  *  - step 17, -DNT_MOVES=1: the move list written with non-temporal stores. The write-up's list held a whole
- *    layer; here a chunk of the list is read back at once from L1, so streaming it to memory can only cost.
+ *    layer; this one is read back a chunk at a time from L1, so streaming it to memory can only cost.
  *  - the prefetch distance: a chunk of CHUNK moves is canonicalised (each slot prefetched) before any is
  *    inserted, so a slot is prefetched up to CHUNK insertions ahead (-DCHUNK=32 and 1024 beside 256).
  *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board, a layer
@@ -26,32 +25,24 @@
  *  - the write-up's move list (steps 4, 12, 13), in chunks of CHUNK moves that stay in L1: the moves of the
  *    next parents are listed (each empty cell's row of deltas is copied whole, 8 lanes, and the list
  *    advances by the row's count, so no branch depends on how many moves a cell has), then every move is
- *    canonicalised and its slot prefetched, then the chunk is inserted (against a ring of canonical moves
- *    inserted 8 moves after their prefetch: 28.5 -> 24 ms).
+ *    canonicalised and its slot prefetched, then the chunk is inserted, so a slot's load has a chunk's
+ *    work to arrive in.
  *  - the table is sized for a load of 1/16 (TABLE_MUL) of the parents, up to TABLE_CAP slots (and never
  *    under 4 per parent): with linear probing, a board found past its first slot costs a mispredicted
- *    branch after a load; at 1/4 that happened on 11.5% of the insertions, at 1/16 on about 3% (18 -> 17 ms
- *    now; 1/8: 17.2 ms, 1/32: alike). Four-slot buckets compared in one AVX2 load were slower (29 ms against
- *    24 then): the load of a bucket that the previous insertion has just written to waits for the store.
+ *    branch after a load, and a low load makes that rare. Not buckets of four slots compared in one AVX2
+ *    load: the load of a bucket that the previous insertion has just written to waits for the store.
  *  - insertion without a data-dependent branch but the rare probe: the index of a new board is m + 1 by a
  *    conditional move, its board is written to states[m + 1] whether new or not (overwritten by the next
  *    new one otherwise), and the count row m + 1 is kept zeroed ahead, so a new board's counts are added to
- *    zeros like an old one's. A branch on "new or not" (37% new) cost ~10 M cycles per run of the tests, and
- *    so did the probe loop's test while gcc split it into two branches, the first one "same board?" (see
- *    other_board(): one comparison, 20 -> 18 ms). The insertions are a function of their own, and the chunk's
- *    canonical moves one 2-D array: in build_layer gcc kept the layer's size m on the stack, a load and a
- *    store in the chain of every insertion (18 -> 17 ms).
+ *    zeros like an old one's: a branch on "new or not" (37% of the moves are new) mispredicts often. The
+ *    probe loop's test is one comparison (other_board()): gcc split the obvious test into two branches. The
+ *    insertions are a function of their own, and the chunk's canonical moves one 2-D array: inlined into
+ *    build_layer, gcc kept the layer's size m on the stack, a load and a store in every insertion's chain.
  *  - beyond the write-up: the base-10 hash is linear in the cells, so the hashes of all successors of a
  *    board (all eight orientations) are (number of moves) x (its own hashes) + a per-(cell, neighbours) row
  *    summed over its empty cells (tables.row_hash_changes). The last layer is then one pass over its parents,
  *    and the layer before it one pass over its moves, with no canonical form, hash table or insertion.
- * Tried and dropped: prefetching the count rows of boards already in the table before the insertions (a
- * pass over the chunk: 19.5 -> 25 ms); moving from one parent to the next without a branch in the listing
- * (each step then waits for the load of the next board: 19.5 -> 21.5 ms); four listing steps per board
- * whatever its empty cells (85% have one to four; 18 -> 20 ms); parents visited by their number of empty
- * cells, so that the loop over the cells predicts (the listing lost 2.7 M cycles, the sort and the scattered
- * parents cost more: 18 -> 19.5 ms); huge pages for the table (no change); a stronger slot hash (as many
- * probes as the write-up's multiply-xorshift); chunks of 128 or 512 moves (alike).
+ * Ideas tried and dropped, with their measurements, are listed in docs/suites.md.
  */
 #include <immintrin.h>
 #include <stdint.h>
