@@ -61,7 +61,7 @@ except ImportError:  # not a Unix: no fault counts
 
 def _minor_faults() -> int:
     """Pages the kernel has mapped for this process so far (zero-filled on a first write): what steps 7 and 16
-    save a solve shows here whatever else the machine runs, where a time does not. 0 where nothing counts them."""
+    save a solve shows in them whatever else the machine runs, where a time does not. 0 where nothing counts them."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
 
 
@@ -210,7 +210,7 @@ FAST_VARIANTS = [
      "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
      "so the kernel zero-fills every page it uses during the solve, again after every growth"),
     ("c-fast-mmap", ("-DTOUCH=0",), True,
-     "step 7: buffers mapped once at the largest size a search needs here and kept; each page is zero-filled at "
+     "step 7: buffers mapped once at the largest size the searches need and kept; each page is zero-filled at "
      "its first use, which is the first (untimed) call"),
     ("c-fast", (), True,
      "step 16: + every page of those buffers written in prepare, before any solve"),
