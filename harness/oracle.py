@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 # A batch whose verification call takes this long is a long batch: seconds of pure Python with nothing left to
 # warm. It is timed cold, once per worker, and only by as many workers as --min-rounds asks for; the worker
-# that verified it counts its verification call as that sample (swarbench.bench.plugin, swarbench.engine).
+# that verified it counts its verification call as that sample (swarbench.bench.timing, swarbench.engine).
 LONG_BATCH_S = 0.5
 
 

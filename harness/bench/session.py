@@ -131,7 +131,7 @@ class Session:
         if item.first:
             verdict = checking.verify_probe(probe)
             line = ResultLine.of(case_id, self.options.worker, probe, verdict, "empty", 1, 0, {})
-            line.suite, line.baseline, line.unit = "harness", "", "empty call"
+            line.suite, line.baseline, line.unit = "swarbench", "", "empty call"
             if verdict.status != oracle.PASS:
                 self._finish(line, case_id, f"{verdict.status} {verdict.reason}")
                 pytest.skip(verdict.reason)
