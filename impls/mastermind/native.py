@@ -199,8 +199,8 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
     on a worker thread (cffi lets go of the GIL during the call) while this thread reports its progress; Ctrl-C
     here sets status[1], waits for the search to stop (well within a second) and is raised again.
 
-    This thread waits by sleeping and reading a flag, not in Thread.join: a join that a KeyboardInterrupt breaks
-    into can take the thread for finished while the C search still runs on memory the interpreter then frees."""
+    This thread waits on an Event, not in Thread.join: a join that a KeyboardInterrupt breaks into can take the
+    thread for finished while the C search still runs on memory the interpreter then frees."""
     status[:] = 0
     rc = []
     done = threading.Event()
@@ -213,8 +213,7 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
 
     threading.Thread(target=work, daemon=True).start()
     try:
-        while not done.is_set():
-            time.sleep(POLL_S)
+        while not done.wait(POLL_S):  # returns as soon as the search ends: no poll interval added to a timing
             progress.advance(int(status[0]), total, "games")
     except KeyboardInterrupt:
         status[1] = 1
@@ -224,6 +223,7 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
             except KeyboardInterrupt:  # a second Ctrl-C while the search stops changes nothing
                 pass
         raise
+    progress.advance(int(status[0]), total, "games")  # the last count always reaches the reporter
     if rc[0] == 1:
         raise KeyboardInterrupt  # stopped from outside this thread: report it as the interruption it was
     if rc[0]:
