@@ -138,9 +138,7 @@ def load(path: Path):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise UsageError(f"{path}: column {col} holds {frame[col].iloc[i]!r} (line {i + 2}), not a number")
             frame[col] = numbers
-    for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
-        frame[col] = frame[col].fillna("")
-    return frame
+    return _blank_texts(frame)
 
 
 def _from_records(folder: Path):
@@ -148,7 +146,11 @@ def _from_records(folder: Path):
     one), built as the run would have built it."""
     from swarbench.results.frame import frame_from_records
 
-    frame = frame_from_records(read_records(folder / RECORDS), folder.name, machine_of(folder))
+    return _blank_texts(frame_from_records(read_records(folder / RECORDS), folder.name, machine_of(folder)))
+
+
+def _blank_texts(frame):
+    """Free-text columns left empty read as "" (not NaN), as renderers join them."""
     for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
         frame[col] = frame[col].fillna("")
     return frame
