@@ -157,7 +157,9 @@ def _blank_texts(frame):
 
 
 def machine_of(run_dir: Path) -> dict[str, Any]:
+    """The machine a run was made on; {} for a machine.json that is missing or not what a run writes."""
     try:
-        return json.loads((run_dir / MACHINE).read_text())
-    except (OSError, json.JSONDecodeError):
+        machine = json.loads((run_dir / MACHINE).read_bytes())
+    except (OSError, ValueError):  # (undecodable bytes and bad JSON are both ValueErrors)
         return {}
+    return machine if isinstance(machine, dict) else {}
