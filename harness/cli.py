@@ -32,7 +32,8 @@ class Parser(argparse.ArgumentParser):
 
 # Counts above these are no request a machine can carry out: refused as bad input, not tried for days
 LARGEST_SIZE = 2**62  # operations per batch; anything near it is refused by the memory check anyway
-LARGEST_COUNT = 10**6  # rounds, passes, workers
+LARGEST_COUNT = 10**6  # rounds
+LARGEST_STAGES = 1000  # workers and passes: each is a stretch of the whole run
 
 
 def whole_number(text: str, least: int, largest: int, what: str) -> int:
@@ -64,6 +65,14 @@ def positive_int(text: str, largest: int = LARGEST_COUNT) -> int:
 
 def nonnegative_int(text: str) -> int:
     return whole_number(text, 0, LARGEST_COUNT, "a whole number (0 or more)")
+
+
+def stage_count(text: str) -> int:
+    return positive_int(text, LARGEST_STAGES)
+
+
+def extra_stages(text: str) -> int:
+    return whole_number(text, 0, LARGEST_STAGES, "a whole number (0 or more)")
 
 
 def batch_size(text: str) -> int:
@@ -139,14 +148,14 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     p.add_argument("--param", action="append", default=[], type=name_value, metavar="NAME=VALUE",
                    help="a parameter of the workloads that declare it, e.g. --param hero='7h 2c' (repeatable; "
                         "`swarbench list` shows each workload's parameters and defaults)")
-    p.add_argument("--processes", "-p", type=positive_int, default=2, metavar="P",
+    p.add_argument("--processes", "-p", type=stage_count, default=2, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
                         "samples are merged (default 2; batches over 0.5 s are timed only by the first "
                         "--min-rounds workers)")
-    p.add_argument("--passes", type=positive_int, default=6, metavar="K",
+    p.add_argument("--passes", type=stage_count, default=6, metavar="K",
                    help="in each worker, go through the whole run K times, each workload's implementations "
                         "reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)")
-    p.add_argument("--settle", type=nonnegative_int, default=0, metavar="K",
+    p.add_argument("--settle", type=extra_stages, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
                         "more than 10%%, long batches aside (default 0)")
     p.add_argument("--keep-slowed", action="store_true",

@@ -50,7 +50,8 @@ class Workload:
 
     ``size`` is N, the number of operations one batch call performs (what ns/op divides by).
     ``inputs`` is whatever the kernel's generator returns: usually a dict of NumPy arrays in the kernel's
-    canonical layout. Implementations must treat it as read-only and convert it in ``prepare``.
+    canonical layout. A run hands it over read-only (``read_only``: every implementation shares it); convert it
+    in ``prepare``.
     """
 
     kernel: str

@@ -58,6 +58,7 @@ def one_line(proc: subprocess.CompletedProcess, code: int, *words: str) -> str:
     (["run", "--sizes", "1e3,1e400"], ["--sizes", "'1e400' is too large"]),
     (["run", "--min-rounds", "1e999"], ["--min-rounds", "'1e999' is too large"]),
     (["run", "--processes", "1e30"], ["--processes", "too large"]),
+    (["run", "--passes", "1e6"], ["--passes", "too large"]),
     (["run", "--seed", "-1"], ["--seed", "'-1'"]),
     (["run", "--max-time", "inf"], ["--max-time", "'inf' is not a finite number"]),
     (["run", "--timeout", "nan"], ["--timeout", "'nan'"]),
@@ -223,6 +224,14 @@ def test_report_on_words_in_numeric_columns_is_one_line(tmp_path):
     frame.loc[0, "ns_per_op_median"] = "fast"
     frame.to_csv(folder / "results.csv", index=False)
     assert_one_line_error(swarbench("report", str(folder), env=env), "ns_per_op_median", "'fast'")
+
+
+@pytest.mark.parametrize("machine", [b"\xff\xfe not text", b"[1, 2]"])
+def test_a_machine_file_that_is_not_one_is_an_unknown_machine(tmp_path, machine):
+    env, folder = _saved_run(tmp_path)
+    (folder / "machine.json").write_bytes(machine)
+    shown = swarbench("report", str(folder), env=env)
+    assert shown.returncode == 0 and "naive" in shown.stdout and "Traceback" not in shown.stderr, shown.stderr
 
 
 def test_report_and_compare_render_a_folder_with_records_only_and_a_cut_last_line(tmp_path):

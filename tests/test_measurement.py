@@ -656,6 +656,7 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
 
 
 INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
+    import signal
     import time
     from swarbench.suites.cards.spec import reference_contains
 
@@ -668,7 +669,7 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
         def __call__(self):
             self.calls += 1
             if self.calls == 4:
-                raise KeyboardInterrupt
+                signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)
             time.sleep(0.06)
             return self.out
 """)
@@ -676,8 +677,9 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
 
 # What a Ctrl-C that lands inside a Numba-compiled call turns into: an error whose cause is the interrupt.
 INTERRUPTS_DRESSED = INTERRUPTS.replace(
-    "raise KeyboardInterrupt",
-    'raise SystemError("CPUDispatcher(...) returned a result with an exception set") from KeyboardInterrupt()')
+    "signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)",
+    'try:\n                signal.raise_signal(signal.SIGINT)\n            except KeyboardInterrupt as k:\n'
+    '                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from k')
 
 
 @pytest.mark.parametrize("plugin", [INTERRUPTS, INTERRUPTS_DRESSED], ids=["ctrl-c", "ctrl-c-as-an-error"])

@@ -97,7 +97,8 @@ class Session:
         except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception, pytest.exit.Exception):
             raise
         except SystemExit as exc:  # the implementation ended its process: a crash, as os._exit would be
-            self._said_lost(case, finished, oracle.Verdict("CRASH", f"the implementation called sys.exit({exc.code!r})"))
+            crash = oracle.Verdict("CRASH", f"the implementation called sys.exit({exc.code!r})")
+            self._said_lost(case, finished, crash)
             pytest.fail(f"CRASH: sys.exit({exc.code!r})", pytrace=False)
         except KeyboardInterrupt:
             if self.signalled:  # the user's: the worker stops and keeps what it measured
@@ -106,7 +107,8 @@ class Session:
                                                                          "pressed)"))
             pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
         except Exception as exc:
-            raise_if_interrupted(exc)  # a Ctrl-C in compiled code: the worker stops and keeps what it measured
+            if self.signalled:  # a Ctrl-C in compiled code: the worker stops and keeps what it measured
+                raise_if_interrupted(exc)
             # an error in the harness or a kernel's own code: said, not lost
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
                                                                          f"{oracle.describe_error(exc)}"))
@@ -236,14 +238,17 @@ class Session:
 
     def flush_unfinished(self) -> None:
         """The cases a stopped worker (Ctrl-C, pytest's -x) left between passes: each gets its result line with
-        the samples of the passes it finished, so nothing measured is lost. A case another worker verified keeps
-        them only if its last timed output is right."""
+        the samples of the passes it finished, so nothing measured is lost: those whose last timed output is
+        right (one that cannot even be checked is left out, and the others still get theirs)."""
         for case_id, timing in list(self.timings.items()):
             del self.timings[case_id]
             if not timing.line.samples_s:
                 continue
-            kernel = self.registry.kernels[timing.case.kernel]
-            if checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
+            kernel = self.registry.kernels.get(timing.case.kernel)  # (none for an empty-call probe: no answer)
+            try:
+                if kernel and checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
+                    continue
+            except Exception:
                 continue
             timing.line.reason = f"stopped after {timing.passes_done} of {timing.passes} passes"
             self._finish(timing.line, timing.label, timing.line.median_text())

@@ -171,9 +171,7 @@ def migrate(frame, path: Path):
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise UsageError(f"{path}: column {col} holds {frame[col].iloc[i]!r} (line {i + 2}), not a number")
             frame[col] = numbers
-    for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
-        frame[col] = frame[col].fillna("")
-    return frame
+    return _blank_texts(frame)
 
 
 def _from_records(folder: Path):
@@ -181,7 +179,11 @@ def _from_records(folder: Path):
     one), built as the run would have built it."""
     from swarbench.results.frame import frame_from_records
 
-    frame = frame_from_records(read_records(folder / RECORDS), folder.name, machine_of(folder))
+    return _blank_texts(frame_from_records(read_records(folder / RECORDS), folder.name, machine_of(folder)))
+
+
+def _blank_texts(frame):
+    """Free-text columns left empty read as "" (not NaN), as renderers join them."""
     for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
         frame[col] = frame[col].fillna("")
     return frame
@@ -197,7 +199,9 @@ def _format_of(value):
 
 
 def machine_of(run_dir: Path) -> dict[str, Any]:
+    """The machine a run was made on; {} for a machine.json that is missing or not what a run writes."""
     try:
-        return json.loads((run_dir / MACHINE).read_text())
-    except (OSError, json.JSONDecodeError):
+        machine = json.loads((run_dir / MACHINE).read_bytes())
+    except (OSError, ValueError):  # (undecodable bytes and bad JSON are both ValueErrors)
         return {}
+    return machine if isinstance(machine, dict) else {}
