@@ -225,17 +225,8 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
 
     for name, command in sorted(reg.commands.items()):
         named = argv is None or name in argv  # a command's own options are built only where it is used
-        if named:
-            try:  # tried on a parser of its own first: one that raises must not leave a half-built command behind
-                command.add_arguments(Parser(prog=f"swarbench {name}"))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:
-                reg.failures.append(registry_mod.PluginFailure(reg.owners.get(f"command:{name}", "?"),
-                                                               f"the arguments of command {name!r}",
-                                                               registry_mod.one_line(exc)))
-                reg.commands.pop(name)
-                continue
+        if named and not arguments_build(reg, name):
+            continue
         p = sub.add_parser(name, help=command.help, description=command.help)
         if named:
             command.add_arguments(p)
@@ -244,8 +235,27 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     return parser
 
 
+def arguments_build(reg, name: str) -> bool:
+    """Whether plugin command ``name`` can build its options; one that raises is withdrawn and recorded as its
+    plugin's failure. Tried on a parser of its own, so a half-built command is never left behind."""
+    try:
+        reg.commands[name].add_arguments(Parser(prog=f"swarbench {name}"))
+        return True
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        reg.failures.append(registry_mod.PluginFailure(reg.owners.get(f"command:{name}", "?"),
+                                                       f"the arguments of command {name!r}",
+                                                       registry_mod.one_line(exc)))
+        reg.commands.pop(name)
+        return False
+
+
 def cmd_list(args, reg) -> int:
     from swarbench import features
+
+    for name in sorted(reg.commands):  # list is where a command that cannot even be parsed shows up
+        arguments_build(reg, name)
 
     out = []
     for suite in sorted({k.suite for k in reg.kernels.values()}):

@@ -73,7 +73,7 @@ def test_out_of_range_arguments_are_one_line_naming_the_option(env, args, words)
 def test_a_plugin_that_calls_sys_exit_on_import_is_a_failed_plugin(tmp_path):
     env = fault_env(tmp_path, "exit_on_import")
     proc = swarbench("list", "-k", "cards.contains", env=env)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # listed, and a plugin that failed to load is an error
     assert "plugin 'exitonimport' failed in import: called sys.exit(3)" in proc.stdout
     assert "cards.contains" in proc.stdout
 
@@ -86,7 +86,7 @@ def test_a_plugin_command_that_raises_is_one_line_naming_plugin_and_command(tmp_
 def test_a_plugin_command_whose_arguments_raise_is_withdrawn_and_named(tmp_path):
     env = fault_env(tmp_path, "commands")
     listed = swarbench("list", "-k", "cards.contains", env=env)
-    assert listed.returncode == 0 and "'fault-arguments'" in listed.stdout and "cannot add" in listed.stdout
+    assert listed.returncode == 1 and "'fault-arguments'" in listed.stdout and "cannot add" in listed.stdout
     assert_one_line_error(swarbench("fault-arguments", env=env), "invalid choice: 'fault-arguments'")
 
 

@@ -158,6 +158,11 @@ def fmt_seconds(s: float) -> str:
     return f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
 
 
+def size_text(n) -> str:
+    """A batch's operation count for a heading; a row that failed before its size was known has none."""
+    return f"{int(n):,}" if n == n and n is not None else "unknown"
+
+
 def fmt_cell(value) -> str:
     """A suite section's cell: whole numbers with thousands separators, other numbers to four significant
     digits (one decimal from 100 up), missing ones blank; anything else as it is."""

@@ -3,7 +3,7 @@ commits with its interval, and a table with the change `compare` found from the 
 red). It lays out swarbench.history's model; nothing is computed here."""
 from __future__ import annotations
 
-from swarbench.render import fmt_time, fmt_time_interval, time_unit
+from swarbench.render import fmt_time, fmt_time_interval, size_text, time_unit
 from swarbench.render.html_page import CSS, _e
 from swarbench.render.svg import Series, series_chart
 from swarbench.render.tables import fmt_change, verdict
@@ -38,7 +38,7 @@ def render(machines, generated: str) -> str:
         for line in m.lines:
             kernels.setdefault((line.kernel, line.workload, line.n), []).append(line)
         for (kernel, workload, n), lines in kernels.items():
-            out.append(f"<h3>{_e(kernel)} <small>{_e(workload)}, n = {n:,}</small></h3>")
+            out.append(f"<h3>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}</small></h3>")
             series = [Series(line.implementation, [(p.slot, p.median, p.low, p.high, verdict(p.change) == "slower")
                                                    for p in line.points]) for line in lines]
             out.append(series_chart(m.commits, series, "time per op (log scale) by commit, oldest left"))

@@ -10,7 +10,7 @@ import html
 import math
 
 from swarbench.model import LineChart
-from swarbench.render import RunView, column_title, scaling_series, steadiness_lines
+from swarbench.render import RunView, column_title, scaling_series, size_text, steadiness_lines
 from swarbench.render import tables
 from swarbench.render.summary import Summary, change_of, samples_of, strip_points, summarize
 from swarbench.render.svg import DotRow, dot_chart, family_color, family_key
@@ -94,7 +94,7 @@ def _caveats(s: Summary, view: RunView) -> list[str]:
 
 
 def _contents(s: Summary, view: RunView) -> list[str]:
-    items = [f"<li><a href='#{tag}'>{_e(k)} <small>{_e(w)}, n={n:,}</small></a></li>" for (k, w, n), tag, _ in s.groups]
+    items = [f"<li><a href='#{tag}'>{_e(k)} <small>{_e(w)}, n={size_text(n)}</small></a></li>" for (k, w, n), tag, _ in s.groups]
     items += [f"<li><a href='#scaling-{i}'>{_e(k)}: scaling</a></li>" for i, ((k, w), _) in
               enumerate(scaling_series(view.frame))]
     items += [f"<li><a href='#section-{i}'>{_e(sec.title)}</a></li>" for i, sec in enumerate(view.sections)]
@@ -115,7 +115,7 @@ def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     title = "time per op, log scale" + ("" if kernel == "swarbench.overhead" else f" (one op = one {first['unit']})")
     header, rows, statuses = tables.compact(group, view, s)
     numeric = [False, False, True, True, True, True, False, True][:len(header)]
-    out = [f"<section id='{tag}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {n:,}; one op = one "
+    out = [f"<section id='{tag}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
            f"{_e(first['unit'])}</small></h2>", dot_chart(dots, title, families)]
     if rows:
         out.append(_table(header, rows, numeric, ["bad" if st != "PASS" else "" for st in statuses]))

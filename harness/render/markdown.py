@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from swarbench.render import RunView, fmt_cell, steadiness_lines
+from swarbench.render import RunView, fmt_cell, size_text, steadiness_lines
 from swarbench.render import tables
 from swarbench.render.summary import summarize
 
@@ -49,7 +49,7 @@ def render(view: RunView) -> str:
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
         out += [x for line in steadiness_lines(view) for x in _bullet(f"Steadiness: {line}.")]
     for (kernel, workload, n), _, group in s.groups:
-        out += ["", f"## {kernel}: {workload}, n = {n:,} (one op = one {group.iloc[0]['unit']})", ""]
+        out += ["", f"## {kernel}: {workload}, n = {size_text(n)} (one op = one {group.iloc[0]['unit']})", ""]
         header, rows, _ = tables.compact(group, view, s)
         if rows:
             out += table(header, rows, [False, False, True, True, True, True, False, True])

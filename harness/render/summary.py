@@ -115,7 +115,7 @@ def summarize(view: RunView) -> Summary:
         passed = group[group["status"] == "PASS"]
         failed = [view.label(r) for _, r in group.iterrows() if r["status"] in FAILED and not r["expected_to_fail"]]
         if passed.empty:
-            boards.append(Board(kernel, workload, int(n), str(group.iloc[0]["unit"]), tag, "", "", *[math.nan] * 3,
+            boards.append(Board(kernel, workload, n, str(group.iloc[0]["unit"]), tag, "", "", *[math.nan] * 3,
                                 "", *[math.nan] * 3, "", math.nan, "nothing passed", "", failed))
             continue
         best = passed.iloc[0]

@@ -3,7 +3,7 @@ table of a kernel (about seven columns), the rest of its columns, and a suite se
 from __future__ import annotations
 
 from swarbench.render import (RunView, column_title, fmt_cell, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds,
-                              fmt_speedup, fmt_time, fmt_time_interval, is_number, time_unit)
+                              fmt_speedup, fmt_time, fmt_time_interval, is_number, size_text, time_unit)
 from swarbench.render.summary import Board, Summary, change_of
 
 NOT_TIMED = {"SKIP": "not run here", "FAIL": "WRONG ANSWER", "ERROR": "error", "CRASH": "crashed",
@@ -34,7 +34,7 @@ def scoreboard(summary: Summary) -> tuple[list, list]:
     for b in summary.boards:
         unit = time_unit(b.median)
         time = f"{fmt_time(b.median, unit)} {fmt_time_interval(b.low, b.high, unit)}".strip() if b.fastest else "-"
-        rows.append([b.kernel, f"{b.workload}, n={b.n:,}", b.fastest or "(none passed)", time,
+        rows.append([b.kernel, f"{b.workload}, n={size_text(b.n)}", b.fastest or "(none passed)", time,
                      f"{fmt_speedup(b.speedup)} over {b.baseline}" if b.speedup == b.speedup else "-",
                      _vs_c(b), b.steadiness + (f" [{b.marks}]" if b.marks else "")])
     return header, rows
@@ -93,8 +93,12 @@ def details(group, view: RunView) -> tuple[list, list]:
 
 
 def not_timed_lines(group, view: RunView) -> list[str]:
-    """One line per kind of row that was not timed: wrong on purpose (each), and skipped (by reason)."""
+    """One line per kind of row that was not timed: wrong or broken (each, with its whole reason, which the
+    table cuts short), wrong on purpose (each), and skipped (by reason)."""
     out = []
+    for _, r in group.iterrows():
+        if r["status"] not in ("PASS", "SKIP") and not r["expected_to_fail"]:
+            out.append(f"{view.label(r)}: {NOT_TIMED.get(r['status'], r['status'])}: {r['reason']}")
     for _, r in group.iterrows():
         if r["expected_to_fail"] and r["status"] != "PASS":
             out.append(f"{view.label(r)}: {r['status']} as expected (kept wrong on purpose: "

@@ -7,7 +7,7 @@ import textwrap
 
 from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_speedup, fmt_time, fmt_time_interval,
                               operation_name, steadiness_lines, time_unit)
-from swarbench.render import tables
+from swarbench.render import size_text, tables
 from swarbench.render.summary import change_of, summarize
 
 WIDTH = 120
@@ -85,7 +85,7 @@ def render(view: RunView) -> str:
                 out += _wrap(f"{b.kernel}: WRONG ANSWERS from {', '.join(b.failed)}", "    ", "  ! ")
     for (kernel, workload, n), _, group in s.groups:
         first = group.iloc[0]
-        out += ["", f"{kernel}  {workload}, n={n:,}  (one op = one {first['unit']})"]
+        out += ["", f"{kernel}  {workload}, n={size_text(n)}  (one op = one {first['unit']})"]
         header, rows, numeric, lines = _kernel_rows(group, view, s)
         if rows:
             out += _lines(header, rows, numeric, "  ")

@@ -150,6 +150,8 @@ def popcount_table(frame: pd.DataFrame) -> Optional[ReportSection]:
 
 def versus_table(frame: pd.DataFrame) -> Optional[ReportSection]:
     """Hands against hands: every implementation's equity per hand beside the published figure, and its speed."""
+    import pandas as pd
+
     from swarbench.results import summary_of
 
     from .versus import LCM, published
