@@ -84,6 +84,8 @@ class Workload:
     def digest(self) -> str:
         """A hash of the inputs' contents: what a write that bypasses the read-only flag (C code given the
         arrays' address) changes."""
+        import numpy as np
+
         h = hashlib.blake2b(digest_size=16)
         for array in _arrays(self.inputs):
             h.update(f"{array.dtype.str}{array.shape}".encode())
@@ -95,6 +97,8 @@ class Workload:
 
 def _arrays(inputs: Any) -> list:
     """Every NumPy array in ``inputs`` (inside dicts, lists and tuples), in a fixed order."""
+    import numpy as np
+
     if isinstance(inputs, np.ndarray):
         return [inputs]
     if isinstance(inputs, dict):
@@ -106,6 +110,8 @@ def _arrays(inputs: Any) -> list:
 
 def _without_arrays(inputs: Any) -> Any:
     """``inputs`` with each array replaced by a placeholder: the rest of what a digest covers."""
+    import numpy as np
+
     if isinstance(inputs, np.ndarray):
         return "<array>"
     if isinstance(inputs, dict):
@@ -194,6 +200,8 @@ def dtype_mismatch(expected: Any, got: Any) -> Optional[Mismatch]:
     """Outputs of another kind than the reference's are wrong, not converted: a bool kernel's 0.5 cast to True
     would pass. Integers of another width or sign pass when every value fits (a list of Python ints stands for
     a uint64 array); booleans stand only for booleans, floats only for floats."""
+    import numpy as np
+
     if not isinstance(expected, np.ndarray):
         return None
     try:
