@@ -15,8 +15,9 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import multiprocessing
-import os
+import signal
 import time
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
@@ -81,18 +82,24 @@ def _call(index: int) -> bool:
         return False
 
 
+def _die_on_interrupt() -> None:
+    """A pool process ends at Ctrl-C as its compiler does, without a traceback; the run says it was interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def build_all(builds: Sequence[Callable[[], Any]], workers: Optional[int] = None) -> Optional[Prebuilt]:
     """Run the builds in a pool of ``workers`` forked processes (one per core); None where nothing ran."""
     if not builds or "fork" not in multiprocessing.get_all_start_methods():
         return None
     start = time.perf_counter()
     _PENDING[:] = builds
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers or os.cpu_count() or 1, len(builds)),
-                                                  mp_context=multiprocessing.get_context("fork"))
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers or features.cores(), len(builds)),
+                                                  mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_die_on_interrupt)
     try:
         futures = [pool.submit(_call, i) for i in range(len(builds))]
         done = [f.result() for f in futures]
-    except concurrent.futures.process.BrokenProcessPool:  # a build that killed its process: prepare will too
+    except BrokenProcessPool:  # a build that killed its process: prepare will too
         done = [f.done() and not f.exception() and f.result() for f in futures]
     except BaseException:  # Ctrl-C: the compilers got it too; leave the rest unstarted
         pool.shutdown(wait=False, cancel_futures=True)

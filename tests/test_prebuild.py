@@ -119,3 +119,29 @@ def test_the_progress_display_says_what_the_builds_took():
     out = io.StringIO()
     LiveDisplay(1, out)({"event": "build", "builds": 7, "failed": 0, "seconds": 3.25})
     assert out.getvalue() == "built 7 C modules in 3.2 s\n"
+
+
+INTERRUPTED = """
+import os, signal, sys, threading, time
+from swarbench import prebuild
+
+def slow():
+    time.sleep(30)
+
+threading.Timer(1.0, lambda: os.killpg(os.getpgrp(), signal.SIGINT)).start()  # Ctrl-C reaches the whole group
+try:
+    prebuild.build_all([slow, slow, slow], workers=2)
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr)
+"""
+
+
+def test_ctrl_c_during_the_builds_interrupts_the_run_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "interrupted.py"
+    script.write_text(INTERRUPTED)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          start_new_session=True)
+    assert proc.stderr.strip() == "interrupted", proc.stderr
