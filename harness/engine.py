@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import files, oracle, results
+from swarbench import files, oracle, prebuild, results
 from swarbench.bench.records import RECORD_FAILED_EXIT
 from swarbench.errors import UsageError
 from swarbench.model import ReportSection, matches
@@ -386,6 +386,7 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     unwritten: Optional[OSError] = None
     with stop_signals_interrupt():
         try:
+            build_first(request, registry, record_path, tail)
             interrupted = not run_workers(request, registry, run_dir, record_path, tail, problems)
         except KeyboardInterrupt:  # between workers, or a second Ctrl-C: what the records hold is saved below
             interrupted = True
@@ -438,6 +439,16 @@ def signals_deferred():
     finally:
         for sig, handler in before.items():
             signal.signal(sig, handler)
+
+
+def build_first(request: RunRequest, registry: Registry, record_path: Path, tail: RecordTail) -> None:
+    """The selected implementations' builds, side by side before the first worker (swarbench.prebuild); a
+    ``build`` line in the records says how many and how long, for the progress display and later reading."""
+    done = prebuild.for_run(registry, request.kernels, request.impls, request.overhead)
+    if done is not None:
+        files.append_line(record_path, json.dumps({"event": "build", "builds": done.builds, "failed": done.failed,
+                                                   "seconds": round(done.seconds, 3), "t": time.time()}))
+        tail.poll()
 
 
 def run_workers(request: RunRequest, registry: Registry, run_dir: Path, record_path: Path, tail: RecordTail,

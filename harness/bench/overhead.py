@@ -40,11 +40,15 @@ def _numba(_workload):
     return lambda: empty(a, b, out)
 
 
-def _cffi(_workload):
+def _empty_module():
     from swarbench.cbuild import build
 
-    mod = build("overhead_empty", Path(__file__).parent / "c" / "empty.c",
-                "void empty_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);")
+    return build("overhead_empty", Path(__file__).parent / "c" / "empty.c",
+                 "void empty_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);")
+
+
+def _cffi(_workload):
+    mod = _empty_module()
     fn, null = mod.lib.empty_batch, mod.ffi.NULL
     return lambda: fn(null, null, null, 0)
 
@@ -53,7 +57,8 @@ PROBES = [
     Implementation(KERNEL, "python", "python", _python),
     Implementation(KERNEL, "numpy", "numpy", _numpy, requires=("module:numpy",)),
     Implementation(KERNEL, "numba", "numba", _numba, requires=("module:numba",)),
-    Implementation(KERNEL, "cffi", "cffi", _cffi, requires=("cc", "module:cffi")),
+    Implementation(KERNEL, "cffi", "cffi", _cffi, requires=("cc", "module:cffi"),
+                   build=_empty_module),
 ]
 PROBE = {probe.name: probe for probe in PROBES}
 

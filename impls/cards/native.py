@@ -7,6 +7,7 @@ The ``-mt`` variants run the same SIMD source split over the machine's cores (c/
 enough to leave the caches. The ``c-sliced`` variants of contains read hands transposed into bit planes
 (``bit_planes``, in prepare): one source, c/sliced.c, built scalar, for AVX2 and for AVX-512.
 """
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -94,10 +95,18 @@ def threads_for(n: int) -> int:
     return features.cores() if n >= SPLIT_MIN_PAIRS else 1
 
 
+def module(source, isa, flags, layout):
+    cdef = {"counts": COUNTS_CDEF, "packed": PACKED_CDEF, "split": SPLIT_CDEF}[layout]
+    return build(f"cards_{Path(source).stem}", C_DIR / source, cdef, isa, flags)
+
+
+def sliced_module(isa, flags):
+    return build("cards_sliced", C_DIR / "sliced.c", SLICED_CDEF, isa, flags)
+
+
 def _prepare(op, source, isa, flags, layout):
     def prepare(workload):
-        cdef = {"counts": COUNTS_CDEF, "packed": PACKED_CDEF, "split": SPLIT_CDEF}[layout]
-        mod = build(f"cards_{Path(source).stem}", C_DIR / source, cdef, isa, flags)
+        mod = module(source, isa, flags, layout)
         ffi, lib = mod.ffi, mod.lib
         n = len(workload.inputs["a"])
         if layout == "counts":
@@ -139,7 +148,7 @@ def _prepare(op, source, isa, flags, layout):
 
 def _prepare_sliced(isa, flags, split):
     def prepare(workload):
-        mod = build("cards_sliced", C_DIR / "sliced.c", SLICED_CDEF, isa, flags)
+        mod = sliced_module(isa, flags)
         ffi, lib = mod.ffi, mod.lib
         n = len(workload.inputs["a"])
         a, b = bit_planes(workload.inputs["a"]), bit_planes(workload.inputs["b"])
@@ -166,13 +175,14 @@ def _prepare_sliced(isa, flags, split):
 
 IMPLEMENTATIONS = [
     Implementation(f"cards.{op}", name, family, _prepare(op, source, isa, flags, layout),
-                   requires=("cc", *isa),
+                   requires=("cc", *isa), build=partial(module, source, isa, flags, layout),
                    description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else "")
                    + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if layout == "split" else ""))
     for op in ("contains", "remove")
     for name, family, source, isa, flags, layout in VARIANTS
 ] + [
     Implementation("cards.contains", name, family, _prepare_sliced(isa, flags, split), requires=("cc", *isa),
+                   build=partial(sliced_module, isa, flags),
                    description="C, sliced.c: hands as 41 bit planes per 512 (transposed in prepare)"
                    + (f", built for {', '.join(isa)}" if isa else "")
                    + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if split else ""))

@@ -12,6 +12,7 @@ changes instead of being built (see the comment at the top of that file for what
 c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
 step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
 """
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -89,11 +90,15 @@ def _batch(workload, solve, work, tables_ptr, ffi, keep):
     return batch
 
 
+def module(source, isa, flags):
+    name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
+                                                           for f in flags if f.endswith("=1")])
+    return build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
+
+
 def _prepare(source, isa, flags):
     def prepare(workload):
-        name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
-                                                               for f in flags if f.endswith("=1")])
-        mod = build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
+        mod = module(source, isa, flags)
         ffi, lib = mod.ffi, mod.lib
         arrays = tables.flat_tables()
         t = _bind(ffi, "ceph_tables", arrays)
@@ -122,7 +127,7 @@ VARIANTS = [
 
 IMPLEMENTATIONS = [
     Implementation("cephalopod.hashsum", name, family, _prepare(source, isa, flags), requires=("cc", *isa),
-                   description=f"C ({source}), {what}")
+                   description=f"C ({source}), {what}", build=partial(module, source, isa, flags))
     for name, family, source, isa, flags, what in VARIANTS
 ]
 
@@ -151,9 +156,13 @@ int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const 
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
+def fast_module(module: str = "cephalopod_fast", flags: tuple[str, ...] = ()):
+    return build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
+
+
 def _prepare_fast(module: str, flags: tuple[str, ...] = (), reserve: bool = True):
     def prepare(workload):
-        mod = build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
+        mod = fast_module(module, flags)
         ffi, lib = mod.ffi, mod.lib
         arrays = tables.fast_tables()
         t = _bind(ffi, "fast_tables", arrays)
@@ -167,7 +176,7 @@ def _prepare_fast(module: str, flags: tuple[str, ...] = (), reserve: bool = True
 
 def _prepare_fast_cores(workload):
     """c-fast with the tests dealt out over every core, longest first (by their times in a first, untimed call)."""
-    mod = build("cephalopod_fast", C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"))
+    mod = fast_module()
     ffi, lib = mod.ffi, mod.lib
     arrays = tables.fast_tables()
     t = _bind(ffi, "fast_tables", arrays)
@@ -225,10 +234,12 @@ FAST_VARIANTS = [
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast-cores", "cffi-avx2", _prepare_fast_cores, requires=FAST_NEEDS,
     description="C (fast.c), c-fast with the tests of a batch dealt out over every core, longest first (each "
-                "core its own workspace); a test's time is its own, so they overlap"))
+                "core its own workspace); a test's time is its own, so they overlap",
+    build=partial(fast_module, "cephalopod_fast", ())))
 
 for _name, _flags, _reserve, _what in FAST_VARIANTS:
     _module = "cephalopod_" + _name.replace("c-", "").replace("-", "_")
     IMPLEMENTATIONS.append(Implementation(
         "cephalopod.hashsum", _name, "cffi-avx2", _prepare_fast(_module, _flags, _reserve), requires=FAST_NEEDS,
-        description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else "")))
+        description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else ""),
+        build=partial(fast_module, _module, _flags)))

@@ -7,6 +7,7 @@ drivers); their hash goes into the build flags so a header change rebuilds every
 import hashlib
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -309,15 +310,18 @@ def _requires(isa):
 IMPLEMENTATIONS = [
     Implementation("mastermind.score", name, family,
                    _prepare_score(source, isa, flags, layout), requires=_requires(isa),
+                   build=partial(module, source, isa, flags, SLICED_CDEF if layout == "sliced" else PACKED_CDEF),
                    description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""))
     for name, family, source, isa, flags, layout in SCORE_VARIANTS
 ] + [
     Implementation("mastermind.score", name, family, _prepare_lookup(source, isa), requires=_requires(isa),
+                   build=partial(module, source, isa, (), LOOKUP_CDEF),
                    description=f"C, {source} built for {', '.join(isa)}: byte-permute lookups of pin groups and "
                                "color-count groups")
     for name, family, source, isa in LOOKUP_VARIANTS
 ] + [
     Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags, threads),
-                   requires=_requires(isa), description=f"C, {source}: {what}")
+                   requires=_requires(isa), build=partial(module, source, isa, (*flags, *KNUTH_FLAGS), KNUTH_CDEF),
+                   description=f"C, {source}: {what}")
     for name, family, source, isa, flags, what, threads in KNUTH_VARIANTS
 ]

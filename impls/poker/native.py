@@ -5,6 +5,7 @@ a define so that editing the core rebuilds both modules (the build cache keys on
 Threaded variants ("-2t") split the batch (or the boards) over every core this process may use.
 """
 import hashlib
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -153,36 +154,43 @@ SIGNED_BUG = ("reproduces the talk's comparison: codes as signed int32 compared 
 
 IMPLEMENTATIONS = [
     Implementation("poker.rank7", "c-swar", "cffi-scalar", _rank7("scalar", 1), ("cc",),
-                   "SWAR rank counts, greaterEqual<N>, straights by the addition chain; one thread"),
+                   "SWAR rank counts, greaterEqual<N>, straights by the addition chain; one thread",
+                   build=partial(module, "scalar")),
     Implementation("poker.rank7", "c-bmi2", "cffi-bmi2", _rank7("bmi2", 1), ("cc", "bmi2", "popcnt"),
-                   "pext gathers rank masks, popcnt counts suits; one thread"),
+                   "pext gathers rank masks, popcnt counts suits; one thread", build=partial(module, "bmi2")),
     Implementation("poker.rank7", "c-bmi2-mt", "cffi-bmi2", _rank7("bmi2", 0), ("cc", "bmi2", "popcnt"),
-                   "the BMI2 evaluator with the batch split over every core"),
+                   "the BMI2 evaluator with the batch split over every core", build=partial(module, "bmi2")),
     Implementation("poker.rank7", "c-avx512", "cffi-avx512", _rank7_avx512(1), AVX512_RANK_NEEDS,
-                   "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ"),
+                   "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ",
+                   build=avx512_module),
     Implementation("poker.rank7", "c-avx512-mt", "cffi-avx512", _rank7_avx512(0), AVX512_RANK_NEEDS,
-                   "the AVX-512 evaluator, the batch (or the exhaustive enumeration) split over every core"),
+                   "the AVX-512 evaluator, the batch (or the exhaustive enumeration) split over every core",
+                   build=avx512_module),
     Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
-                   "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread"),
+                   "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread",
+                   build=partial(module, "scalar")),
     Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),
                    ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each from the rank masks "
                    "(greaterEqual<k>) of the board plus the first hole card, a straight looked for only where the "
-                   "second card completes one, a flush only where the board allows one; one thread"),
+                   "second card completes one, a flush only where the board allows one; one thread",
+                   build=partial(module, "bmi2")),
     Implementation("poker.equity", "c-talk-hoisted-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 0),
-                   ("cc", "bmi2", "popcnt"), "the hoisted talk loop, boards split over every core"),
+                   ("cc", "bmi2", "popcnt"), "the hoisted talk loop, boards split over every core",
+                   build=partial(module, "bmi2")),
     Implementation("poker.equity", "c-talk-avx512", "cffi-avx512", _equity_avx512(1), AVX512_RANK_NEEDS,
                    "the talk's method, the 990 opponent hands classified sixteen at a time (32-bit lanes) from the "
-                   "rank masks of the board plus the first hole card; one thread"),
+                   "rank masks of the board plus the first hole card; one thread", build=avx512_module),
     Implementation("poker.equity", "c-talk-avx512-mt", "cffi-avx512", _equity_avx512(0), AVX512_RANK_NEEDS,
-                   "the same, boards split over every core"),
+                   "the same, boards split over every core", build=avx512_module),
     Implementation("poker.equity", "c-talk-signed", "cffi-scalar", _equity("scalar", TALK_SIGNED, 0), ("cc",),
                    "the talk's program as printed, including its signed comparison; boards split over every core",
-                   expected_to_fail=SIGNED_BUG),
+                   expected_to_fail=SIGNED_BUG, build=partial(module, "scalar")),
     Implementation("poker.equity", "c-smart", "cffi-scalar", _equity("scalar", SMART, 1), ("cc",),
                    "91 rank classes per board + flush hands one by one, memo per rank multiset, suit "
-                   "isomorphism on the full enumeration; one thread"),
+                   "isomorphism on the full enumeration; one thread", build=partial(module, "scalar")),
     Implementation("poker.equity", "c-smart-mt", "cffi-bmi2", _equity("bmi2", SMART, 0), ("cc", "bmi2", "popcnt"),
-                   "the smart method with the BMI2 evaluator, boards split over every core"),
+                   "the smart method with the BMI2 evaluator, boards split over every core",
+                   build=partial(module, "bmi2")),
 ]
 
 
@@ -233,11 +241,14 @@ def _versus(isa, threads):
 VERSUS = [
     Implementation("poker.versus", "c-versus", "cffi-scalar", _versus("scalar", 1), ("cc",),
                    "every hand ranked by the SWAR evaluator on every board; the full enumeration walks the boards "
-                   "itself (nested first-to-fifth card loops over the free cards); one thread"),
+                   "itself (nested first-to-fifth card loops over the free cards); one thread",
+                   build=partial(versus_module, "scalar")),
     Implementation("poker.versus", "c-versus-bmi2", "cffi-bmi2", _versus("bmi2", 1), ("cc", "bmi2", "popcnt"),
-                   "the same with the BMI2 evaluator (pext rank masks, popcnt suits); one thread"),
+                   "the same with the BMI2 evaluator (pext rank masks, popcnt suits); one thread",
+                   build=partial(versus_module, "bmi2")),
     Implementation("poker.versus", "c-versus-mt", "cffi-bmi2", _versus("bmi2", 0), ("cc", "bmi2", "popcnt"),
-                   "the BMI2 walk, the first board card dealt out over every core (a slice: one thread)"),
+                   "the BMI2 walk, the first board card dealt out over every core (a slice: one thread)",
+                   build=partial(versus_module, "bmi2")),
 ]
 
 
@@ -321,32 +332,35 @@ def _block(kernel, isa, fn_name):
 
 def _c_pair(kernel, naive, swar, swar_name="c-swar"):
     return [Implementation(kernel, "c-naive", "cffi-scalar", _block(kernel, "scalar", naive), ("cc",),
-                           "the naive loop in C"),
+                           "the naive loop in C", build=partial(blocks_module, "scalar")),
             Implementation(kernel, swar_name, "cffi-scalar", _block(kernel, "scalar", swar), ("cc",),
-                           "the SWAR way in C")]
+                           "the SWAR way in C", build=partial(blocks_module, "scalar"))]
 
 
 BLOCKS = [
     *_c_pair("poker.popcount", "popcount_naive", "popcount_swar"),
     Implementation("poker.popcount", "c-builtin", "cffi-bmi2", _block("poker.popcount", "bmi2", "popcount_builtin"),
-                   ("cc", "popcnt"), "the builtin (one POPCNT instruction) per lane, as the talk's benchmark"),
+                   ("cc", "popcnt"), "the builtin (one POPCNT instruction) per lane, as the talk's benchmark",
+                   build=partial(blocks_module, "bmi2")),
     Implementation("poker.popcount", "c-avx512", "cffi-avx512",
                    _block("poker.popcount", "avx512", "popcount_avx512"),
                    ("cc", "avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
-                   "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts"),
+                   "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts",
+                   build=partial(blocks_module, "avx512")),
     Implementation("poker.popcount", "c-avx2", "cffi-avx2", _block("poker.popcount", "avx2", "popcount_avx2"),
                    ("cc", "avx2"), "4 words at once: nibble counts by VPSHUFB table lookup, summed per lane "
-                   "width (VPSADBW for 64-bit lanes)"),
+                   "width (VPSADBW for 64-bit lanes)", build=partial(blocks_module, "avx2")),
     *_c_pair("poker.rank_counts", "rank_counts_naive", "rank_counts_swar"),
     *_c_pair("poker.greater_equal", "greater_equal_naive", "greater_equal_swar"),
     *_c_pair("poker.straights", "straights_naive", "straights_chain", "c-chain"),
     Implementation("poker.straights", "c-shift5", "cffi-scalar", _block("poker.straights", "scalar",
-                   "straights_shift5"), ("cc",), "five shifts and ANDs"),
+                   "straights_shift5"), ("cc",), "five shifts and ANDs", build=partial(blocks_module, "scalar")),
     *_c_pair("poker.next_subset", "subsets_naive", "subsets_gosper", "c-gosper"),
     Implementation("poker.deposit", "c-loop", "cffi-scalar", _block("poker.deposit", "scalar", "deposit_loop"),
-                   ("cc",), "the portable loop, one step per set bit of the mask"),
+                   ("cc",), "the portable loop, one step per set bit of the mask",
+                   build=partial(blocks_module, "scalar")),
     Implementation("poker.deposit", "c-pdep", "cffi-bmi2", _block("poker.deposit", "bmi2", "deposit_pdep"),
-                   ("cc", "bmi2"), "one BMI2 pdep instruction"),
+                   ("cc", "bmi2"), "one BMI2 pdep instruction", build=partial(blocks_module, "bmi2")),
     *_c_pair("poker.atoi8", "atoi8_naive", "atoi8_swar"),
     *_c_pair("poker.strlen", "strlen_naive", "strlen_swar"),
 ]

@@ -1,0 +1,110 @@
+"""Before a run's first worker: every selected implementation's ``build`` (its C modules), side by side.
+
+Each worker would otherwise build the modules its cases need one after another inside ``prepare``, on one core.
+Here the builds run in a pool of processes, one per core, and land in swarbench.cbuild's cache, where the
+workers' ``prepare`` then only loads them. Processes, not threads: cffi's compile changes the working
+directory and cbuild catches the compiler's diagnostics on file descriptor 2, both of them process-wide. The
+pool's processes are forked, so a ``build`` may be any callable (a closure); where fork is missing the step is
+left out and ``prepare`` builds as before.
+
+The step only saves time. A build that fails here is ignored: the implementation's ``prepare`` meets the same
+failure in the worker and reports it as it always has (ERROR for a compile error, SKIP for a missing compiler).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import multiprocessing
+import signal
+import time
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from swarbench import features
+from swarbench.model import Implementation, matches
+from swarbench.registry import Registry
+
+_PENDING: list[Callable[[], Any]] = []  # what the forked pool's processes call, by index (inherited, not pickled)
+
+
+@dataclass
+class Prebuilt:
+    builds: int  # distinct build callables run
+    failed: int  # of them, how many raised (their implementations' prepare reports why)
+    seconds: float
+
+
+def selected(registry: Registry, kernels: Sequence[str], impls: Sequence[str]) -> list[Implementation]:
+    """The implementations a run of these --kernel and --impl patterns reaches that declare a build and that this
+    machine can run (a missing requirement is a SKIP before prepare, so its build would be wasted)."""
+    return [impl for k in sorted(registry.kernels) if matches(k, kernels)
+            for impl in registry.implementations_of(k)
+            if matches(impl.name, impls) and impl.build is not None and not features.unavailable(impl.requires)]
+
+
+def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], overhead: bool) -> Optional[Prebuilt]:
+    """Build what a run of these patterns will prepare; with ``overhead``, the empty-call probes' too."""
+    chosen = selected(registry, kernels, impls)
+    if overhead:
+        from swarbench.bench.overhead import PROBES
+
+        chosen += [p for p in PROBES if p.build is not None and not features.unavailable(p.requires)]
+    return build_all(distinct_builds(chosen))
+
+
+def _same_build(build: Callable[[], Any]) -> Any:
+    """Implementations that share a module often declare it as equal partials (one per implementation): each is
+    built once."""
+    if isinstance(build, functools.partial):
+        key = (build.func, build.args, tuple(sorted(build.keywords.items())))
+        try:
+            hash(key)
+            return key
+        except TypeError:
+            pass
+    return build
+
+
+def distinct_builds(impls: Sequence[Implementation]) -> list[Callable[[], Any]]:
+    seen: dict[Any, Callable[[], Any]] = {}
+    for impl in impls:
+        seen.setdefault(_same_build(impl.build), impl.build)
+    return list(seen.values())
+
+
+def _call(index: int) -> bool:
+    """In a pool process: True once the build is in place; False when it raised (prepare will say why)."""
+    try:
+        _PENDING[index]()
+        return True
+    except Exception:
+        return False
+
+
+def _die_on_interrupt() -> None:
+    """A pool process ends at Ctrl-C as its compiler does, without a traceback; the run says it was interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def build_all(builds: Sequence[Callable[[], Any]], workers: Optional[int] = None) -> Optional[Prebuilt]:
+    """Run the builds in a pool of ``workers`` forked processes (one per core); None where nothing ran."""
+    if not builds or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    start = time.perf_counter()
+    _PENDING[:] = builds
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers or features.cores(), len(builds)),
+                                                  mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_die_on_interrupt)
+    try:
+        futures = [pool.submit(_call, i) for i in range(len(builds))]
+        done = [f.result() for f in futures]
+    except BrokenProcessPool:  # a build that killed its process: prepare will too
+        done = [f.done() and not f.exception() and f.result() for f in futures]
+    except BaseException:  # Ctrl-C: the compilers got it too; leave the rest unstarted
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    finally:
+        _PENDING.clear()
+    pool.shutdown()
+    return Prebuilt(len(builds), done.count(False), time.perf_counter() - start)
