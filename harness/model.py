@@ -367,6 +367,10 @@ class Implementation:
     ``expected_to_fail`` marks an implementation kept on purpose although it is wrong (to show what the oracle
     catches, such as a source's overflow bug): it is checked and reported FAIL like any other, never timed, and
     does not make ``swarbench run`` exit non-zero.
+    ``build``, optional, takes nothing and compiles (or loads) what ``prepare`` will need, such as a C module
+    through swarbench.cbuild: a run calls every selected implementation's ``build`` side by side before its first
+    worker starts, so the builds share the cores and fill the cache. It only saves time: whatever it raises is
+    ignored there, and ``prepare`` builds again and reports it.
     """
 
     kernel: str
@@ -376,6 +380,7 @@ class Implementation:
     requires: tuple[str, ...] = ()
     description: str = ""
     expected_to_fail: str = ""
+    build: Optional[Callable[[], Any]] = None
 
     @property
     def key(self) -> str:
