@@ -46,8 +46,8 @@ class LiveDisplay:
             # A resumed worker plans only what is left; count what it already finished on top.
             self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
             return
-        if kind == "build":  # the C modules and Numba functions built before the first worker (swarbench.prebuild)
-            self._write(f"built {event.get('builds', 0)} modules in {float(event.get('seconds') or 0):.1f} s\n")
+        if kind == "build":  # the C builds before the first worker (swarbench.prebuild)
+            self._write(f"built {event.get('builds', 0)} C modules in {float(event.get('seconds') or 0):.1f} s\n")
             return
         label = self._label(str(event.get("case", "")))
         if kind in ("start", "phase", "progress"):

@@ -12,8 +12,6 @@ by every later case of the worker, so one case would have to set it and restore 
 """
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from swarbench.memory import aligned_empty, as_aligned
@@ -42,13 +40,6 @@ def compiled(name: str):
             fn(np.array([0x7F], np.uint64), np.empty(1, np.int64))
         _warm.add(name)
     return fn
-
-
-def compile_all(*names: str) -> None:
-    """Implementation.build of the numba families: compile (or load from numba's cache) what prepare will ask
-    for, so a run's build step fills the cache on every core before its first worker."""
-    for name in names:
-        compiled(name)
 
 
 def _rank7(parallel):
@@ -113,27 +104,22 @@ def _versus(name):
 
 VERSUS = [
     Implementation("poker.versus", "numba-versus", "numba", _versus("versus_all"), ("module:numba",),
-                   "the SWAR evaluator jitted, every hand on every board; the full enumeration walks its boards",
-                   build=partial(compile_all, "versus_boards", "versus_all")),
+                   "the SWAR evaluator jitted, every hand on every board; the full enumeration walks its boards"),
     Implementation("poker.versus", "numba-versus-prange", "numba", _versus("versus_all_prange"), ("module:numba",),
-                   "the same, the first board card dealt out over every core by prange (a slice: one thread)",
-                   build=partial(compile_all, "versus_boards", "versus_all_prange")),
+                   "the same, the first board card dealt out over every core by prange (a slice: one thread)"),
 ]
 
 HOISTED = ("the talk's 990 classifications per board, each from the board's rank counts plus two nibbles, "
            "flushes only where the board allows one")
 IMPLEMENTATIONS = [
     Implementation("poker.rank7", "numba-swar", "numba", _rank7(False), ("module:numba",),
-                   "the SWAR evaluator compiled by numba; one thread", build=partial(compile_all, "rank_batch")),
+                   "the SWAR evaluator compiled by numba; one thread"),
     Implementation("poker.rank7", "numba-swar-prange", "numba", _rank7(True), ("module:numba",),
-                   "the SWAR evaluator with prange over the batch",
-                   build=partial(compile_all, "rank_batch_prange")),
+                   "the SWAR evaluator with prange over the batch"),
     Implementation("poker.equity", "numba-talk-hoisted", "numba", _equity("equity_hoisted", False), ("module:numba",),
-                   HOISTED + "; one thread, a plain loop over the boards",
-                   build=partial(compile_all, "equity_hoisted")),
+                   HOISTED + "; one thread, a plain loop over the boards"),
     Implementation("poker.equity", "numba-talk-hoisted-prange", "numba", _equity("equity_hoisted_prange", True),
-                   ("module:numba",), HOISTED + "; prange over the boards",
-                   build=partial(compile_all, "equity_hoisted_prange")),
+                   ("module:numba",), HOISTED + "; prange over the boards"),
 ]
 
 
