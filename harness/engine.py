@@ -312,13 +312,13 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
     if code > RECORD_FAILED_EXIT:  # the worker could not write its records: its error, where it wrote them
         errno = code - RECORD_FAILED_EXIT
         raise OSError(errno, os.strerror(errno), str(tail.path))
+    if code == 2:  # pytest's own exit for an interrupt that reached the worker and not us (a fleet's machine)
+        return WorkerEnd("interrupted", code)
     if running and running[0] not in tail.finished.get(worker, set()):
-        # a worker that ends of itself in the middle of a case (os._exit, any code): nobody interrupted it, so
-        # the case it was in killed it. (A case already reported, failed in its first pass, starts its later
+        # a worker that ends of itself in the middle of a case (os._exit, any other code): nobody interrupted it,
+        # so the case it was in killed it. (A case already reported, failed in its first pass, starts its later
         # passes only to be skipped.)
         return WorkerEnd("crashed", code, running[0], f"crashed (its worker process exited with code {code})")
-    if code == 2:
-        return WorkerEnd("interrupted", code)
     return WorkerEnd("done", code)
 
 

@@ -88,8 +88,12 @@ def _die_on_interrupt() -> None:
 
 
 def build_all(builds: Sequence[Callable[[], Any]], workers: Optional[int] = None) -> Optional[Prebuilt]:
-    """Run the builds in a pool of ``workers`` forked processes (one per core); None where nothing ran."""
-    if not builds or "fork" not in multiprocessing.get_all_start_methods():
+    """Run the builds in a pool of ``workers`` forked processes (one per core); None where nothing ran.
+
+    A daemonic process (a Dask worker running a fleet job) may not start processes: there, as where fork is
+    missing, the step is left out and each prepare builds its own module, as it would anyway."""
+    if (not builds or "fork" not in multiprocessing.get_all_start_methods()
+            or multiprocessing.current_process().daemon):
         return None
     start = time.perf_counter()
     _PENDING[:] = builds
