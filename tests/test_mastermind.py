@@ -639,3 +639,20 @@ def test_the_5p8c_workload_opens_with_knuths_own_first_choice():
     assert min(largest, key=largest.get) == "11234" and sorted(largest.values())[:2] == [7051, 7070]
     kind = next(k for k in spec.KNUTH.workloads if k.name == "shared-5p8c")
     assert kind.params["pins"] == 5 and not kind.default
+
+
+def test_the_default_run_shows_every_games_totals_beside_the_published_ones():
+    import pandas as pd
+
+    frame = pd.DataFrame([
+        {"kernel": "mastermind.knuth", "workload": "shared-4p6c", "run_id": "r", "implementation": "right",
+         "status": "PASS", "ns_per_op_median": 1.0, "s_per_call_median": 0.004,
+         "summary": '{"total": 5801, "max": 5, "games": 1296}'},
+        {"kernel": "mastermind.knuth", "workload": "most-parts-shared-4p6c", "run_id": "r", "implementation": "off",
+         "status": "FAIL", "ns_per_op_median": float("nan"), "s_per_call_median": float("nan"),
+         "summary": '{"total": 5670, "max": 6, "games": 1296}'},
+    ])
+    table = report.played(frame).table.set_index("implementation")
+    assert table.loc["right", "total_guesses"] == table.loc["right", "published_total"] == 5801
+    assert table.loc["off", "published_total"] == 5668 and table.loc["off", "total_guesses"] == 5670
+    assert report.played(frame.assign(kernel="mastermind.score")) is None
