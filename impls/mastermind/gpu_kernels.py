@@ -10,10 +10,11 @@ uint64 mixed with int64 into float64).
 Whole games: rank_candidates ranks every candidate guess against the possible secrets of one node of the tree
 of score histories, one thread per candidate; the host walks the tree (spec.play_tree) and takes the best key.
 """
-import math
 
 import numpy as np
 from numba import cuda
+
+from . import ranking
 
 M7 = np.uint32(0x77777777)
 LOW32 = np.uint32(0xFFFFFFFF)
@@ -61,6 +62,9 @@ def score_pairs(s, sc, g, gc, unused, out):
         out[i] = score_one(s[i], sc[i, 0], sc[i, 1], g[i], gc[i, 0], gc[i, 1], unused)
 
 
+rank_of = cuda.jit(device=True)(ranking.rank_of)  # the CPU player compiles the same body (jit_kernels)
+
+
 # -- whole games: every candidate guess ranked against the possible secrets, one thread per candidate ------------
 @cuda.jit(cache=True)
 def rank_candidates(codes, cw, poss, valid, win, strategy, terms, played, unused, keys):
@@ -80,28 +84,5 @@ def rank_candidates(codes, cw, poss, valid, win, strategy, terms, played, unused
         s = poss[i]
         cnt[score_one(codes[s], cw[s, 0], cw[s, 1], cg, g0, g1, unused)] += 1
     m = poss.shape[0]
-    rank = np.int64(0)
-    if strategy == 0:
-        worst = 0
-        for v in range(valid.shape[0]):
-            worst = max(worst, cnt[valid[v]])
-        rank = np.int64(m - worst)
-    elif strategy == 1:
-        for v in range(valid.shape[0]):
-            if cnt[valid[v]] > 0:
-                rank += 1
-    else:
-        # jit_kernels.rank_of's float sums, restated: a CUDA kernel cannot call the CPU's compiled function
-        total = np.float32(0.0)
-        for v in range(valid.shape[0]):  # ascending scores: the float sum depends on the order
-            c = cnt[valid[v]]
-            if c > 0:
-                if strategy == 2:
-                    total = np.float32(total + np.float32(terms[c]))
-                else:
-                    total = np.float32(np.float64(total) - terms[c])
-        if strategy == 2:
-            rank = -np.int64(math.floor(np.float64(total) * 1e6 + 0.5))
-        else:
-            rank = np.int64(math.floor(np.float64(total) * 1e9 + 0.5))
+    rank = rank_of(cnt, valid, m, strategy, terms)
     keys[g] = 2 * rank + (1 if cnt[win] > 0 else 0)

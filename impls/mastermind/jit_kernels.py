@@ -13,6 +13,8 @@ import math
 import numba
 import numpy as np
 
+from . import ranking
+
 H8 = np.uint64(0x8080808080808080)
 ONES8 = np.uint64(0x0101010101010101)
 
@@ -195,30 +197,7 @@ def strategy_terms(strategy, m):
     return terms
 
 
-@numba.njit(nogil=True, cache=True)
-def rank_of(cnt, valid, m, strategy, terms):
-    """The strategy's rank from the part sizes cnt[score] (spec.rank_parts): higher is better."""
-    if strategy == 0:
-        best = 0
-        for s in valid:
-            best = max(best, cnt[s])
-        return np.int64(m - best)
-    if strategy == 1:
-        parts = 0
-        for s in valid:
-            parts += cnt[s] > 0
-        return np.int64(parts)
-    total = np.float32(0.0)
-    for s in valid:  # ascending scores: the float sum depends on the order
-        c = cnt[s]
-        if c > 0:
-            if strategy == 2:
-                total = np.float32(total + np.float32(terms[c]))
-            else:
-                total = np.float32(np.float64(total) - terms[c])
-    if strategy == 2:
-        return -np.int64(math.floor(np.float64(total) * 1e6 + 0.5))
-    return np.int64(math.floor(np.float64(total) * 1e9 + 0.5))
+rank_of = numba.njit(nogil=True, cache=True)(ranking.rank_of)  # the same body the GPU player compiles
 
 
 @numba.njit(nogil=True, cache=True)
