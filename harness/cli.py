@@ -168,9 +168,9 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                    help="skip timing the empty call of each family (the fixed cost shown beside each ns/op)")
     p.add_argument("--max-time", type=positive_float, default=0.1, metavar="SECONDS",
                    help="timing budget per measurement, shared by the workers (default 0.1)")
-    p.add_argument("--min-rounds", type=positive_int, default=2, metavar="R",
+    p.add_argument("--min-rounds", type=positive_int, default=1, metavar="R",
                    help="at least this many timed batch calls per measurement, dealt out over the workers "
-                        "(default 2)")
+                        "(default 1: a batch of half a second or more is timed by the first worker alone)")
     p.add_argument("--short-rounds", type=nonnegative_int, default=6, metavar="R",
                    help="at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the "
                         "workers, whatever --max-time (default 6)")

@@ -59,7 +59,7 @@ class RunRequest:
     sizes: list[int] = field(default_factory=list)  # empty: each workload's own size; several: scaling mode
     seed: int = 0
     max_time: float = 0.1
-    min_rounds: int = 2
+    min_rounds: int = 1
     # timed calls a measurement of a batch under bench.options.SHORT_BATCH_S gets at least, dealt out over the
     # workers, whatever --max-time: enough that one slow spell cannot decide its median (docs/measurement.md)
     short_rounds: int = 6

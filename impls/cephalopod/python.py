@@ -4,9 +4,10 @@
   cost is the number of paths, so ``prepare`` counts them first (merging boards, one search per start board
   kept for the process, stopped as soon as the count passes PATH_LIMIT) and refuses a workload with more.
 - ``bfs``: one dict per layer from packed board (Python int, 3 bits a cell) to its path count; the moves into
-  each empty cell come from a dict keyed by the neighbours' bits, as the write-up's lookup tables.
+  each empty cell come from a dict keyed by the neighbours' bits, as the write-up's lookup tables. The last
+  layer is summed from its parents, never built (endings_by_occupancy).
 - ``bfs-sym``: one canonical board per class of the eight symmetries, with eight counts (one per orientation).
-  It stores about a third as many boards as ``bfs`` on the official tests (659,289 against 1,783,570) but runs
+  It stores about a third as many boards as ``bfs`` on the official tests (608,865 against 1,595,937) but runs
   only about as fast, even with its canonical forms and counts read with struct: the successors of a canonical
   layer, merged before canonicalisation, are still about three quarters as many as ``bfs``'s boards (successors
   of different representatives rarely coincide), and canonicalising one (eight forms, minimum, eight counts
@@ -26,7 +27,7 @@ from swarbench import progress
 from swarbench.model import Implementation, TooSlow
 
 from . import tables
-from .spec import MASK, board_hash, run_cases, step, successors
+from .spec import MASK, NEIGHBOURS, board_hash, run_cases, step, successors
 
 PATH_LIMIT = 300_000  # about a second of path-by-path walking
 
@@ -134,13 +135,49 @@ def expand(layer, cells, nxt):
     return ended
 
 
-def solve_bfs(depth, board, cells=None, state_hash=None):
+@lru_cache(maxsize=None)
+def endings_by_occupancy() -> dict[int, tuple]:
+    """moves_by_occupancy() for the last layer: per empty cell, (neighbours' bits, {those bits: (number of moves,
+    how they change the eight orientation hashes of the board, summed, LANE bits a lane)}). The base-10 hash is
+    linear in the cells, so a board's successors' hashes are (moves) x (its own) + these sums over its empty
+    cells: the last layer is summed from its parents, never built (the write-up's step 6 taken one further, as
+    c/fast.c takes it)."""
+    _, base, _ = tables.array_moves()
+    changes = tables.row_hash_changes()
+    cells = tables.python_moves()
+    per_cell = []
+    for c, (_, nbr_mask, table) in enumerate(cells):
+        ends = {}
+        for key, deltas in table.items():
+            compact = sum(((key >> (3 * n)) & 7) << (3 * j) for j, n in enumerate(NEIGHBOURS[c]))
+            row = changes[int(base[c]) + compact]
+            ends[key] = (len(deltas), sum(int(row[k]) << (LANE * k) for k in range(8)))
+        per_cell.append((nbr_mask, ends))
+    out = {}
+    for pattern in range(512):
+        occupied = sum(1 << (3 * c) for c in range(9) if pattern >> c & 1)
+        out[occupied] = tuple(per_cell[c] for c in range(9) if not pattern >> c & 1)
+    return out
+
+
+def successor_changes(s, ends):
+    """(moves from s, the packed hash changes of its successors summed); (0, 0) for a full board."""
+    n = change = 0
+    for nbr_mask, table in ends[(s | s >> 1 | s >> 2) & LOW_BITS]:
+        k, d = table[s & nbr_mask]
+        n += k
+        change += d
+    return n, change
+
+
+def solve_bfs(depth, board, cells=None, state_hash=None, ends=None):
     cells = cells or moves_by_occupancy()
     state_hash = state_hash or _hasher()
+    ends = ends or endings_by_occupancy()
     layer = {tables.pack(board, zeros=False): 1}
     total = 0
-    boards = 0  # distinct boards over layers 1..depth, as the spec counts them
-    for d in range(depth):
+    boards = 0  # distinct boards stored, over layers 1..depth-1 (the last is summed from its parents)
+    for d in range(depth - 1):
         nxt = defaultdict(int)
         for s, c in expand(layer, cells, nxt):
             total += c * state_hash(s)
@@ -148,16 +185,20 @@ def solve_bfs(depth, board, cells=None, state_hash=None):
         boards += len(layer)
         progress.advance(d + 1, depth, "layers")
     for s, c in layer.items():
-        total += c * state_hash(s)
+        n, change = successor_changes(s, ends) if depth else (0, 0)
+        # a full board ends its game: its own hash once (n = 0); lane 0 of the changes is the board as it stands
+        total += c * ((n or 1) * state_hash(s) + (change & 0xFFFFFFFF))
+    if depth:
+        progress.advance(depth, depth, "layers")
     return total & MASK, boards
 
 
 def _prepare_bfs(workload):
     cases = _cases(workload)
-    cells, state_hash = moves_by_occupancy(), _hasher()
+    cells, state_hash, ends = moves_by_occupancy(), _hasher(), endings_by_occupancy()
 
     def batch():
-        return run_cases(lambda d, b: solve_bfs(d, b, cells, state_hash), cases)
+        return run_cases(lambda d, b: solve_bfs(d, b, cells, state_hash, ends), cases)
 
     return batch
 
@@ -198,26 +239,28 @@ def _symmetric(forms, hashes, moves):
             return best, packed
         return best, from_bytes(pack_counts(*moves[k](unpack_counts(packed.to_bytes(64, "little")))), "little")
 
-    def weigh(s, packed):
-        """sum over the eight orientations of paths x hash (not reduced)"""
+    def weigh(s, packed, moves=1, changes=0):
+        """sum over the eight orientations of paths x hash (not reduced); with the moves from s and their packed
+        hash changes (successor_changes), the same over all of s's successors"""
         counts = unpack_counts((packed & LANE_MASK).to_bytes(64, "little"))
-        return sum(map(operator.mul, counts, unpack_counts((h0[s & 511] + h1[(s >> 9) & 511] + h2[s >> 18])
-                                                            .to_bytes(64, "little"))))
+        hashes = moves * (h0[s & 511] + h1[(s >> 9) & 511] + h2[s >> 18]) + changes
+        return sum(map(operator.mul, counts, unpack_counts(hashes.to_bytes(64, "little"))))
 
     return canon, weigh
 
 
-def solve_sym(depth, board, cells=None, tabs=None):
+def solve_sym(depth, board, cells=None, tabs=None, ends=None):
     """Breadth-first over canonical boards. The successors of a layer are merged first as they are (a dict of
     packed counts, one addition per move); then each distinct successor is canonicalised and its counts moved
     to the canonical orientations once, with the eight forms and the eight counts each read in one C call."""
     cells = cells or moves_by_occupancy()
+    ends = ends or endings_by_occupancy()
     canon, weigh = _symmetric(*(tabs or _sym_tables()))
     start, packed = canon(tables.pack(board, zeros=False), 1)
     layer = {start: packed}
     total = 0
     boards = 0
-    for d in range(depth):
+    for d in range(depth - 1):
         raw = defaultdict(int)
         for s, packed in expand(layer, cells, raw):
             total += weigh(s, packed)
@@ -228,17 +271,20 @@ def solve_sym(depth, board, cells=None, tabs=None):
         layer = {c: v & LANE_MASK for c, v in nxt.items()}  # lanes stay far below 2^64
         boards += len(layer)
         progress.advance(d + 1, depth, "layers")
-    for s, packed in layer.items():
-        total += weigh(s, packed)
+    for s, packed in layer.items():  # the last layer, from its parents (a full board counts once, as it is)
+        n, changes = successor_changes(s, ends) if depth else (0, 0)
+        total += weigh(s, packed, n or 1, changes)
+    if depth:
+        progress.advance(depth, depth, "layers")
     return total & MASK, boards
 
 
 def _prepare_sym(workload):
     cases = _cases(workload)
-    cells, tabs = moves_by_occupancy(), _sym_tables()
+    cells, tabs, ends = moves_by_occupancy(), _sym_tables(), endings_by_occupancy()
 
     def batch():
-        return run_cases(lambda d, b: solve_sym(d, b, cells, tabs), cases)
+        return run_cases(lambda d, b: solve_sym(d, b, cells, tabs, ends), cases)
 
     return batch
 
