@@ -70,7 +70,7 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
         start, j0 = canonical(start, xform, inverse)
     states[1] = start
     counts[1, j0] = 1
-    n = 1
+    n = np.int64(1)  # not a literal: a literal argument compiles the callee a second time
     total = np.int64(0)
     boards = np.int64(0)
     for d in range(depth):
@@ -78,7 +78,7 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
         nstates = np.empty(cap + 1, np.uint32)
         ncounts = np.empty((cap + 1, nc), np.uint32)
         table = np.zeros(2 * cap, np.int32)
-        m = 0
+        m = np.int64(0)
         for i in range(1, n + 1):
             s = states[i]
             c = counts[i]
@@ -108,7 +108,7 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
                         grown_s = np.empty(cap + 1, np.uint32)
                         grown_c = np.empty((cap + 1, nc), np.uint32)
                         table = np.zeros(2 * cap, np.int32)
-                        mm = 0
+                        mm = np.int64(0)
                         for q in range(1, m + 1):
                             mm, idx = insert(table, grown_s, grown_c, mm, nstates[q])
                             grown_c[idx, :] = ncounts[q, :]
@@ -340,7 +340,7 @@ def solve_fast(depth, start, wstates, wcounts, table, tag, table_min, table_mul,
     wstates[0, 1] = c0
     for to in range(8):
         wcounts[0, 8 + to] = 1 if perm[lane * 8 + to] == 0 else 0
-    n = 1
+    n = np.int64(1)  # not a literal: a literal argument compiles the callee a second time
     boards = np.int64(0)
     for d in range(depth):
         states, counts = wstates[cur], wcounts[cur]

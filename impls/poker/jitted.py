@@ -208,7 +208,7 @@ def hoisted_boards(hero, boards, lo, hi, nib, rbit):
 @numba.njit(**JIT)
 def equity_hoisted(hero, boards, nib, rbit):
     """one thread, a plain loop: no thread pool is woken and nothing is reduced across threads"""
-    return hoisted_boards(hero, boards, 0, boards.shape[0], nib[0], rbit[0])
+    return hoisted_boards(hero, boards, np.int64(0), boards.shape[0], nib[0], rbit[0])  # no literal: one compile
 
 
 @numba.njit(**PAR)
