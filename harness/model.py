@@ -345,8 +345,9 @@ class Kernel:
         return Workload(self.id, kind.name, int(n_ops), aligned_inputs(inputs), seed, params)
 
     def known_workloads(self) -> list[tuple[KnownAnswer, Workload]]:
+        # read-only, as a run hands over every workload: a JIT compiles a read-only array's type apart
         return [
-            (ka, Workload(self.id, f"known:{ka.name}", ka.size, aligned_inputs(ka.inputs), 0, {}))
+            (ka, Workload(self.id, f"known:{ka.name}", ka.size, aligned_inputs(ka.inputs), 0, {}).read_only())
             for ka in self.known_answers()
         ]
 

@@ -1,4 +1,5 @@
-"""Before a run's first worker: every selected implementation's ``build`` (its C modules), side by side.
+"""Before a run's first worker: every selected implementation's ``build`` (its C modules, its Numba functions),
+side by side.
 
 Each worker would otherwise build the modules its cases need one after another inside ``prepare``, on one core.
 Here the builds run in a pool of processes, one per core, and land in swarbench.cbuild's cache, where the
@@ -13,6 +14,7 @@ failure in the worker and reports it as it always has (ERROR for a compile error
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
 import multiprocessing
 import signal
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from swarbench import features
-from swarbench.model import Implementation, matches
+from swarbench.model import Implementation, Kernel, matches
 from swarbench.registry import Registry
 
 _PENDING: list[Callable[[], Any]] = []  # what the forked pool's processes call, by index (inherited, not pickled)
@@ -67,10 +69,41 @@ def _same_build(build: Callable[[], Any]) -> Any:
 
 
 def distinct_builds(impls: Sequence[Implementation]) -> list[Callable[[], Any]]:
+    """Each build once, the JIT builds first: one of them compiles a whole kernel's rows (seconds), and started
+    last it would leave one core idle while it ran alone."""
     seen: dict[Any, Callable[[], Any]] = {}
     for impl in impls:
         seen.setdefault(_same_build(impl.build), impl.build)
-    return list(seen.values())
+    return sorted(seen.values(), key=lambda build: not _is_jit_build(build))
+
+
+def _is_jit_build(build: Callable[[], Any]) -> bool:
+    return isinstance(build, functools.partial) and build.func is _prepare_each
+
+
+def _prepare_each(kernel: Kernel, prepares: tuple[Callable[[Any], Any], ...]) -> None:
+    kind = kernel.workload_kind()
+    workload = kernel.make_workload(kind, kind.test_size).read_only()  # as a run hands it over: numba types
+    for prepare in prepares:
+        try:
+            prepare(workload)
+        except Exception:  # its prepare in the worker meets it again and reports it
+            pass
+
+
+def build_by_preparing(impls: Sequence[Implementation], kernels: Sequence[Kernel]) -> list[Implementation]:
+    """``impls`` with a ``build`` for a just-in-time compiler's rows (Numba with ``cache=True``): one build per
+    kernel, which prepares each of the kernel's rows on its first workload at its test size. The compiles then
+    land in the JIT's on-disk cache during the build step, beside the C builds, and the workers' ``prepare``
+    loads them. One build per kernel, not per row: rows of a kernel share jitted functions, which two processes
+    would each compile. The test-size inputs must have the types of the real ones, or the worker compiles
+    again for its own."""
+    by_id = {k.id: k for k in kernels}
+    grouped: dict[str, list[Callable[[Any], Any]]] = {}
+    for impl in impls:
+        grouped.setdefault(impl.kernel, []).append(impl.prepare)
+    builds = {kid: functools.partial(_prepare_each, by_id[kid], tuple(prepares)) for kid, prepares in grouped.items()}
+    return [dataclasses.replace(impl, build=builds[impl.kernel]) for impl in impls]
 
 
 def _call(index: int) -> bool:

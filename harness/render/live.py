@@ -47,7 +47,7 @@ class LiveDisplay:
             self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
             return
         if kind == "build":  # the C builds before the first worker (swarbench.prebuild)
-            self._write(f"built {event.get('builds', 0)} C modules in {float(event.get('seconds') or 0):.1f} s\n")
+            self._write(f"built {event.get('builds', 0)} modules (C, Numba) in {float(event.get('seconds') or 0):.1f} s\n")
             return
         label = self._label(str(event.get("case", "")))
         if kind in ("start", "phase", "progress"):

@@ -9,9 +9,10 @@ import numpy as np
 
 from swarbench.memory import aligned_copy, aligned_empty
 from swarbench.model import Implementation
+from swarbench.prebuild import build_by_preparing
 
 from .native import SPLIT_MIN_PAIRS  # one threshold for every split variant of the suite
-from .spec import counts_of
+from .spec import KERNELS, counts_of
 
 
 def _kernels():
@@ -61,3 +62,4 @@ IMPLEMENTATIONS = [
     Implementation("cards.remove", "numba-swar", "numba", _family("remove_swar", "packed", np.uint64),
                    requires=_NUMBA, description="a - b over uint64"),
 ]
+IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

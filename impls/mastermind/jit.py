@@ -8,8 +8,9 @@ import numpy as np
 
 from swarbench.memory import aligned_copy, aligned_empty
 from swarbench.model import Implementation
+from swarbench.prebuild import build_by_preparing
 
-from .spec import color_counts, cross_parts, digits, parts_batch
+from .spec import KERNELS, color_counts, cross_parts, digits, parts_batch
 from .vectorized import count_words
 
 
@@ -75,3 +76,4 @@ IMPLEMENTATIONS = [
                    description="byte-sliced: one byte array per pin and color, vectorised over secrets; a cross "
                                "scores each guess in one pass over its pins and its own colors"),
 ]
+IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

@@ -7,8 +7,9 @@ import numpy as np
 
 from swarbench.memory import as_aligned
 from swarbench.model import Implementation
+from swarbench.prebuild import build_by_preparing
 
-from .spec import STRATEGIES, all_codewords, color_counts, digits
+from .spec import KERNELS, STRATEGIES, all_codewords, color_counts, digits
 from .jit import _kernels
 
 
@@ -44,3 +45,4 @@ IMPLEMENTATIONS = [
     Implementation("mastermind.knuth", "numba-sliced", "numba", _prepare, requires=("module:numba",),
                    description="byte-sliced rows of possible secrets, parts counted per candidate"),
 ]
+IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step
