@@ -387,6 +387,7 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     with stop_signals_interrupt():
         try:
             build_first(request, registry, record_path, tail)
+            threading.Thread(target=import_statistics, daemon=True).start()
             interrupted = not run_workers(request, registry, run_dir, record_path, tail, problems)
         except KeyboardInterrupt:  # between workers, or a second Ctrl-C: what the records hold is saved below
             interrupted = True
@@ -403,6 +404,15 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[di
     if unwritten is not None:  # the first error is the one to tell
         raise unwritten
     return RunOutcome(run_id, run_dir, frame, machine, interrupted or bool(deferred), problems)
+
+
+def import_statistics() -> None:
+    """scipy.stats, which the frame's intervals need once the workers end, imported while the first worker
+    starts (its own imports, on the other core, before it times anything): a second or two off every run."""
+    try:
+        import scipy.stats  # noqa: F401
+    except Exception:  # the frame meets the same error and reports it
+        pass
 
 
 @contextmanager

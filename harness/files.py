@@ -55,9 +55,11 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line (``line`` ends without a newline) and make it durable; a line that cannot be written
-    whole is cut back off, so the file stays a sequence of whole lines."""
+def append_line(path: Path, line: str, durable: bool = True) -> None:
+    """Append one line (``line`` ends without a newline) and, when ``durable``, wait for it to reach the disk; a
+    line that cannot be written whole is cut back off, so the file stays a sequence of whole lines. A line that
+    is not durable is still read by every process at once and survives the writer's crash, only not the
+    machine's: enough for progress events, not for a measured result."""
     data = (line + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
@@ -66,7 +68,8 @@ def append_line(path: Path, line: str) -> None:
             written = 0
             while written < len(data):
                 written += os.write(fd, data[written:])
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         except BaseException as exc:
             try:
                 os.ftruncate(fd, start)
