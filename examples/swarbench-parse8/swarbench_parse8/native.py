@@ -13,10 +13,15 @@ void parse8_naive(const uint64_t *words, int32_t *out, size_t n);
 """
 
 
+def build_module():
+    """the Implementation's ``build``: a run compiles every module side by side before its first worker"""
+    return cbuild.build("parse8", SOURCE, CDEF)
+
+
 def c_function(name: str):
     """prepare for the C function ``name``: build (cached after the first run), point at the arrays, untimed."""
     def prepare(workload):
-        module = cbuild.build("parse8", SOURCE, CDEF)  # compile errors name parse8.c and the line
+        module = build_module()  # compile errors name parse8.c and the line
         ffi, fn = module.ffi, getattr(module.lib, name)
         words = workload.inputs["words"]
         out = aligned_empty(len(words), np.int32)
