@@ -34,7 +34,8 @@ ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "
         "c-fast": "+ pages touched in prepare (step 16)", "c-fast-nt": "+ non-temporal stores to the move list",
         "c-fast-pf32": "c-fast, slots prefetched 32 moves ahead (256)",
         "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)",
-        "c-fast-cores": "c-fast, the tests dealt out over every core"}
+        "c-fast-cores": "c-fast, the tests dealt out over every core",
+        "c-fast-split": "c-fast, each layer built by two threads"}
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
