@@ -35,7 +35,7 @@ ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "
         "c-fast-pf32": "c-fast, slots prefetched 32 moves ahead (256)",
         "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)",
         "c-fast-cores": "c-fast, the tests dealt out over every core",
-        "c-fast-split": "c-fast, each layer built by two threads"}
+        "c-fast-split": "c-fast on two kept threads, the longest tests each split over both (every layer)"}
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
