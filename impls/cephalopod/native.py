@@ -238,9 +238,10 @@ def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.
     return order.astype(np.int32), best_k
 
 
-def _prepare_fast_split(workload):
-    """c-fast over two threads: the longest tests each split over both (every layer built by the two), the rest
-    dealt out whole; where to stop splitting is chosen from two untimed calls (one per way)."""
+def _prepare_fast_split(workload, plan: bool = False):
+    """c-fast over two threads, every test split over both (every layer built by the two); with ``plan``, only the
+    longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed calls (every
+    test alone on a thread, then every test split)."""
     mod = split_module()
     ffi, lib = mod.ffi, mod.lib
     arrays = tables.fast_tables()
@@ -266,13 +267,14 @@ def _prepare_fast_split(workload):
             raise MemoryError("the C search ran out of memory, or its second thread could not be started")
         return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
 
-    # untimed: every test alone on a thread, then every test split (this also starts the second thread and
-    # touches whatever the workload needs beyond the reservation)
-    batch()
-    single = seconds.copy()
+    # untimed (this also starts the second thread and touches whatever the workload needs beyond the reservation)
+    if plan:
+        batch()
+        single = seconds.copy()
     n_split[0] = n
     batch()
-    order[:], n_split[0] = split_plan(single, seconds.copy(), threads)
+    if plan:
+        order[:], n_split[0] = split_plan(single, seconds.copy(), threads)
     batch.keepalive = (arrays, t, pool, starts, depths, answers, boards, seconds, order, n_split)
     return batch
 
@@ -307,12 +309,18 @@ IMPLEMENTATIONS.append(Implementation(
                 "core its own workspace); a test's time is its own, so they overlap",
     build=partial(fast_module, "cephalopod_fast", ())))
 
+SPLIT_WHAT = ("each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
+              "owns by a hash bit, hands the others over, and sums its half of the last two layers")
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast-split", "cffi-avx2", _prepare_fast_split, requires=FAST_NEEDS,
-    description="C (split.c over fast.c), c-fast on two kept threads: the longest tests each split over both (each "
-                "thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
-                "owns by a hash bit, hands the others over, and sums its half of the last two layers), the rest "
-                "dealt out whole",
+    description=f"C (split.c over fast.c), c-fast with every test split over two kept threads ({SPLIT_WHAT})",
+    build=split_module))
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "c-fast-split-deal", "cffi-avx2", partial(_prepare_fast_split, plan=True),
+    requires=FAST_NEEDS,
+    description=f"C (split.c over fast.c), c-fast on two kept threads, the longest tests split over both "
+                f"({SPLIT_WHAT}) and the rest dealt out whole; how many to split chosen in prepare from each "
+                f"test's time alone and split",
     build=split_module))
 
 for _name, _flags, _reserve, _what in FAST_VARIANTS:
