@@ -20,7 +20,7 @@ KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
 FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2",
                     "c-avx2-prefetch", "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32",
-                    "c-fast-pf1024", "c-fast-cores")
+                    "c-fast-pf1024", "c-fast-cores", "c-fast-split", "c-fast-split-deal")
         if not features.unavailable(IMPLS[n].requires)]
 
 
@@ -173,6 +173,40 @@ def test_c_fast_grows_past_its_reservation():
             r["expected"], r["name"]
 
 
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast-split"].requires)), reason="needs a C compiler and AVX2")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_c_fast_split_grows_past_its_reservation(threads):
+    # layers split over two threads (or kept on one) from a reservation of a few boards: each half grows its layers,
+    # its table and the list of moves it hands over, and every answer is still right, again on the grown buffers
+    # and with the tests dealt out whole
+    from swarbench.cbuild import build
+    from swarbench.suites.cephalopod import native
+
+    rows = [r for r in ROWS if r["name"] in ("cg_test_03", "cg_test_06", "cg_test_07", "empty_board_d00",
+                                             "empty_board_d01", "empty_board_d02", "empty_board_d20")]
+    d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
+    rows += [d4] * 80  # 160 stored layers a call, so the 8-bit layer tags wrap on the second call
+    for flags in ((), ("-DTABLE_MUL=1", "-DTABLE_MIN=16")):  # then tables that layers outgrow while being built
+        mod = build("cephalopod_split" + ("_tiny" if flags else ""), native.C_DIR / "split.c", native.SPLIT_CDEF,
+                    ("avx2", "bmi2"), flags + (native._header_flag("fast.c"),))
+        ffi, lib = mod.ffi, mod.lib
+        arrays = tables.fast_tables()
+        t = native._bind(ffi, "fast_tables", arrays)
+        pool = ffi.gc(lib.split_new(threads, 8, 16), lib.split_free)
+        starts = np.array([tables.pack(spec.parse_board(r["board"])) for r in rows], np.uint32)
+        depths = np.array([r["depth"] for r in rows], np.int32)
+        answers, boards, seconds = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64), np.zeros(len(rows))
+        cast = lambda ctype, a: ffi.cast(ctype, ffi.from_buffer(a))  # noqa: E731
+        order = np.arange(len(rows), dtype=np.int32)[::-1].copy()
+        for n_split in (len(rows), 3, 0):  # every test split, the first three split and the rest dealt, all dealt
+            answers[:] = -1
+            assert lib.split_solve_many(pool, t, cast("uint32_t *", starts), cast("int32_t *", depths),
+                                        cast("int32_t *", order), len(rows), n_split, cast("int64_t *", answers),
+                                        cast("int64_t *", boards), cast("double *", seconds)) == 0
+            assert answers.tolist() == [r["expected"] for r in rows]
+            assert (seconds > 0).all()
+
+
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["numba-fast"].requires)), reason="needs numba")
 def test_numba_fast_grows_past_its_workspace():
     # room for 8 boards and 16 slots, tables of one slot per parent from 16 up: the search starts again with
@@ -213,11 +247,12 @@ def test_reserved_buffers_spare_a_solve_the_page_faults_fresh_ones_pay():
     # page (megabytes for the official tests), one that reuses buffers touched in prepare has next to none
     workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
     faults = {}
-    for name in ("c-fast-fresh", "c-fast", "c-fast-cores"):
+    for name in ("c-fast-fresh", "c-fast", "c-fast-cores", "c-fast-split", "c-fast-split-deal"):
         batch = IMPLS[name].prepare(workload)
         batch()
         faults[name] = KERNEL.summarize(batch())["page_faults"]
     assert faults["c-fast-fresh"] > 1000 and faults["c-fast"] < 100 and faults["c-fast-cores"] < 100, faults
+    assert faults["c-fast-split"] < 100 and faults["c-fast-split-deal"] < 100, faults
 
 
 # -- every family --------------------------------------------------------------------------------------------
@@ -410,3 +445,16 @@ def test_a_single_case_comes_from_the_case_parameter():
     for bad, words in (("3", "expected 'DEPTH BOARD'"), ("-1 000000000", "negative"), ("2 00000007x", "7x")):
         with pytest.raises(InvalidInput, match=words):
             KERNEL.make_workload(kind, given={"case": bad})
+
+
+def test_split_plan_splits_the_long_tests_only_while_dealing_cannot_balance():
+    from swarbench.suites.cephalopod import native
+
+    # one test longer than the rest together: split it (5, then 4 on each thread, against 10 dealt), deal the others
+    order, k = native.split_plan(np.array([1.0, 10.0, 2.0, 2.0, 2.0]), np.array([0.6, 5.0, 1.2, 1.2, 1.2]), 2)
+    assert order.tolist()[0] == 1 and k == 1
+    # even tests, splitting at no gain: all dealt
+    order, k = native.split_plan(np.array([2.0, 2.0, 2.0, 2.0]), np.array([1.0, 1.0, 1.0, 1.0]), 2)
+    assert k == 0
+    # one thread: splitting only adds, nothing is split
+    assert native.split_plan(np.array([3.0, 1.0]), np.array([3.0, 1.0]), 1)[1] == 0

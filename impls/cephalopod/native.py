@@ -37,12 +37,13 @@ int64_t ceph_solve(ceph_work *w, const ceph_tables *T, uint32_t start, int depth
 """
 
 
-def _header_flag() -> str:
-    """swarbench.cbuild keys its cache on the .c file only; the shared header's digest joins the flags so an edit
-    to search.h rebuilds every module that includes it."""
+def _header_flag(included: str = "search.h") -> str:
+    """swarbench.cbuild keys its cache on the .c file only; the digest of a file it includes joins the flags so an
+    edit to that file (search.h, or fast.c under split.c) rebuilds every module that includes it."""
     import hashlib
 
-    return "-DSEARCH_H=0x" + hashlib.sha256((C_DIR / "search.h").read_bytes()).hexdigest()[:12]
+    macro = "-D" + included.upper().replace(".", "_")
+    return macro + "=0x" + hashlib.sha256((C_DIR / included).read_bytes()).hexdigest()[:12]
 
 
 def _bind(ffi, struct, arrays):
@@ -207,6 +208,77 @@ def _prepare_fast_cores(workload):
     return batch
 
 
+# -- c/split.c: one test's layers built by two threads -----------------------------------------------------------
+SPLIT_CDEF = FAST_CDEF + """
+typedef ... split_pool;
+split_pool *split_new(int threads, size_t states, size_t slots);
+void split_free(split_pool *P);
+int split_solve_many(split_pool *P, const fast_tables *T, const uint32_t *starts, const int32_t *depths,
+                     const int32_t *order, int n, int n_split, int64_t *answers, int64_t *boards, double *seconds);
+"""
+
+
+def split_module():
+    return build("cephalopod_split", C_DIR / "split.c", SPLIT_CDEF, ("avx2", "bmi2"), (_header_flag("fast.c"),))
+
+
+def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.ndarray, int]:
+    """The order of a batch's tests and how many of its first ones to split over the threads, from each test's time
+    alone on one thread and split: the longest first, and the k that gives the shortest estimated call, k split
+    tests one after the other and then the rest dealt out whole to the first thread free."""
+    order = np.argsort(-single, kind="stable")
+    best_k, best = 0, float("inf")
+    for k in range(len(order) + 1):
+        loads = [0.0] * max(1, threads)
+        for c in order[k:]:  # dealt out as the C code does: the next test to the thread that is free first
+            loads[loads.index(min(loads))] += single[c]
+        estimate = split[order[:k]].sum() + max(loads)
+        if estimate < best:
+            best_k, best = k, estimate
+    return order.astype(np.int32), best_k
+
+
+def _prepare_fast_split(workload, plan: bool = False):
+    """c-fast over two threads, every test split over both (every layer built by the two); with ``plan``, only the
+    longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed calls (every
+    test alone on a thread, then every test split)."""
+    mod = split_module()
+    ffi, lib = mod.ffi, mod.lib
+    arrays = tables.fast_tables()
+    t = _bind(ffi, "fast_tables", arrays)
+    threads = 2 if features.cores() >= 2 else 1
+    pool = lib.split_new(threads, RESERVE_STATES, RESERVE_SLOTS)
+    if pool == ffi.NULL:
+        raise MemoryError("cannot reserve the C search's buffers")
+    pool = ffi.gc(pool, lib.split_free)
+    n = len(workload.inputs["depth"])
+    starts = np.array([tables.pack(c) for c in workload.inputs["cells"]], np.uint32)
+    depths = np.asarray(workload.inputs["depth"], np.int32)
+    answers, boards, seconds = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64)
+    order = np.arange(n, dtype=np.int32)
+    n_split = ffi.new("int *")
+    cast = lambda ctype, a: ffi.cast(ctype, ffi.from_buffer(a))  # noqa: E731
+    args = (pool, t, cast("uint32_t *", starts), cast("int32_t *", depths), cast("int32_t *", order), n)
+    outs = (cast("int64_t *", answers), cast("int64_t *", boards), cast("double *", seconds))
+
+    def batch():
+        faults = _minor_faults()
+        if lib.split_solve_many(*args, n_split[0], *outs):
+            raise MemoryError("the C search ran out of memory, or its second thread could not be started")
+        return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
+
+    # untimed (this also starts the second thread and touches whatever the workload needs beyond the reservation)
+    if plan:
+        batch()
+        single = seconds.copy()
+    n_split[0] = n
+    batch()
+    if plan:
+        order[:], n_split[0] = split_plan(single, seconds.copy(), threads)
+    batch.keepalive = (arrays, t, pool, starts, depths, answers, boards, seconds, order, n_split)
+    return batch
+
+
 FAST_NEEDS = ("cc", "avx2", "bmi2")
 FAST_WHAT = ("the table never zeroed (layer tags), byte tables for forms and hashes, lane sums reduced once, a move "
              "list in L1-sized chunks (listed, canonicalised with their slots prefetched, inserted without a branch "
@@ -236,6 +308,20 @@ IMPLEMENTATIONS.append(Implementation(
     description="C (fast.c), c-fast with the tests of a batch dealt out over every core, longest first (each "
                 "core its own workspace); a test's time is its own, so they overlap",
     build=partial(fast_module, "cephalopod_fast", ())))
+
+SPLIT_WHAT = ("each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
+              "owns by a hash bit, hands the others over, and sums its half of the last two layers")
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "c-fast-split", "cffi-avx2", _prepare_fast_split, requires=FAST_NEEDS,
+    description=f"C (split.c over fast.c), c-fast with every test split over two kept threads ({SPLIT_WHAT})",
+    build=split_module))
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "c-fast-split-deal", "cffi-avx2", partial(_prepare_fast_split, plan=True),
+    requires=FAST_NEEDS,
+    description=f"C (split.c over fast.c), c-fast on two kept threads, the longest tests split over both "
+                f"({SPLIT_WHAT}) and the rest dealt out whole; how many to split chosen in prepare from each "
+                f"test's time alone and split",
+    build=split_module))
 
 for _name, _flags, _reserve, _what in FAST_VARIANTS:
     _module = "cephalopod_" + _name.replace("c-", "").replace("-", "_")

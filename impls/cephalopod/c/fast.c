@@ -87,9 +87,10 @@ typedef struct {
     const int32_t *perm;      /* [8][8] how counts move when lane k held the smallest form */
 } fast_tables;
 
+#define LAYER_BUFFERS 3  /* a search on one thread rotates two; one split over threads (split.c) three */
 typedef struct {
-    uint32_t *states[2], *counts[2];
-    size_t cap[2];
+    uint32_t *states[LAYER_BUFFERS], *counts[LAYER_BUFFERS];
+    size_t cap[LAYER_BUFFERS];
     uint64_t *table;  /* board << 32 | tag << 24 | index */
     size_t table_cap;
     uint32_t tag;
@@ -143,7 +144,7 @@ static int reserve_table(fast_work *w, size_t slots)
 /* Every buffer back to the kernel (FRESH_MAPS: after each solve, as a process that solves one test ends). */
 static void release(fast_work *w)
 {
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < LAYER_BUFFERS; b++) {
         unmapped(w->states[b], w->cap[b] * sizeof(uint32_t));
         unmapped(w->counts[b], w->cap[b] * 8 * sizeof(uint32_t));
         w->states[b] = NULL; w->counts[b] = NULL; w->cap[b] = 0;
@@ -318,6 +319,47 @@ static __attribute__((noinline, cold)) int grow_layer(fast_work *w, int b, size_
     return reserve_layer(w, b, cap);
 }
 
+/* The moves of parents *i.. of the layer (states, counts, n boards), up to a chunk of CHUNK: each empty cell's row of
+ * deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed. */
+static inline __attribute__((always_inline)) size_t list_moves(const fast_tables *T, const uint32_t *states,
+                                                               const uint32_t *counts, uint32_t *i_io, uint32_t n,
+                                                               uint32_t *mv_board, uint32_t *mv_parent,
+                                                               __m256i *acc)
+{
+    size_t k = 0;
+    uint32_t i = *i_io;
+    for (; i <= n && k < CHUNK; i++) {
+        uint32_t s = states[i];
+        uint32_t e = empty_cells(s);
+        if (__builtin_expect(!e, 0)) {  /* only the start can be full */
+            *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
+            continue;
+        }
+        __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
+        do {
+            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
+#if NT_MOVES
+            (void)sv; (void)iv;
+            for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
+                _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
+                _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
+            }
+#else
+            _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
+            _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
+            if (__builtin_expect(r[0] > 8, 0)) {
+                _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
+                _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
+            }
+#endif
+            k += r[0];
+            e &= e - 1;
+        } while (e);
+    }
+    *i_io = i;
+    return k;
+}
+
 /* One stored layer: every move of the n boards of buffer `cur`, canonicalised and merged into buffer !cur.
  * Returns its number of boards, or -1 when memory runs out. */
 static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t n, __m256i *acc_io)
@@ -335,36 +377,8 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
     uint32_t m = 0;
     _mm256_storeu_si256((__m256i *)(w->counts[nb] + 8), _mm256_setzero_si256());
     for (uint32_t i = 1; i <= n;) {
-        /* 1. the moves of the next parents, each empty cell's row of deltas copied whole */
-        size_t k = 0;
-        for (; i <= n && k < CHUNK; i++) {
-            uint32_t s = states[i];
-            uint32_t e = empty_cells(s);
-            if (__builtin_expect(!e, 0)) {  /* only the start can be full */
-                acc = sum8(acc, hashes(T, s), counts + 8 * (size_t)i);
-                continue;
-            }
-            __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
-            do {
-                const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-#if NT_MOVES
-                (void)sv; (void)iv;
-                for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
-                    _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
-                    _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
-                }
-#else
-                _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
-                _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
-                if (__builtin_expect(r[0] > 8, 0)) {
-                    _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
-                    _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
-                }
-#endif
-                k += r[0];
-                e &= e - 1;
-            } while (e);
-        }
+        /* 1. the moves of the next parents */
+        size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
 #if NT_MOVES
         _mm_sfence();  /* the streamed moves are read back next */
 #endif
@@ -394,6 +408,43 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
     return m;
 }
 
+/* What the boards reached in one more move from the n boards of a layer add to the sum. */
+static __m256i sum_last_layer(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
+                              __m256i acc)
+{
+    for (uint32_t i = 1; i <= n; i++)
+        acc = sum8(acc, successor_hashes(T, states[i]), counts + 8 * (size_t)i);
+    return acc;
+}
+
+/* What the boards reached in two more moves add: each move's successors, no board stored. */
+static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
+                                   __m256i acc)
+{
+    for (uint32_t i = 1; i <= n; i++) {
+        uint32_t s = states[i];
+        const uint32_t *c = counts + 8 * (size_t)i;
+        uint32_t e = empty_cells(s);
+        if (!e) acc = sum8(acc, hashes(T, s), c);
+        __m256i h = _mm256_setzero_si256();
+        for (; e; e &= e - 1) {
+            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
+            for (uint32_t q = 1; q <= r[0]; q++) h = _mm256_add_epi32(h, successor_hashes(T, s + r[q]));
+        }
+        acc = sum8(acc, h, c);
+    }
+    return acc;
+}
+
+/* The eight lane sums added, modulo 2^30: the answer. */
+static uint32_t reduced(__m256i acc)
+{
+    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(1, 0, 3, 2)));
+    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(2, 3, 0, 1)));
+    return (uint32_t)_mm_cvtsi128_si32(q) & MASK30;
+}
+
 /* The answer modulo 2^30 for `depth` moves from `start`; *boards gets the canonical boards stored (layers 1 to
  * depth-2: the last two are summed without being stored). -1 when memory runs out. */
 static int64_t solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards)
@@ -411,23 +462,11 @@ static int64_t solve(fast_work *w, const fast_tables *T, uint32_t start, int dep
     for (int d = 0; d < depth; d++) {
         const uint32_t *states = w->states[cur], *counts = w->counts[cur];
         if (d == depth - 1) {  /* the last layer: every parent's successors at once */
-            for (uint32_t i = 1; i <= n; i++)
-                acc = sum8(acc, successor_hashes(T, states[i]), counts + 8 * (size_t)i);
+            acc = sum_last_layer(T, states, counts, n, acc);
             break;
         }
         if (d == depth - 2) {  /* the layer before: each move's successors, no board stored */
-            for (uint32_t i = 1; i <= n; i++) {
-                uint32_t s = states[i];
-                const uint32_t *c = counts + 8 * (size_t)i;
-                uint32_t e = empty_cells(s);
-                if (!e) acc = sum8(acc, hashes(T, s), c);
-                __m256i h = _mm256_setzero_si256();
-                for (; e; e &= e - 1) {
-                    const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-                    for (uint32_t q = 1; q <= r[0]; q++) h = _mm256_add_epi32(h, successor_hashes(T, s + r[q]));
-                }
-                acc = sum8(acc, h, c);
-            }
+            acc = sum_last_two_layers(T, states, counts, n, acc);
             break;
         }
         int64_t m = build_layer(w, T, cur, n, &acc);
@@ -437,10 +476,7 @@ static int64_t solve(fast_work *w, const fast_tables *T, uint32_t start, int dep
         *boards += n;
         if (n == 0) break;  /* every game has ended: nothing left to move */
     }
-    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(1, 0, 3, 2)));
-    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, _MM_SHUFFLE(2, 3, 0, 1)));
-    return (uint32_t)_mm_cvtsi128_si32(q) & MASK30;
+    return reduced(acc);
 }
 
 int64_t fast_solve(fast_work *w, const fast_tables *T, uint32_t start, int depth, int64_t *boards)
