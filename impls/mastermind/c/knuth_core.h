@@ -25,12 +25,18 @@
 #include <unistd.h>
 
 enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
+#define MAX_DEPTH 32
+
+struct mm_seen { uint64_t held; uint32_t placed, search; };
 
 typedef struct {
     int pins, colors, n, strategy;
     const uint32_t *codes;         /* n codewords, ascending */
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
+    struct mm_seen *seen;          /* per thread: the guess signatures of one search (see choose_p) */
+    uint32_t search;
+    int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
@@ -41,23 +47,36 @@ typedef struct {
 #ifndef SMALL_NP
 #define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
-#define MAX_DEPTH 32
+#define SEEN_SLOTS (1 << 15)
+
+/* One thread's own buffers (a copied context gets new ones). */
+static int ctx_alloc(mm_ctx *x) {
+    x->played = calloc(x->n, 1);
+    x->inposs = calloc(x->n, 1);
+    x->seen = calloc(SEEN_SLOTS, sizeof(struct mm_seen));
+    x->search = 0;
+    x->npath = 0;
+    return x->played && x->inposs && x->seen ? 0 : -1;
+}
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
     x->strategy = strategy; x->status = status;
-    x->played = calloc(n, 1);
-    x->inposs = calloc(n, 1);
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
-    return x->played && x->inposs ? 0 : -1;
+    return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); }
+
+/* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
+ * order (the symmetries of a node need the guesses themselves). */
+MM_INLINE void play(mm_ctx *x, int g) { x->played[g] = 1; x->path[x->npath++] = g; }
+MM_INLINE void unplay(mm_ctx *x) { x->played[x->path[--x->npath]] = 0; }
 
 MM_INLINE int stopped(const mm_ctx *x) { return __atomic_load_n(&x->status[1], __ATOMIC_RELAXED) != 0; }
 
@@ -138,6 +157,108 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
     return 1;
 }
 
+#ifdef PRUNE
+/* Ville's symmetric codewords: a permutation of the pins with a relabelling of the colors that maps every guess
+ * played so far to itself maps the possible secrets onto themselves and keeps every score, so a candidate and its
+ * image split them into parts of the same sizes and are both possible or neither. One such symmetry: pin k of the
+ * image is color[pin from[k] of the code]. */
+typedef struct { uint8_t from[8], color[16]; } mm_sym;
+#define MAX_SYMS 64
+
+/* The symmetries fixing every played guess, other than the identity, found by choosing the pins' sources one at a
+ * time while the colors they imply stay a one-to-one map; colors no guess holds map to themselves (relabelling
+ * those is the free-color class's business). At most max are kept: any subset still drops only candidates with
+ * a lower equivalent, so the tie-break stays exact. */
+static int find_syms(const uint32_t *guesses, int ng, int pins, mm_sym *out, int max) {
+    int from[8], count = 0, k = 0;
+    uint8_t fwd[16], back[16];
+    unsigned held = 0;
+    for (int i = 0; i < ng; i++) held |= color_mask(guesses[i], pins);
+    if (ng == 0) return 0;
+    for (from[0] = -1;;) {
+        /* advance pin k's source to the next one unused and consistent with every guess */
+        int ok = 0;
+        while (!ok && ++from[k] < pins) {
+            ok = 1;
+            for (int j = 0; j < k && ok; j++) ok = from[j] != from[k];
+            if (!ok) continue;
+            memset(fwd, 0, 16); memset(back, 0, 16);
+            for (int j = 0; j <= k && ok; j++)
+                for (int i = 0; i < ng && ok; i++) {
+                    int a = (guesses[i] >> (4 * (pins - 1 - from[j]))) & 15, b = (guesses[i] >> (4 * (pins - 1 - j))) & 15;
+                    ok = (!fwd[a] || fwd[a] == b) && (!back[b] || back[b] == a);
+                    fwd[a] = (uint8_t)b; back[b] = (uint8_t)a;
+                }
+        }
+        if (!ok) { if (--k < 0) break; continue; }
+        if (k < pins - 1) { from[++k] = -1; continue; }
+        int identity = 1;
+        for (int j = 0; j < pins; j++) identity &= from[j] == j;
+        if (!identity) {
+            mm_sym *m = out + count++;
+            for (int j = 0; j < pins; j++) m->from[j] = (uint8_t)from[j];
+            for (int c = 0; c < 16; c++) m->color[c] = (held >> c & 1) ? fwd[c] : (uint8_t)c;
+            if (count == max) break;
+        }
+    }
+    return count;
+}
+
+/* The lowest codeword that relabels code's colors within z and within f (the class lowest_of_class tests). */
+MM_INLINE uint32_t class_lowest(uint32_t code, int pins, unsigned z, unsigned f) {
+    uint8_t map[16] = {0};
+    unsigned zfree = z, ffree = f;
+    uint32_t out = 0;
+    for (int k = pins - 1; k >= 0; k--) {
+        int c = (code >> (4 * k)) & 15;
+        unsigned bit = 1u << c;
+        if ((bit & (z | f)) && !map[c]) {
+            unsigned *avail = bit & z ? &zfree : &ffree;
+            map[c] = (uint8_t)__builtin_ctz(*avail);
+            *avail &= *avail - 1;
+        }
+        out = (out << 4) | (map[c] ? map[c] : c);
+    }
+    return out;
+}
+
+/* Is code (already the lowest of its color class) the lowest codeword its symmetries and color classes reach? */
+MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int nsyms, unsigned z, unsigned f) {
+    for (int s = 0; s < nsyms; s++) {
+        uint32_t image = 0;
+        for (int k = 0; k < pins; k++)
+            image = (image << 4) | syms[s].color[(code >> (4 * (pins - 1 - syms[s].from[k]))) & 15];
+        if (image < code && class_lowest(image, pins, z, f) < code) return 0;
+    }
+    return 1;
+}
+#endif
+
+#ifdef PRUNE
+/* Two guesses with the same signature score alike against every possible secret: a pin's color matters only
+ * where some possible secret has that color on that pin (else it never scores black there), and a color's count
+ * only up to the most that any possible secret holds (min(guess, secret) cannot grow past it). */
+/* Was the signature of g stored earlier in the current search? If not, it is stored where a short probe finds
+ * room (one not stored only costs its equivalents a scoring they could have skipped). The signature: the pins
+ * kept by at_pin, and the color counts capped by most[] packed a nibble each (a count is at most 8). */
+MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __m128i most) {
+    uint32_t code = x->codes[g], placed = 0;
+    for (int k = 0; k < pins; k++) {
+        unsigned c = (code >> (4 * (pins - 1 - k))) & 15;
+        placed = (placed << 4) | (at_pin[k] >> c & 1 ? c : 0);
+    }
+    __m128i capped = _mm_min_epu8(_mm_loadu_si128((const __m128i *)(x->counts + 16 * g)), most);
+    uint64_t held = (uint64_t)_mm_cvtsi128_si64(capped) | (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(capped, 8)) << 4;
+    uint32_t h = (uint32_t)(((held ^ (uint64_t)placed << 29) * 0x9E3779B97F4A7C15ull) >> 40);
+    for (int probe = 0; probe < 8; probe++) {
+        struct mm_seen *e = x->seen + ((h + probe) & (SEEN_SLOTS - 1));
+        if (e->search != x->search) { e->search = x->search; e->held = held; e->placed = placed; return 0; }
+        if (e->held == held && e->placed == placed) return 1;
+    }
+    return 0;
+}
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -148,7 +269,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
-    const int stride = (np + 63) & ~63, pad = stride - np;
+    const int stride = (np + 63) & ~63;
+    /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
+    const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
     if (!sp) { free(terms); for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
@@ -170,10 +293,26 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
      * secret holds (f). Relabelling colors within z or within f leaves a guess's part for every score and its
      * membership in the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
     unsigned played_colors = 0, present = 0, all = ((1u << (x->colors + 1)) - 1) & ~1u;
-    for (int g = 0; g < x->n; g++)
-        if (x->played[g]) played_colors |= color_mask(x->codes[g], pins);
+    uint32_t path[MAX_DEPTH + 1];
+    for (int i = 0; i < x->npath; i++) {
+        path[i] = x->codes[x->path[i]];
+        played_colors |= color_mask(path[i], pins);
+    }
+    mm_sym syms[MAX_SYMS];
+    const int nsyms = find_syms(path, x->npath, pins, syms, MAX_SYMS);
     for (int i = 0; i < np; i++) present |= color_mask(x->codes[poss[i]], pins);
     const unsigned z = all & ~present, f = all & present & ~played_colors;
+    /* Pass 1 scores one guess per signature (see seen_before): a later guess with an earlier one's signature
+     * splits the possible secrets alike, so unless it is itself possible it cannot win the tie-break. */
+    unsigned at_pin[8] = {0};
+    uint8_t most_of[16] = {0};
+    for (int i = 0; i < np; i++) {
+        const uint8_t *sc = x->counts + 16 * poss[i];
+        for (int k = 0; k < pins; k++) at_pin[k] |= 1u << ((x->codes[poss[i]] >> (4 * (pins - 1 - k))) & 15);
+        for (int c = 1; c <= x->colors; c++) most_of[c] = sc[c] > most_of[c] ? sc[c] : most_of[c];
+    }
+    const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
+    if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
     for (int pass = 0; pass < 2; pass++) {
         const int count = pass == 0 ? np : x->n;
         best = -1, best_key = INT64_MIN;
@@ -187,10 +326,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (x->played[g]) continue;
 #ifdef PRUNE
         if (!lowest_of_class(x->codes[g], pins, z, f)) continue;
+        if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
+        if (pass == 1 && seen_before(x, g, pins, at_pin, most) && !x->inposs[g]) continue;
 #endif
-        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #ifdef ROW_BATCH
         if (np <= SMALL_NP) {
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
             for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
         } else {
         mmv vp[8], vc[16];
@@ -202,7 +343,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
         int lost = 0;
-        for (int i = 0; i < stride && !lost; i += MMV_BYTES) {
+        if (lanes == MMV_BYTES) {  /* one vector of secrets: its counts are the parts, nothing to add up */
+            mmv sc = mmv_score(sp, scn, stride, 0, vp, pins, vc, used, nu);
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = mmv_count_eq(sc, vv[v]);
+        } else {
+        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
+        for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
             mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
 #ifdef PRUNE
@@ -210,10 +356,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
 #endif
         }
+        }
         if (lost) continue;
         cnt[0] -= pad;
         }
 #else
+        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
         int64_t key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
@@ -262,9 +410,7 @@ typedef struct {
 static void *pool_worker(void *p) {
     pool_t *pool = p;
     mm_ctx x = *pool->proto;
-    x.played = calloc(x.n, 1);
-    x.inposs = calloc(x.n, 1);
-    if (!x.played || !x.inposs) {
+    if (ctx_alloc(&x)) {
         __atomic_store_n(&pool->failed, 1, __ATOMIC_RELAXED);
     } else {
         for (;;) {
@@ -306,10 +452,9 @@ static int play_one(mm_ctx *x, int t, void *p) {
     const int pins = x->pins, n = x->n;
     int *poss = malloc(sizeof(int) * n);
     if (!poss) return 1;
-    int secret = a->targets[t], np = n, guess = a->first, count = 1, played[MAX_DEPTH], nplayed = 1;
+    int secret = a->targets[t], np = n, guess = a->first, count = 1, nplayed = 1;
     for (int i = 0; i < n; i++) poss[i] = i;
-    played[0] = guess;
-    x->played[guess] = 1;
+    play(x, guess);
     for (;;) {
         int sc = FILTER_SCORE(x, guess, secret);
         if (sc == x->win) break;
@@ -319,11 +464,11 @@ static int play_one(mm_ctx *x, int t, void *p) {
         np = j;
         guess = choose(x, poss, np);
         if (guess < 0 || nplayed == MAX_DEPTH) break;
-        x->played[guess] = 1;
-        played[nplayed++] = guess;
+        play(x, guess);
+        nplayed++;
         count++;
     }
-    for (int i = 0; i < nplayed; i++) x->played[played[i]] = 0;
+    for (int i = 0; i < nplayed; i++) unplay(x);
     free(poss);
     if (guess < 0 || nplayed == MAX_DEPTH) return 1;
     a->out[t] = (uint8_t)count;
@@ -358,7 +503,7 @@ static int node(mm_ctx *x, const int *poss, int np, int guess, int depth, const 
     for (int v = 0; v < 129; v++) { int c = start[v]; start[v] = fill[v] = acc; acc += c; }
     for (int i = 0; i < np; i++) parts[fill[sc[i]]++] = poss[i];
     free(sc);
-    x->played[guess] = 1;
+    play(x, guess);
     for (int v = 0; v < x->nvalid && !failed; v++) {
         int s = x->valid[v], lo = start[s], m = fill[s] - lo, wanted = 0;
         for (int i = lo; i < lo + m && !wanted; i++) wanted = want[parts[i]];
@@ -371,7 +516,7 @@ static int node(mm_ctx *x, const int *poss, int np, int guess, int depth, const 
         int next = choose(x, parts + lo, m);
         failed = next < 0 || node(x, parts + lo, m, next, depth + 1, want, out);
     }
-    x->played[guess] = 0;
+    unplay(x);
     free(parts);
     return failed;
 }
@@ -386,7 +531,9 @@ typedef struct {
 typedef struct { subtree *items; const uint8_t *want; uint8_t *out; } tree_arg;
 
 static void mark(mm_ctx *x, const subtree *s, uint8_t on) {
-    for (int i = 0; i < s->npath; i++) x->played[s->path[i]] = on;
+    for (int i = 0; i < s->npath; i++)
+        if (on) play(x, s->path[i]);
+        else unplay(x);
 }
 
 static int choose_item(mm_ctx *x, int i, void *p) {
