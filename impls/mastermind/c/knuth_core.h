@@ -34,6 +34,7 @@ typedef struct {
     const uint32_t *codes;         /* n codewords, ascending */
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
+    int *cands;                    /* per thread: n slots for the candidates of one search */
     struct mm_seen *seen;          /* per thread: the guess signatures of one search (see choose_p) */
     uint32_t search;
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
@@ -54,9 +55,10 @@ static int ctx_alloc(mm_ctx *x) {
     x->played = calloc(x->n, 1);
     x->inposs = calloc(x->n, 1);
     x->seen = calloc(SEEN_SLOTS, sizeof(struct mm_seen));
+    x->cands = malloc(sizeof(int) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen ? 0 : -1;
+    return x->played && x->inposs && x->seen && x->cands ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -71,7 +73,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -158,6 +160,31 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
 }
 
 #ifdef PRUNE
+/* The indices of the codewords that lowest_of_class keeps, ascending, without visiting the others: depth first
+ * over the pins, colors ascending, a class's color taken only where an earlier pin has it or it is the class's
+ * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors). */
+static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out) {
+    int digit[8], index[8], count = 0, k = 0;
+    unsigned used[8];
+    used[0] = 0; index[0] = 0; digit[0] = 0;
+    for (;;) {
+        int c = digit[k] + 1;
+        for (; c <= x->colors; c++) {
+            unsigned bit = 1u << c, set = bit & z ? z : bit & f ? f : 0, unseen = set & ~used[k];
+            if (!set || (used[k] & bit) || bit == (unseen & -unseen)) break;
+        }
+        if (c > x->colors) {
+            if (--k < 0) break;
+            continue;
+        }
+        digit[k] = c;
+        int idx = index[k] * x->colors + c - 1;
+        if (k == pins - 1) { out[count++] = idx; continue; }
+        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; digit[++k] = 0;
+    }
+    return count;
+}
+
 /* Ville's symmetric codewords: a permutation of the pins with a relabelling of the colors that maps every guess
  * played so far to itself maps the possible secrets onto themselves and keeps every score, so a candidate and its
  * image split them into parts of the same sizes and are both possible or neither. One such symmetry: pin k of the
@@ -243,10 +270,13 @@ MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int n
  * kept by at_pin, and the color counts capped by most[] packed a nibble each (a count is at most 8). */
 MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __m128i most) {
     uint32_t code = x->codes[g], placed = 0;
+    int kept = 0;
     for (int k = 0; k < pins; k++) {
-        unsigned c = (code >> (4 * (pins - 1 - k))) & 15;
-        placed = (placed << 4) | (at_pin[k] >> c & 1 ? c : 0);
+        unsigned c = (code >> (4 * (pins - 1 - k))) & 15, keep = at_pin[k] >> c & 1;
+        placed = (placed << 4) | (keep ? c : 0);
+        kept += keep;
     }
+    if (kept == pins) return 0;  /* every pin kept: the signature names g alone */
     __m128i capped = _mm_min_epu8(_mm_loadu_si128((const __m128i *)(x->counts + 16 * g)), most);
     uint64_t held = (uint64_t)_mm_cvtsi128_si64(capped) | (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(capped, 8)) << 4;
     uint32_t h = (uint32_t)(((held ^ (uint64_t)placed << 29) * 0x9E3779B97F4A7C15ull) >> 40);
@@ -314,21 +344,26 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
     if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
     for (int pass = 0; pass < 2; pass++) {
-        const int count = pass == 0 ? np : x->n;
+        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
         best = -1, best_key = INT64_MIN;
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
 #endif
     for (int t = 0; t < count; t++) {
-        const int g = pass == 0 ? poss[t] : t;
+#ifdef PRUNE
+        const int g = pass == 0 ? poss[t] : x->cands[t];
+#else
+        const int g = t;
+#endif
         if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
         if (x->played[g]) continue;
 #ifdef PRUNE
-        if (!lowest_of_class(x->codes[g], pins, z, f)) continue;
+        if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
         if (pass == 1 && seen_before(x, g, pins, at_pin, most) && !x->inposs[g]) continue;
 #endif
+        int64_t key;
 #ifdef ROW_BATCH
         if (np <= SMALL_NP) {
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
@@ -345,6 +380,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int lost = 0;
         if (lanes == MMV_BYTES) {  /* one vector of secrets: its counts are the parts, nothing to add up */
             mmv sc = mmv_score(sp, scn, stride, 0, vp, pins, vc, used, nu);
+            if (x->strategy == KNUTH) {  /* the largest part is all Knuth needs */
+                int largest = 0;
+                for (int v = 0; v < x->nvalid; v++) {
+                    int c = mmv_count_eq(sc, vv[v]) - (v == 0 ? pad : 0);
+                    largest = c > largest ? c : largest;
+                }
+                key = 2 * (int64_t)(np - largest) + x->inposs[g];
+                goto ranked;
+            }
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = mmv_count_eq(sc, vv[v]);
         } else {
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
@@ -364,7 +408,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        int64_t key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+#ifdef ROW_BATCH
+    ranked:
+#endif
         if (key > best_key) { best_key = key; best = g; }
 #ifdef PRUNE
         /* No possible secret reached key_max (pass 0 would have stopped), so in pass 1 nothing beats key_max - 1,
