@@ -7,11 +7,13 @@
  *
  * The including file picks the scoring: either PAIR_SCORE(x, guess_index, secret_index) (the article's scalar
  * variations, every score computed, as the article did) or ROW_BATCH (byte-sliced rows of possible secrets
- * scored 64 or 32 at a time). PRUNE adds exact shortcuts: a Knuth candidate stops as soon as its largest part
- * shows it cannot win; only the lowest codeword of each class of interchangeable colors is tried (Ville's free
- * colors, and colors no possible secret holds); the possible secrets go first, so the search ends when one of
- * them reaches the best key any guess could, and the scan of all codewords ends at the first to reach the best
- * key a guess that is not possible could.
+ * scored 64 or 32 at a time). PRUNE adds exact shortcuts, each skipping only guesses that a lower codeword
+ * matches or beats: a Knuth candidate stops as soon as its largest part shows it cannot win; only the lowest
+ * codeword of each class of interchangeable colors is tried (Ville's free colors, and colors no possible secret
+ * holds), and of each orbit of Ville's symmetric codewords (pin and color permutations fixing the guesses
+ * played); a guess scoring every possible secret as an earlier one does (same signature) is skipped; the possible
+ * secrets go first, so the search ends when one of them reaches the best key any guess could, and the scan of
+ * the other codewords ends at the first to reach the best key a guess that is not possible could.
  *
  * Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score histories once, so
  * games sharing a history share one search. Both spread their work over `threads` threads, count finished games
@@ -333,7 +335,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int i = 0; i < np; i++) present |= color_mask(x->codes[poss[i]], pins);
     const unsigned z = all & ~present, f = all & present & ~played_colors;
     /* Pass 1 scores one guess per signature (see seen_before): a later guess with an earlier one's signature
-     * splits the possible secrets alike, so unless it is itself possible it cannot win the tie-break. */
+     * splits the possible secrets alike, so it cannot win the tie-break (possible guesses were settled in pass 0,
+     * their signatures stored as pass 1 meets them). */
     unsigned at_pin[8] = {0};
     uint8_t most_of[16] = {0};
     for (int i = 0; i < np; i++) {
@@ -344,8 +347,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
     if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
     for (int pass = 0; pass < 2; pass++) {
+        /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
+         * other guess ties one of them. */
         const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
-        best = -1, best_key = INT64_MIN;
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
@@ -361,7 +365,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && seen_before(x, g, pins, at_pin, most) && !x->inposs[g]) continue;
+        if (pass == 1 && (seen_before(x, g, pins, at_pin, most) || x->inposs[g])) continue;
 #endif
         int64_t key;
 #ifdef ROW_BATCH
@@ -378,19 +382,27 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
         int lost = 0;
-        if (lanes == MMV_BYTES) {  /* one vector of secrets: its counts are the parts, nothing to add up */
+#ifdef PRUNE
+        if (lanes == MMV_BYTES) {
+            /* One vector of secrets: each part's size is one count, ranked as it comes (rank_of's order and
+             * float operations, with no table of parts in between). */
             mmv sc = mmv_score(sp, scn, stride, 0, vp, pins, vc, used, nu);
-            if (x->strategy == KNUTH) {  /* the largest part is all Knuth needs */
-                int largest = 0;
-                for (int v = 0; v < x->nvalid; v++) {
-                    int c = mmv_count_eq(sc, vv[v]) - (v == 0 ? pad : 0);
-                    largest = c > largest ? c : largest;
-                }
-                key = 2 * (int64_t)(np - largest) + x->inposs[g];
-                goto ranked;
+            int largest = 0, parts = 0;
+            float sum = 0;
+            for (int v = 0; v < x->nvalid; v++) {
+                int c = mmv_count_eq(sc, vv[v]) - (v == 0 ? pad : 0);
+                largest = c > largest ? c : largest;
+                parts += c > 0;
+                if (c && x->strategy == EXPECTED_SIZE) sum += ((const float *)terms)[c];
+                else if (c && x->strategy == ENTROPY) sum = (float)((double)sum - ((const double *)terms)[c]);
             }
-            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = mmv_count_eq(sc, vv[v]);
-        } else {
+            int64_t rank = x->strategy == KNUTH ? np - largest : x->strategy == MOST_PARTS ? parts
+                         : x->strategy == EXPECTED_SIZE ? -(int64_t)floor((double)sum * 1e6 + 0.5)
+                         : (int64_t)floor((double)sum * 1e9 + 0.5);
+            key = 2 * rank + x->inposs[g];
+            goto ranked;
+        }
+#endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
             mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
@@ -400,7 +412,6 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
 #endif
         }
-        }
         if (lost) continue;
         cnt[0] -= pad;
         }
@@ -409,7 +420,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
         key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
-#ifdef ROW_BATCH
+#ifdef PRUNE
     ranked:
 #endif
         if (key > best_key) { best_key = key; best = g; }
