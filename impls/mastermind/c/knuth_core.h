@@ -316,6 +316,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     }
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
+#ifdef PRUNE
+    mmv bytes[16];
+    for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
+#endif
 #endif
 #ifdef PRUNE
     /* Only a possible secret reaches the best reachable key, so when one does, the lowest such one is the
@@ -373,12 +377,23 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
             for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
         } else {
+#ifdef PRUNE
+        uint8_t color[8], before[8];
+        for (int k = 0; k < pins; k++) {
+            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
+            before[k] = 0;
+            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
+        }
+#define SCORE_AT(i) mmv_score_pins(sp, scn, stride, i, color, before, bytes, pins)
+#else
         mmv vp[8], vc[16];
         int used[16], nu = 0;
         const uint8_t *gc = x->counts + 16 * g;
         for (int k = 0; k < pins; k++) vp[k] = mmv_set1((x->codes[g] >> (4 * (pins - 1 - k))) & 15);
         for (int c = 1; c <= x->colors; c++)
             if (gc[c]) { vc[nu] = mmv_set1(gc[c]); used[nu++] = c; }
+#define SCORE_AT(i) mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu)
+#endif
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
         int lost = 0;
@@ -386,7 +401,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (lanes == MMV_BYTES) {
             /* One vector of secrets: each part's size is one count, ranked as it comes (rank_of's order and
              * float operations, with no table of parts in between). */
-            mmv sc = mmv_score(sp, scn, stride, 0, vp, pins, vc, used, nu);
+            mmv sc = SCORE_AT(0);
             int largest = 0, parts = 0;
             float sum = 0;
             for (int v = 0; v < x->nvalid; v++) {
@@ -405,13 +420,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
-            mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
+            mmv sc = SCORE_AT(i);
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
 #ifdef PRUNE
             if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np)  /* every 256 secrets, before any padding */
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
 #endif
         }
+#undef SCORE_AT
         if (lost) continue;
         cnt[0] -= pad;
         }
