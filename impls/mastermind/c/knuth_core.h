@@ -398,14 +398,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
-        if (lanes == MMV_BYTES) {
-            /* One vector of secrets: each part's size is one count, ranked as it comes (rank_of's order and
-             * float operations, with no table of parts in between). */
-            mmv sc = SCORE_AT(0);
+        if (lanes <= 64) {
+            /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
+             * it comes (rank_of's order and float operations, with no table of parts in between). */
+            const int two = lanes > MMV_BYTES;
+            mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
             int largest = 0, parts = 0;
             float sum = 0;
             for (int v = 0; v < x->nvalid; v++) {
-                int c = mmv_count_eq(sc, vv[v]) - (v == 0 ? pad : 0);
+                int c = mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0);
                 largest = c > largest ? c : largest;
                 parts += c > 0;
                 if (c && x->strategy == EXPECTED_SIZE) sum += ((const float *)terms)[c];
