@@ -403,15 +403,18 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
              * it comes (rank_of's order and float operations, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
             mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
-            int largest = 0, parts = 0;
-            float sum = 0;
-            for (int v = 0; v < x->nvalid; v++) {
+            int largest = 0, parts = 0, size[48];
+            for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
                 int c = mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0);
                 largest = c > largest ? c : largest;
+                size[parts] = c;
                 parts += c > 0;
-                if (c && x->strategy == EXPECTED_SIZE) sum += ((const float *)terms)[c];
-                else if (c && x->strategy == ENTROPY) sum = (float)((double)sum - ((const double *)terms)[c]);
             }
+            float sum = 0;
+            if (x->strategy == EXPECTED_SIZE)
+                for (int p = 0; p < parts; p++) sum += ((const float *)terms)[size[p]];
+            else if (x->strategy == ENTROPY)
+                for (int p = 0; p < parts; p++) sum = (float)((double)sum - ((const double *)terms)[size[p]]);
             int64_t rank = x->strategy == KNUTH ? np - largest : x->strategy == MOST_PARTS ? parts
                          : x->strategy == EXPECTED_SIZE ? -(int64_t)floor((double)sum * 1e6 + 0.5)
                          : (int64_t)floor((double)sum * 1e9 + 0.5);
