@@ -128,16 +128,18 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
     }
 }
 
-/* The best key any guess can reach, or INT64_MAX where it is not known: every part as small as the scores
- * allow and the guess possible. For Expected Size and Entropy only the all-singletons split is known best
- * (its float sum is the same in any order; any other split is worse by far more than the rounding). */
-static int64_t best_reachable(const mm_ctx *x, int np, const void *terms) {
-    if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + x->nvalid - 1) / x->nvalid) + 1;
-    if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < x->nvalid ? np : x->nvalid) + 1;
-    if (np > x->nvalid) return INT64_MAX;
+/* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
+ * allow. A possible guess has every score; one that is not possible lacks the win, so it has one score fewer.
+ * For Expected Size and Entropy only the all-singletons split is known best (its float sum is the same in any
+ * order; any other split is worse by far more than the rounding). */
+static int64_t best_reachable(const mm_ctx *x, int np, const void *terms, int possible) {
+    const int scores = x->nvalid - !possible;
+    if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + scores - 1) / scores) + possible;
+    if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < scores ? np : scores) + possible;
+    if (np > scores) return INT64_MAX;
     int cnt[129] = {0};
     for (int v = 0; v < np; v++) cnt[x->valid[v]] = 1;
-    return 2 * rank_of(x, cnt, np, terms) + 1;
+    return 2 * rank_of(x, cnt, np, terms) + possible;
 }
 
 MM_INLINE unsigned color_mask(uint32_t code, int pins) {
@@ -324,7 +326,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
     /* Only a possible secret reaches the best reachable key, so when one does, the lowest such one is the
      * answer and the scan of all codewords is skipped (pass 0 tries the possible secrets, ascending, first). */
-    const int64_t key_max = best_reachable(x, np, terms);
+    const int64_t key_max = best_reachable(x, np, terms, 1), key_max_impossible = best_reachable(x, np, terms, 0);
     /* Interchangeable colors: those no possible secret holds (z), and those never played that some possible
      * secret holds (f). Relabelling colors within z or within f leaves a guess's part for every score and its
      * membership in the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
@@ -445,13 +447,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #endif
         if (key > best_key) { best_key = key; best = g; }
 #ifdef PRUNE
-        /* No possible secret reached key_max (pass 0 would have stopped), so in pass 1 nothing beats key_max - 1,
-         * the best rank for a guess that is not possible: the first one to reach it, ascending, is the answer. */
-        if (pass == 1 && best_key == key_max - 1) break;
+        /* Pass 1 runs only while nothing can beat key_max_impossible, the best key of a guess that is not
+         * possible: the first to reach it, ascending, is the answer. */
+        if (pass == 1 && best_key >= key_max_impossible) break;
 #endif
     }
 #ifdef PRUNE
-    if (pass == 0 && best_key == key_max) break;
+    /* a possible secret at key_max, or past what any other guess can reach, is the answer */
+    if (pass == 0 && (best_key == key_max || best_key > key_max_impossible)) break;
 #endif
     }
 done:
