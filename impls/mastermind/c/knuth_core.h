@@ -7,11 +7,13 @@
  *
  * The including file picks the scoring: either PAIR_SCORE(x, guess_index, secret_index) (the article's scalar
  * variations, every score computed, as the article did) or ROW_BATCH (byte-sliced rows of possible secrets
- * scored 64 or 32 at a time). PRUNE adds exact shortcuts: a Knuth candidate stops as soon as its largest part
- * shows it cannot win; only the lowest codeword of each class of interchangeable colors is tried (Ville's free
- * colors, and colors no possible secret holds); the possible secrets go first, so the search ends when one of
- * them reaches the best key any guess could, and the scan of all codewords ends at the first to reach the best
- * key a guess that is not possible could.
+ * scored 64 or 32 at a time). PRUNE adds exact shortcuts, each skipping only guesses that a lower codeword
+ * matches or beats: a Knuth candidate stops as soon as its largest part shows it cannot win; only the lowest
+ * codeword of each class of interchangeable colors is tried (Ville's free colors, and colors no possible secret
+ * holds), and of each orbit of Ville's symmetric codewords (pin and color permutations fixing the guesses
+ * played); a guess scoring every possible secret as an earlier one does (same signature) is skipped; the possible
+ * secrets go first, so the search ends when one of them reaches the best key any guess could, and the scan of
+ * the other codewords ends at the first to reach the best key a guess that is not possible could.
  *
  * Two drivers: knuth_each plays each game on its own; knuth_shared walks the tree of score histories once, so
  * games sharing a history share one search. Both spread their work over `threads` threads, count finished games
@@ -25,12 +27,19 @@
 #include <unistd.h>
 
 enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
+#define MAX_DEPTH 32
+
+struct mm_seen { uint64_t held; uint32_t placed, search; };
 
 typedef struct {
     int pins, colors, n, strategy;
     const uint32_t *codes;         /* n codewords, ascending */
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
+    int *cands;                    /* per thread: n slots for the candidates of one search */
+    struct mm_seen *seen;          /* per thread: the guess signatures of one search (see choose_p) */
+    uint32_t search;
+    int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
@@ -41,23 +50,37 @@ typedef struct {
 #ifndef SMALL_NP
 #define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
-#define MAX_DEPTH 32
+#define SEEN_SLOTS (1 << 15)
+
+/* One thread's own buffers (a copied context gets new ones). */
+static int ctx_alloc(mm_ctx *x) {
+    x->played = calloc(x->n, 1);
+    x->inposs = calloc(x->n, 1);
+    x->seen = calloc(SEEN_SLOTS, sizeof(struct mm_seen));
+    x->cands = malloc(sizeof(int) * x->n);
+    x->search = 0;
+    x->npath = 0;
+    return x->played && x->inposs && x->seen && x->cands ? 0 : -1;
+}
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
     x->strategy = strategy; x->status = status;
-    x->played = calloc(n, 1);
-    x->inposs = calloc(n, 1);
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
-    return x->played && x->inposs ? 0 : -1;
+    return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); }
+
+/* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
+ * order (the symmetries of a node need the guesses themselves). */
+MM_INLINE void play(mm_ctx *x, int g) { x->played[g] = 1; x->path[x->npath++] = g; }
+MM_INLINE void unplay(mm_ctx *x) { x->played[x->path[--x->npath]] = 0; }
 
 MM_INLINE int stopped(const mm_ctx *x) { return __atomic_load_n(&x->status[1], __ATOMIC_RELAXED) != 0; }
 
@@ -105,16 +128,18 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
     }
 }
 
-/* The best key any guess can reach, or INT64_MAX where it is not known: every part as small as the scores
- * allow and the guess possible. For Expected Size and Entropy only the all-singletons split is known best
- * (its float sum is the same in any order; any other split is worse by far more than the rounding). */
-static int64_t best_reachable(const mm_ctx *x, int np, const void *terms) {
-    if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + x->nvalid - 1) / x->nvalid) + 1;
-    if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < x->nvalid ? np : x->nvalid) + 1;
-    if (np > x->nvalid) return INT64_MAX;
+/* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
+ * allow. A possible guess has every score; one that is not possible lacks the win, so it has one score fewer.
+ * For Expected Size and Entropy only the all-singletons split is known best (its float sum is the same in any
+ * order; any other split is worse by far more than the rounding). */
+static int64_t best_reachable(const mm_ctx *x, int np, const void *terms, int possible) {
+    const int scores = x->nvalid - !possible;
+    if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + scores - 1) / scores) + possible;
+    if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < scores ? np : scores) + possible;
+    if (np > scores) return INT64_MAX;
     int cnt[129] = {0};
     for (int v = 0; v < np; v++) cnt[x->valid[v]] = 1;
-    return 2 * rank_of(x, cnt, np, terms) + 1;
+    return 2 * rank_of(x, cnt, np, terms) + possible;
 }
 
 MM_INLINE unsigned color_mask(uint32_t code, int pins) {
@@ -138,6 +163,136 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
     return 1;
 }
 
+#ifdef PRUNE
+/* The indices of the codewords that lowest_of_class keeps, ascending, without visiting the others: depth first
+ * over the pins, colors ascending, a class's color taken only where an earlier pin has it or it is the class's
+ * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors). */
+static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out) {
+    int digit[8], index[8], count = 0, k = 0;
+    unsigned used[8];
+    used[0] = 0; index[0] = 0; digit[0] = 0;
+    for (;;) {
+        int c = digit[k] + 1;
+        for (; c <= x->colors; c++) {
+            unsigned bit = 1u << c, set = bit & z ? z : bit & f ? f : 0, unseen = set & ~used[k];
+            if (!set || (used[k] & bit) || bit == (unseen & -unseen)) break;
+        }
+        if (c > x->colors) {
+            if (--k < 0) break;
+            continue;
+        }
+        digit[k] = c;
+        int idx = index[k] * x->colors + c - 1;
+        if (k == pins - 1) { out[count++] = idx; continue; }
+        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; digit[++k] = 0;
+    }
+    return count;
+}
+
+/* Ville's symmetric codewords: a permutation of the pins with a relabelling of the colors that maps every guess
+ * played so far to itself maps the possible secrets onto themselves and keeps every score, so a candidate and its
+ * image split them into parts of the same sizes and are both possible or neither. One such symmetry: pin k of the
+ * image is color[pin from[k] of the code]. */
+typedef struct { uint8_t from[8], color[16]; } mm_sym;
+#define MAX_SYMS 64
+
+/* The symmetries fixing every played guess, other than the identity, found by choosing the pins' sources one at a
+ * time while the colors they imply stay a one-to-one map; colors no guess holds map to themselves (relabelling
+ * those is the free-color class's business). At most max are kept: any subset still drops only candidates with
+ * a lower equivalent, so the tie-break stays exact. */
+static int find_syms(const uint32_t *guesses, int ng, int pins, mm_sym *out, int max) {
+    int from[8], count = 0, k = 0;
+    uint8_t fwd[16], back[16];
+    unsigned held = 0;
+    for (int i = 0; i < ng; i++) held |= color_mask(guesses[i], pins);
+    if (ng == 0) return 0;
+    for (from[0] = -1;;) {
+        /* advance pin k's source to the next one unused and consistent with every guess */
+        int ok = 0;
+        while (!ok && ++from[k] < pins) {
+            ok = 1;
+            for (int j = 0; j < k && ok; j++) ok = from[j] != from[k];
+            if (!ok) continue;
+            memset(fwd, 0, 16); memset(back, 0, 16);
+            for (int j = 0; j <= k && ok; j++)
+                for (int i = 0; i < ng && ok; i++) {
+                    int a = (guesses[i] >> (4 * (pins - 1 - from[j]))) & 15, b = (guesses[i] >> (4 * (pins - 1 - j))) & 15;
+                    ok = (!fwd[a] || fwd[a] == b) && (!back[b] || back[b] == a);
+                    fwd[a] = (uint8_t)b; back[b] = (uint8_t)a;
+                }
+        }
+        if (!ok) { if (--k < 0) break; continue; }
+        if (k < pins - 1) { from[++k] = -1; continue; }
+        int identity = 1;
+        for (int j = 0; j < pins; j++) identity &= from[j] == j;
+        if (!identity) {
+            mm_sym *m = out + count++;
+            for (int j = 0; j < pins; j++) m->from[j] = (uint8_t)from[j];
+            for (int c = 0; c < 16; c++) m->color[c] = (held >> c & 1) ? fwd[c] : (uint8_t)c;
+            if (count == max) break;
+        }
+    }
+    return count;
+}
+
+/* The lowest codeword that relabels code's colors within z and within f (the class lowest_of_class tests). */
+MM_INLINE uint32_t class_lowest(uint32_t code, int pins, unsigned z, unsigned f) {
+    uint8_t map[16] = {0};
+    unsigned zfree = z, ffree = f;
+    uint32_t out = 0;
+    for (int k = pins - 1; k >= 0; k--) {
+        int c = (code >> (4 * k)) & 15;
+        unsigned bit = 1u << c;
+        if ((bit & (z | f)) && !map[c]) {
+            unsigned *avail = bit & z ? &zfree : &ffree;
+            map[c] = (uint8_t)__builtin_ctz(*avail);
+            *avail &= *avail - 1;
+        }
+        out = (out << 4) | (map[c] ? map[c] : c);
+    }
+    return out;
+}
+
+/* Is code (already the lowest of its color class) the lowest codeword its symmetries and color classes reach? */
+MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int nsyms, unsigned z, unsigned f) {
+    for (int s = 0; s < nsyms; s++) {
+        uint32_t image = 0;
+        for (int k = 0; k < pins; k++)
+            image = (image << 4) | syms[s].color[(code >> (4 * (pins - 1 - syms[s].from[k]))) & 15];
+        if (image < code && class_lowest(image, pins, z, f) < code) return 0;
+    }
+    return 1;
+}
+#endif
+
+#ifdef PRUNE
+/* Two guesses with the same signature score alike against every possible secret: a pin's color matters only
+ * where some possible secret has that color on that pin (else it never scores black there), and a color's count
+ * only up to the most that any possible secret holds (min(guess, secret) cannot grow past it). */
+/* Was the signature of g stored earlier in the current search? If not, it is stored where a short probe finds
+ * room (one not stored only costs its equivalents a scoring they could have skipped). The signature: the pins
+ * kept by at_pin, and the color counts capped by most[] packed a nibble each (a count is at most 8). */
+MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __m128i most) {
+    uint32_t code = x->codes[g], placed = 0;
+    int kept = 0;
+    for (int k = 0; k < pins; k++) {
+        unsigned c = (code >> (4 * (pins - 1 - k))) & 15, keep = at_pin[k] >> c & 1;
+        placed = (placed << 4) | (keep ? c : 0);
+        kept += keep;
+    }
+    if (kept == pins) return 0;  /* every pin kept: the signature names g alone */
+    __m128i capped = _mm_min_epu8(_mm_loadu_si128((const __m128i *)(x->counts + 16 * g)), most);
+    uint64_t held = (uint64_t)_mm_cvtsi128_si64(capped) | (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(capped, 8)) << 4;
+    uint32_t h = (uint32_t)(((held ^ (uint64_t)placed << 29) * 0x9E3779B97F4A7C15ull) >> 40);
+    for (int probe = 0; probe < 8; probe++) {
+        struct mm_seen *e = x->seen + ((h + probe) & (SEEN_SLOTS - 1));
+        if (e->search != x->search) { e->search = x->search; e->held = held; e->placed = placed; return 0; }
+        if (e->held == held && e->placed == placed) return 1;
+    }
+    return 0;
+}
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -148,7 +303,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
-    const int stride = (np + 63) & ~63, pad = stride - np;
+    const int stride = (np + 63) & ~63;
+    /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
+    const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
     if (!sp) { free(terms); for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
@@ -161,71 +318,143 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     }
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
+#ifdef PRUNE
+    mmv bytes[16];
+    for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
+#endif
 #endif
 #ifdef PRUNE
     /* Only a possible secret reaches the best reachable key, so when one does, the lowest such one is the
      * answer and the scan of all codewords is skipped (pass 0 tries the possible secrets, ascending, first). */
-    const int64_t key_max = best_reachable(x, np, terms);
+    const int64_t key_max = best_reachable(x, np, terms, 1), key_max_impossible = best_reachable(x, np, terms, 0);
     /* Interchangeable colors: those no possible secret holds (z), and those never played that some possible
      * secret holds (f). Relabelling colors within z or within f leaves a guess's part for every score and its
      * membership in the possible set unchanged, so only the lowest codeword of each such class can be chosen. */
     unsigned played_colors = 0, present = 0, all = ((1u << (x->colors + 1)) - 1) & ~1u;
-    for (int g = 0; g < x->n; g++)
-        if (x->played[g]) played_colors |= color_mask(x->codes[g], pins);
+    uint32_t path[MAX_DEPTH + 1];
+    for (int i = 0; i < x->npath; i++) {
+        path[i] = x->codes[x->path[i]];
+        played_colors |= color_mask(path[i], pins);
+    }
+    mm_sym syms[MAX_SYMS];
+    const int nsyms = find_syms(path, x->npath, pins, syms, MAX_SYMS);
     for (int i = 0; i < np; i++) present |= color_mask(x->codes[poss[i]], pins);
     const unsigned z = all & ~present, f = all & present & ~played_colors;
+    /* Pass 1 scores one guess per signature (see seen_before): a later guess with an earlier one's signature
+     * splits the possible secrets alike, so it cannot win the tie-break (possible guesses were settled in pass 0,
+     * their signatures stored as pass 1 meets them). */
+    unsigned at_pin[8] = {0};
+    uint8_t most_of[16] = {0};
+    for (int i = 0; i < np; i++) {
+        const uint8_t *sc = x->counts + 16 * poss[i];
+        for (int k = 0; k < pins; k++) at_pin[k] |= 1u << ((x->codes[poss[i]] >> (4 * (pins - 1 - k))) & 15);
+        for (int c = 1; c <= x->colors; c++) most_of[c] = sc[c] > most_of[c] ? sc[c] : most_of[c];
+    }
+    const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
+    if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
     for (int pass = 0; pass < 2; pass++) {
-        const int count = pass == 0 ? np : x->n;
-        best = -1, best_key = INT64_MIN;
+        /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
+         * other guess ties one of them. */
+        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
 #endif
     for (int t = 0; t < count; t++) {
-        const int g = pass == 0 ? poss[t] : t;
+#ifdef PRUNE
+        const int g = pass == 0 ? poss[t] : x->cands[t];
+#else
+        const int g = t;
+#endif
         if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
         if (x->played[g]) continue;
 #ifdef PRUNE
-        if (!lowest_of_class(x->codes[g], pins, z, f)) continue;
+        if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
+        if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
+        if (pass == 1 && (seen_before(x, g, pins, at_pin, most) || x->inposs[g])) continue;
 #endif
-        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
+        int64_t key;
 #ifdef ROW_BATCH
         if (np <= SMALL_NP) {
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
             for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
         } else {
+#ifdef PRUNE
+        uint8_t color[8], before[8];
+        for (int k = 0; k < pins; k++) {
+            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
+            before[k] = 0;
+            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
+        }
+#define SCORE_AT(i) mmv_score_pins(sp, scn, stride, i, color, before, bytes, pins)
+#else
         mmv vp[8], vc[16];
         int used[16], nu = 0;
         const uint8_t *gc = x->counts + 16 * g;
         for (int k = 0; k < pins; k++) vp[k] = mmv_set1((x->codes[g] >> (4 * (pins - 1 - k))) & 15);
         for (int c = 1; c <= x->colors; c++)
             if (gc[c]) { vc[nu] = mmv_set1(gc[c]); used[nu++] = c; }
+#define SCORE_AT(i) mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu)
+#endif
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
         int lost = 0;
-        for (int i = 0; i < stride && !lost; i += MMV_BYTES) {
-            mmv sc = mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu);
+#ifdef PRUNE
+        if (lanes <= 64) {
+            /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
+             * it comes (rank_of's order and float operations, with no table of parts in between). */
+            const int two = lanes > MMV_BYTES;
+            mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
+            int largest = 0, parts = 0, size[48];
+            for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
+                int c = mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0);
+                largest = c > largest ? c : largest;
+                size[parts] = c;
+                parts += c > 0;
+            }
+            float sum = 0;
+            if (x->strategy == EXPECTED_SIZE)
+                for (int p = 0; p < parts; p++) sum += ((const float *)terms)[size[p]];
+            else if (x->strategy == ENTROPY)
+                for (int p = 0; p < parts; p++) sum = (float)((double)sum - ((const double *)terms)[size[p]]);
+            int64_t rank = x->strategy == KNUTH ? np - largest : x->strategy == MOST_PARTS ? parts
+                         : x->strategy == EXPECTED_SIZE ? -(int64_t)floor((double)sum * 1e6 + 0.5)
+                         : (int64_t)floor((double)sum * 1e9 + 0.5);
+            key = 2 * rank + x->inposs[g];
+            goto ranked;
+        }
+#endif
+        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
+        for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
+            mmv sc = SCORE_AT(i);
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
 #ifdef PRUNE
             if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np)  /* every 256 secrets, before any padding */
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
 #endif
         }
+#undef SCORE_AT
         if (lost) continue;
         cnt[0] -= pad;
         }
 #else
+        for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        int64_t key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+#ifdef PRUNE
+    ranked:
+#endif
         if (key > best_key) { best_key = key; best = g; }
 #ifdef PRUNE
-        /* No possible secret reached key_max (pass 0 would have stopped), so in pass 1 nothing beats key_max - 1,
-         * the best rank for a guess that is not possible: the first one to reach it, ascending, is the answer. */
-        if (pass == 1 && best_key == key_max - 1) break;
+        /* Pass 1 runs only while nothing can beat key_max_impossible, the best key of a guess that is not
+         * possible: the first to reach it, ascending, is the answer. */
+        if (pass == 1 && best_key >= key_max_impossible) break;
 #endif
     }
 #ifdef PRUNE
-    if (pass == 0 && best_key == key_max) break;
+    /* a possible secret at key_max, or past what any other guess can reach, is the answer */
+    if (pass == 0 && (best_key == key_max || best_key > key_max_impossible)) break;
 #endif
     }
 done:
@@ -262,9 +491,7 @@ typedef struct {
 static void *pool_worker(void *p) {
     pool_t *pool = p;
     mm_ctx x = *pool->proto;
-    x.played = calloc(x.n, 1);
-    x.inposs = calloc(x.n, 1);
-    if (!x.played || !x.inposs) {
+    if (ctx_alloc(&x)) {
         __atomic_store_n(&pool->failed, 1, __ATOMIC_RELAXED);
     } else {
         for (;;) {
@@ -306,10 +533,9 @@ static int play_one(mm_ctx *x, int t, void *p) {
     const int pins = x->pins, n = x->n;
     int *poss = malloc(sizeof(int) * n);
     if (!poss) return 1;
-    int secret = a->targets[t], np = n, guess = a->first, count = 1, played[MAX_DEPTH], nplayed = 1;
+    int secret = a->targets[t], np = n, guess = a->first, count = 1, nplayed = 1;
     for (int i = 0; i < n; i++) poss[i] = i;
-    played[0] = guess;
-    x->played[guess] = 1;
+    play(x, guess);
     for (;;) {
         int sc = FILTER_SCORE(x, guess, secret);
         if (sc == x->win) break;
@@ -319,11 +545,11 @@ static int play_one(mm_ctx *x, int t, void *p) {
         np = j;
         guess = choose(x, poss, np);
         if (guess < 0 || nplayed == MAX_DEPTH) break;
-        x->played[guess] = 1;
-        played[nplayed++] = guess;
+        play(x, guess);
+        nplayed++;
         count++;
     }
-    for (int i = 0; i < nplayed; i++) x->played[played[i]] = 0;
+    for (int i = 0; i < nplayed; i++) unplay(x);
     free(poss);
     if (guess < 0 || nplayed == MAX_DEPTH) return 1;
     a->out[t] = (uint8_t)count;
@@ -358,7 +584,7 @@ static int node(mm_ctx *x, const int *poss, int np, int guess, int depth, const 
     for (int v = 0; v < 129; v++) { int c = start[v]; start[v] = fill[v] = acc; acc += c; }
     for (int i = 0; i < np; i++) parts[fill[sc[i]]++] = poss[i];
     free(sc);
-    x->played[guess] = 1;
+    play(x, guess);
     for (int v = 0; v < x->nvalid && !failed; v++) {
         int s = x->valid[v], lo = start[s], m = fill[s] - lo, wanted = 0;
         for (int i = lo; i < lo + m && !wanted; i++) wanted = want[parts[i]];
@@ -371,7 +597,7 @@ static int node(mm_ctx *x, const int *poss, int np, int guess, int depth, const 
         int next = choose(x, parts + lo, m);
         failed = next < 0 || node(x, parts + lo, m, next, depth + 1, want, out);
     }
-    x->played[guess] = 0;
+    unplay(x);
     free(parts);
     return failed;
 }
@@ -386,7 +612,9 @@ typedef struct {
 typedef struct { subtree *items; const uint8_t *want; uint8_t *out; } tree_arg;
 
 static void mark(mm_ctx *x, const subtree *s, uint8_t on) {
-    for (int i = 0; i < s->npath; i++) x->played[s->path[i]] = on;
+    for (int i = 0; i < s->npath; i++)
+        if (on) play(x, s->path[i]);
+        else unplay(x);
 }
 
 static int choose_item(mm_ctx *x, int i, void *p) {

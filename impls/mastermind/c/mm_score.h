@@ -221,6 +221,21 @@ MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, si
     return acc;
 }
 MM_INLINE int mmv_count_eq(mmv a, mmv b) { return __builtin_popcountll(_mm512_cmpeq_epi8_mask(a, b)); }
+/* The same score pin by pin: 15 where the secret's pin k is color[k], and 1 where the secret holds more than
+ * before[k] of that color (before[k]: how often color[k] occurs in the guess's earlier pins), so every hit counts
+ * once. No loop over colors: what a guess costs depends on its pins alone. */
+MM_INLINE mmv mmv_score_pins(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const uint8_t *color,
+                             const uint8_t *before, const mmv *bytes, int pins) {
+    const __m512i fifteen = _mm512_set1_epi8(15), one = _mm512_set1_epi8(1);
+    __m512i acc = _mm512_setzero_si512();
+    for (int k = 0; k < pins; k++) {
+        acc = _mm512_mask_add_epi8(acc, _mm512_cmpeq_epi8_mask(_mm512_load_si512(sp + k * stride + i),
+                                                               bytes[color[k]]), acc, fifteen);
+        acc = _mm512_mask_add_epi8(acc, _mm512_cmpgt_epu8_mask(_mm512_load_si512(scn + color[k] * stride + i),
+                                                               bytes[before[k]]), acc, one);
+    }
+    return acc;
+}
 #elif defined(__AVX2__)
 typedef __m256i mmv;
 #define MMV_BYTES 32
@@ -239,6 +254,19 @@ MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, si
 }
 MM_INLINE int mmv_count_eq(mmv a, mmv b) {
     return __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)));
+}
+/* The same score pin by pin (see the AVX-512 version); counts are at most 8, so the signed compare is exact. */
+MM_INLINE mmv mmv_score_pins(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const uint8_t *color,
+                             const uint8_t *before, const mmv *bytes, int pins) {
+    const __m256i fifteen = _mm256_set1_epi8(15), one = _mm256_set1_epi8(1);
+    __m256i acc = _mm256_setzero_si256();
+    for (int k = 0; k < pins; k++) {
+        __m256i black = _mm256_cmpeq_epi8(_mm256_load_si256((const __m256i *)(sp + k * stride + i)), bytes[color[k]]);
+        __m256i more = _mm256_cmpgt_epi8(_mm256_load_si256((const __m256i *)(scn + color[k] * stride + i)),
+                                         bytes[before[k]]);
+        acc = _mm256_add_epi8(acc, _mm256_add_epi8(_mm256_and_si256(black, fifteen), _mm256_and_si256(more, one)));
+    }
+    return acc;
 }
 #endif
 
