@@ -14,6 +14,7 @@ engine returns data; the CLI chooses how to show it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import secrets
@@ -33,7 +34,9 @@ import pandas as pd
 
 from swarbench import machine as machine_mod
 from swarbench import files, oracle, prebuild, results
+from swarbench.bench.cases import workload_keys
 from swarbench.bench.records import RECORD_FAILED_EXIT
+from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.errors import UsageError
 from swarbench.model import ReportSection, matches
 from swarbench.registry import Registry
@@ -451,13 +454,24 @@ def signals_deferred():
             signal.signal(sig, handler)
 
 
+def workload_builds(request: RunRequest, registry: Registry, folder: Path) -> list[Callable[[], None]]:
+    """Each workload of the run with its reference outputs, built in the build step into the run's cache, where
+    the first worker finds them: they share the cores with the compiles instead of taking turns with the
+    measurements (the default run's references take seconds of pure Python)."""
+    cache = WorkloadCache(registry, request.seed, request.params, str(folder), writes=True)
+    keys = workload_keys(registry, request.kernels, request.impls, request.workloads, request.sizes or [None])
+    return [functools.partial(cache.prime, *key) for key in keys]
+
+
 def build_first(request: RunRequest, registry: Registry, record_path: Path, tail: RecordTail) -> None:
     """The selected implementations' builds, side by side before the first worker (swarbench.prebuild); a
     ``build`` line in the records says how many and how long, for the progress display and later reading."""
-    done = prebuild.for_run(registry, request.kernels, request.impls, request.overhead)
+    done = prebuild.for_run(registry, request.kernels, request.impls, request.overhead,
+                            workloads=workload_builds(request, registry, record_path.parent / CACHE))
     if done is not None:
         files.append_line(record_path, json.dumps({"event": "build", "builds": done.builds, "failed": done.failed,
-                                                   "seconds": round(done.seconds, 3), "t": time.time()}))
+                                                   "workloads": done.workloads, "seconds": round(done.seconds, 3),
+                                                   "t": time.time()}))
         tail.poll()
 
 

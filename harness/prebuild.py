@@ -35,6 +35,7 @@ class Prebuilt:
     builds: int  # distinct build callables run
     failed: int  # of them, how many raised (their implementations' prepare reports why)
     seconds: float
+    workloads: int = 0  # of the builds, how many were a workload with its reference outputs
 
 
 def selected(registry: Registry, kernels: Sequence[str], impls: Sequence[str]) -> list[Implementation]:
@@ -45,14 +46,20 @@ def selected(registry: Registry, kernels: Sequence[str], impls: Sequence[str]) -
             if matches(impl.name, impls) and impl.build is not None and not features.unavailable(impl.requires)]
 
 
-def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], overhead: bool) -> Optional[Prebuilt]:
-    """Build what a run of these patterns will prepare; with ``overhead``, the empty-call probes' too."""
+def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], overhead: bool,
+            workloads: Sequence[Callable[[], Any]] = ()) -> Optional[Prebuilt]:
+    """Build what a run of these patterns will prepare; with ``overhead``, the empty-call probes' too. The
+    ``workloads`` (callables that build a workload and its reference outputs into the run's cache) share the
+    pool, after the JIT builds and before the C ones."""
     chosen = selected(registry, kernels, impls)
     if overhead:
         from swarbench.bench.overhead import PROBES
 
         chosen += [p for p in PROBES if p.build is not None and not features.unavailable(p.requires)]
-    return build_all(distinct_builds(chosen))
+    builds = distinct_builds(chosen)
+    jit = sum(1 for b in builds if _is_jit_build(b))
+    done = build_all(builds[:jit] + list(workloads) + builds[jit:])
+    return done and dataclasses.replace(done, builds=done.builds - len(workloads), workloads=len(workloads))
 
 
 def _same_build(build: Callable[[], Any]) -> Any:

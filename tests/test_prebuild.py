@@ -118,7 +118,7 @@ def test_implementations_that_share_a_module_build_it_once():
 def test_the_progress_display_says_what_the_builds_took():
     out = io.StringIO()
     LiveDisplay(1, out)({"event": "build", "builds": 7, "failed": 0, "seconds": 3.25})
-    assert out.getvalue() == "built 7 modules (C, Numba) in 3.2 s\n"
+    assert out.getvalue() == "build step: 7 builds (C, Numba) and 0 workloads in 3.2 s\n"
 
 
 INTERRUPTED = """

@@ -52,17 +52,25 @@ class Pass:
         return self.index == self.of
 
 
+def workload_keys(registry, kernels, impls, workloads, sizes) -> list[tuple[str, str, Optional[int]]]:
+    """(kernel, workload kind, size) of every workload a run of these patterns measures some implementation on;
+    ``sizes`` [None] is each workload's own size."""
+    out = []
+    for kid, kernel in sorted(registry.kernels.items()):
+        if not matches(kid, kernels) or not any(matches(i.name, impls) for i in registry.implementations_of(kid)):
+            continue
+        for kind in kernel.workloads:
+            if kind.name in workloads if workloads else kind.default:
+                out += [(kid, kind.name, size) for size in ([None] if kind.fixed_size else sizes)]
+    return out
+
+
 def case_groups(registry, options: WorkerRequest) -> list[list[Case]]:
     """The cases to run, one list per workload (kernel, workload kind, size)."""
     groups = []
-    for kid, kernel in sorted(registry.kernels.items()):
-        if not matches(kid, options.kernels):
-            continue
-        kinds = [k for k in kernel.workloads if (k.name in options.workloads if options.workloads else k.default)]
+    for kid, kind, size in workload_keys(registry, options.kernels, options.impls, options.workloads, options.sizes):
         impls = [i for i in registry.implementations_of(kid) if matches(i.name, options.impls)]
-        for kind in kinds:
-            for size in [None] if kind.fixed_size else options.sizes:
-                groups.append([Case(kid, impl.name, kind.name, size) for impl in impls])
+        groups.append([Case(kid, impl.name, kind, size) for impl in impls])
     if options.order_seed is not None:
         # Shuffle kernels and implementations, but keep each workload's cases together: generating a
         # million-pair workload again for every case would cost more than the measurements.

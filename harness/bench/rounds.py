@@ -13,7 +13,8 @@ from typing import Callable, NamedTuple
 from swarbench.bench.options import SHORT_BATCH_S
 
 ROUND_TARGET_S = 1e-3  # a round at least this long keeps timer resolution (<100 ns) under 0.01% of it
-WARMUP_BELOW_S = 0.05  # a pass warms a batch up below this (below oracle.LONG_BATCH_S for its first call)
+WARMUP_BELOW_S = 0.05  # a batch this short is prepared again each pass and sized from a few steady calls
+PASS_WARMUP_BELOW_S = 0.02  # a pass warms a batch up below this (below oracle.LONG_BATCH_S for its first call)
 MAX_ROUNDS = 100_000
 
 

@@ -61,6 +61,11 @@ class WorkloadCache:
             _write_pickle(self.folder, path, tuple(built[:2]))
         return built
 
+    def prime(self, kernel: str, workload: str, size: Optional[int]) -> None:
+        """Build a workload and its reference outputs and leave them in the run's cache, before any worker (the
+        run's build step, side by side with the compiles): the first worker then loads them."""
+        self._shared(Case(kernel, "", workload, size))
+
     def forget(self, case: Case) -> None:
         """Build (or load) a case's workload again for the next case: an implementation wrote into this one."""
         self._held.pop((case.kernel, case.workload, case.size), None)

@@ -4,6 +4,7 @@ They format and lay out; they never compute statistics (swarbench.results did th
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,8 +37,8 @@ class RunView:
             return f"{row['implementation']}@{self.machines.get(row['run_id'], {}).get('hostname', '?')}"
         return f"{row['implementation']}@{str(row['run_id'])[-11:]}"
 
-    @property
-    def run_ids(self) -> list[str]:
+    @functools.cached_property
+    def run_ids(self) -> list[str]:  # asked for every row's label: computed once
         return sorted(self.frame["run_id"].dropna().unique().tolist()) if len(self.frame) else []
 
 

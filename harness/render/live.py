@@ -46,8 +46,9 @@ class LiveDisplay:
             # A resumed worker plans only what is left; count what it already finished on top.
             self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
             return
-        if kind == "build":  # the C builds before the first worker (swarbench.prebuild)
-            self._write(f"built {event.get('builds', 0)} modules (C, Numba) in {float(event.get('seconds') or 0):.1f} s\n")
+        if kind == "build":  # the build step before the first worker (swarbench.prebuild)
+            self._write(f"build step: {event.get('builds', 0)} builds (C, Numba) and {event.get('workloads', 0)} "
+                        f"workloads in {float(event.get('seconds') or 0):.1f} s\n")
             return
         label = self._label(str(event.get("case", "")))
         if kind in ("start", "phase", "progress"):
