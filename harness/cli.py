@@ -148,10 +148,10 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     p.add_argument("--param", action="append", default=[], type=name_value, metavar="NAME=VALUE",
                    help="a parameter of the workloads that declare it, e.g. --param hero='7h 2c' (repeatable; "
                         "`swarbench list` shows each workload's parameters and defaults)")
-    p.add_argument("--processes", "-p", type=stage_count, default=2, metavar="P",
+    p.add_argument("--processes", "-p", type=stage_count, default=1, metavar="P",
                    help="fresh worker processes, run one after another, each in its own shuffled order; their "
-                        "samples are merged (default 2; batches over 0.5 s are timed only by the first "
-                        "--min-rounds workers)")
+                        "samples are merged and their medians compared (default 1; batches over 0.5 s are timed "
+                        "only by the first --min-rounds workers)")
     p.add_argument("--passes", type=stage_count, default=6, metavar="K",
                    help="in each worker, go through the whole run K times, each workload's implementations "
                         "reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)")

@@ -68,7 +68,7 @@ class RunRequest:
     short_rounds: int = 6
     reports_dir: Path = Path("reports")
     disable: list[str] = field(default_factory=list)
-    processes: int = 2
+    processes: int = 1
     passes: int = 6  # interleaved passes through the whole run, in every worker
     settle: int = 0  # extra workers, at most, for the cases whose workers disagree (see unsettled_cases)
     timeout: float = 600.0
@@ -176,6 +176,13 @@ def long_cases(records: list[dict]) -> list[str]:
                    and (r.get("check_s") or 0) >= oracle.LONG_BATCH_S})
 
 
+def worker_short_rounds(request: RunRequest, worker: int) -> int:
+    """Worker i's share of --short-rounds, dealt out one by one (5 over 2 workers: 3 and 2); a settling worker
+    takes the last worker's share."""
+    rest = request.short_rounds - min(worker, request.processes - 1)
+    return -(-max(rest, 0) // request.processes)
+
+
 def worker_min_rounds(request: RunRequest, worker: int) -> int:
     """Worker i's share of --min-rounds, dealt out one by one (3 over 2 workers: 2 and 1), at least one each."""
     return max(1, -(-(request.min_rounds - worker) // request.processes))
@@ -213,7 +220,7 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
            "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
            "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker),
            "--swarbench-passes", str(request.passes),
-           "--swarbench-short-rounds", str(-(-request.short_rounds // request.processes))]
+           "--swarbench-short-rounds", str(worker_short_rounds(request, worker))]
     for opt, values in (("--swarbench-kernel", request.kernels), ("--swarbench-impl", request.impls),
                         ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
                         ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes]),

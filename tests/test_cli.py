@@ -24,7 +24,7 @@ def _run_dir(env):
 
 
 def test_run_checks_times_saves_and_reports(env):
-    proc = swarbench("run", *FULL, env=env)  # defaults: two workers, call overhead measured
+    proc = swarbench("run", *FULL, "--processes", "2", env=env)  # two workers, call overhead measured by default
     assert proc.returncode == 0, proc.stderr
     assert "BenchmarkContains/naive-" in proc.stdout and "ns/op" in proc.stdout
     run_dir = _run_dir(env)
@@ -51,7 +51,7 @@ def test_run_checks_times_saves_and_reports(env):
     assert len(rounds) == len(passed)
     for row in passed.itertuples():
         assert rounds[f"{row.kernel}:{row.implementation}:deals:n=256"] == row.rounds
-    assert (passed.processes == 2).all()  # two fresh workers by default, samples merged
+    assert (passed.processes == 2).all()  # two fresh workers, samples merged
     assert (passed.ns_per_op_ci_low <= passed.ns_per_op_median).all()
     assert (passed.ns_per_op_median <= passed.ns_per_op_ci_high).all()
     html = open(os.path.join(run_dir, "report.html")).read()
@@ -186,7 +186,7 @@ def test_ctrl_c_keeps_what_was_measured(env):
 def test_a_reader_that_stops_reading_does_not_stop_the_run(env):
     # `swarbench run 2>&1 | head -1`: the progress display loses its pipe after one line; the run goes on.
     cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
-           "--size", "256", "--max-time", "0.005", "--min-rounds", "1", "--no-overhead"]
+           "--size", "256", "--max-time", "0.005", "--min-rounds", "1", "--no-overhead", "--processes", "2"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     proc.stdout.readline()
     proc.stdout.close()

@@ -403,7 +403,7 @@ def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     assert _frame(env).loc["c-swar", "samples"] == 3
 
 
-@pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 6)])
+@pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 5), (6, 2, 6)])
 def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(tmp_path, short_rounds, processes,
                                                                                  samples):
     # a budget too small for more than one round a worker: only --short-rounds can add to it
