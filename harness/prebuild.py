@@ -90,12 +90,16 @@ def _is_jit_build(build: Callable[[], Any]) -> bool:
 
 def _prepare_each(kernel: Kernel, prepares: tuple[Callable[[Any], Any], ...]) -> None:
     kind = kernel.workload_kind()
-    workload = kernel.make_workload(kind, kind.test_size).read_only()  # as a run hands it over: numba types
+    # read-only, as a run hands workloads over (numba types them apart); the known answers too, which the
+    # check prepares each row on and which may take other paths (a method, a size) than the main workload
+    workloads = [kernel.make_workload(kind, kind.test_size).read_only()]
+    workloads += [workload for _, workload in kernel.known_workloads()]
     for prepare in prepares:
-        try:
-            prepare(workload)
-        except Exception:  # its prepare in the worker meets it again and reports it
-            pass
+        for workload in workloads:
+            try:
+                prepare(workload)
+            except Exception:  # its prepare in the worker meets it again and reports it
+                pass
 
 
 def build_by_preparing(impls: Sequence[Implementation], kernels: Sequence[Kernel]) -> list[Implementation]:
