@@ -464,9 +464,13 @@ def signals_deferred():
 def workload_builds(request: RunRequest, registry: Registry, folder: Path) -> list[Callable[[], None]]:
     """Each workload of the run with its reference outputs, built in the build step into the run's cache, where
     the first worker finds them: they share the cores with the compiles instead of taking turns with the
-    measurements (the default run's references take seconds of pure Python)."""
+    measurements (the default run's references take seconds of pure Python). Only the default workloads at
+    their own sizes: a workload or size named on the command line may be huge (5p8c's reference pickles to a
+    GiB), and its worker builds it in memory, with a progress bar, as before."""
+    if request.workloads or request.sizes:
+        return []
     cache = WorkloadCache(registry, request.seed, request.params, str(folder), writes=True)
-    keys = workload_keys(registry, request.kernels, request.impls, request.workloads, request.sizes or [None])
+    keys = workload_keys(registry, request.kernels, request.impls, [], [None])
     return [functools.partial(cache.prime, *key) for key in keys]
 
 

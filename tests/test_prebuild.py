@@ -63,6 +63,26 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     assert line["builds"] == 1 and line["failed"] == 0 and line["seconds"] > 0
 
 
+@pytest.mark.parametrize("sizes, built", [([], 1), ([256], 0)])
+def test_the_build_step_builds_the_default_workloads_for_the_first_worker(tmp_path, monkeypatch, sizes, built):
+    # the default workloads (with their references) are left in the run's cache before any worker; a size
+    # named on the command line may be huge, so its worker builds it, as before
+    seen = []
+
+    def no_workers(request, registry, run_dir, record_path, tail, problems):
+        seen.append(sorted(p.name for p in (run_dir / engine.CACHE).glob("*.pickle")))
+        return True
+
+    monkeypatch.setattr(engine, "run_workers", no_workers)
+    request = engine.RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
+                                reports_dir=tmp_path / "reports", processes=1, overhead=False)
+    outcome = engine.run(request, registry.load())
+    assert [name.startswith("cards.contains~deals~default~0~") for name in seen[0]] == [True] * built
+    (line,) = [r for r in map(json.loads, (outcome.run_dir / "records.jsonl").read_text().splitlines())
+               if r.get("event") == "build"] or [{"workloads": 0}]
+    assert line["workloads"] == built
+
+
 BAD_C = TINY_C.replace("== b[i];", "== b[i]")  # line 5 lacks its semicolon
 BAD_PLUGIN = """
     from functools import partial
