@@ -103,29 +103,35 @@ static void *make_terms(int strategy, int np) {
     return NULL;
 }
 
-MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
-    int best = 0;
+/* A split's rank from the sizes of the parts that occur, in ascending score order, and the largest: Expected Size
+ * and Entropy summed as the mikemag/Mastermind project sums them (a float, in that order; see spec.py). */
+MM_INLINE int64_t rank_of_parts(const mm_ctx *x, const int *size, int parts, int largest, int np,
+                                const void *terms) {
+    float sum = 0;
     switch (x->strategy) {
     case KNUTH:
-        for (int v = 0; v < x->nvalid; v++) if (cnt[x->valid[v]] > best) best = cnt[x->valid[v]];
-        return np - best;
+        return np - largest;
     case MOST_PARTS:
-        for (int v = 0; v < x->nvalid; v++) best += cnt[x->valid[v]] > 0;
-        return best;
-    case EXPECTED_SIZE: {
-        float sum = 0;
-        for (int v = 0; v < x->nvalid; v++) { int s = cnt[x->valid[v]]; if (s) sum += ((const float *)terms)[s]; }
+        return parts;
+    case EXPECTED_SIZE:
+        for (int p = 0; p < parts; p++) sum += ((const float *)terms)[size[p]];
         return -(int64_t)floor((double)sum * 1e6 + 0.5);
-    }
-    default: {
-        float sum = 0;
-        for (int v = 0; v < x->nvalid; v++) {
-            int s = cnt[x->valid[v]];
-            if (s) sum = (float)((double)sum - ((const double *)terms)[s]);
-        }
+    default:
+        for (int p = 0; p < parts; p++) sum = (float)((double)sum - ((const double *)terms)[size[p]]);
         return (int64_t)floor((double)sum * 1e9 + 0.5);
     }
+}
+
+/* The sizes of the parts that occur, in score order, without a branch on whether a part is empty. */
+MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
+    int size[48], parts = 0, largest = 0;
+    for (int v = 0; v < x->nvalid; v++) {
+        int c = cnt[x->valid[v]];
+        largest = c > largest ? c : largest;
+        size[parts] = c;
+        parts += c > 0;
     }
+    return rank_of_parts(x, size, parts, largest, np, terms);
 }
 
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
@@ -402,7 +408,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         if (lanes <= 64) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
-             * it comes (rank_of's order and float operations, with no table of parts in between). */
+             * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
             mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
             int largest = 0, parts = 0, size[48];
@@ -412,15 +418,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 size[parts] = c;
                 parts += c > 0;
             }
-            float sum = 0;
-            if (x->strategy == EXPECTED_SIZE)
-                for (int p = 0; p < parts; p++) sum += ((const float *)terms)[size[p]];
-            else if (x->strategy == ENTROPY)
-                for (int p = 0; p < parts; p++) sum = (float)((double)sum - ((const double *)terms)[size[p]]);
-            int64_t rank = x->strategy == KNUTH ? np - largest : x->strategy == MOST_PARTS ? parts
-                         : x->strategy == EXPECTED_SIZE ? -(int64_t)floor((double)sum * 1e6 + 0.5)
-                         : (int64_t)floor((double)sum * 1e9 + 0.5);
-            key = 2 * rank + x->inposs[g];
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
 #endif
