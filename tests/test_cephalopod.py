@@ -161,14 +161,13 @@ def test_c_fast_grows_past_its_reservation():
         got = mod.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards)
         assert got == r["expected"], r["name"]
     d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
-    for _ in range(150):  # 300 stored layers, more than the 8-bit layer tag holds: the table is cleared on wrap
-        assert mod.lib.fast_solve(work, t, tables.pack(spec.EMPTY), 4, boards) == d4["expected"]
-    # tables of 4 slots per parent from 16 up: layers outgrow their tables while being built, and are re-placed
+    # tables of 4 slots per parent from 16 up: layers outgrow their tables while being built, and are re-placed;
+    # and layer tags that wrap after 7 layers, so that the table is cleared many times in one search
     tiny = build("cephalopod_fast_tiny", native.C_DIR / "fast.c", native.FAST_CDEF, ("avx2", "bmi2"),
-                 ("-DTABLE_MUL=1", "-DTABLE_MIN=16"))
+                 ("-DTABLE_MUL=1", "-DTABLE_MIN=16", "-DTAG_MAX=7"))
     t = native._bind(tiny.ffi, "fast_tables", arrays)
     work = tiny.ffi.gc(tiny.lib.fast_new(), tiny.lib.fast_free)
-    for r in rows + [d4]:
+    for r in rows + [d4] * 5:
         assert tiny.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards) == \
             r["expected"], r["name"]
 
@@ -185,8 +184,9 @@ def test_c_fast_split_grows_past_its_reservation(threads):
     rows = [r for r in ROWS if r["name"] in ("cg_test_03", "cg_test_06", "cg_test_07", "empty_board_d00",
                                              "empty_board_d01", "empty_board_d02", "empty_board_d20")]
     d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
-    rows += [d4] * 80  # 160 stored layers a call, so the 8-bit layer tags wrap on the second call
-    for flags in ((), ("-DTABLE_MUL=1", "-DTABLE_MIN=16")):  # then tables that layers outgrow while being built
+    rows += [d4] * 5
+    # then tables that layers outgrow while being built, and layer tags that wrap after 7 layers
+    for flags in ((), ("-DTABLE_MUL=1", "-DTABLE_MIN=16", "-DTAG_MAX=7")):
         mod = build("cephalopod_split" + ("_tiny" if flags else ""), native.C_DIR / "split.c", native.SPLIT_CDEF,
                     ("avx2", "bmi2"), flags + (native._header_flag("fast.c"),))
         ffi, lib = mod.ffi, mod.lib

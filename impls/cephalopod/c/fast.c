@@ -14,9 +14,10 @@
  *    layer; this one is read back a chunk at a time from L1, so streaming it to memory can only cost.
  *  - the prefetch distance: a chunk of CHUNK moves is canonicalised (each slot prefetched) before any is
  *    inserted, so a slot is prefetched up to CHUNK insertions ahead (-DCHUNK=32 and 1024 beside 256).
- *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board, a layer
- *    tag and the index; a slot whose tag is not the current layer's is empty. Only when the 8-bit tag wraps
- *    (every 255 layers) is the table cleared.
+ *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board's 27 cell bits
+ *    (its empty count follows from them), a 13-bit layer tag and the index; a slot whose tag is not the current
+ *    layer's is empty. Only when the tag wraps (every 8,191 layers) is the table cleared: with an 8-bit tag the
+ *    official tests' 195 stored layers cleared megabytes of table in most calls.
  *  - step 10: the eight forms come from three 256-entry tables over the eight outer cells (the centre never
  *    moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in every
  *    form, so they are left out of the comparison and put back once.
@@ -57,6 +58,12 @@
 #define OUTER 0x07FF8FFFu  /* the eight cells a symmetry moves */
 #define LOW_BITS 0x01249249u  /* bit 0 of each cell */
 #define MAX_INDEX ((1u << 24) - 1)
+#define CELL_BITS 0x07FFFFFFu  /* the nine cells: a slot keeps these, the empty count follows from them */
+#define TAG_SHIFT 24
+#define TAG_MASK (0x1FFFull << TAG_SHIFT)  /* a slot: cells << 37 | tag << 24 | index */
+#ifndef TAG_MAX  /* the tests build with a tiny value, so that the tags wrap */
+#define TAG_MAX 0x1FFFu
+#endif
 #ifndef CHUNK  /* moves listed, canonicalised and inserted at a time: how far ahead of its insertion a slot is
                   prefetched */
 #define CHUNK 256
@@ -91,7 +98,7 @@ typedef struct {
 typedef struct {
     uint32_t *states[LAYER_BUFFERS], *counts[LAYER_BUFFERS];
     size_t cap[LAYER_BUFFERS];
-    uint64_t *table;  /* board << 32 | tag << 24 | index */
+    uint64_t *table;  /* cells << 37 | tag << 24 | index */
     size_t table_cap;
     uint32_t tag;
 } fast_work;
@@ -232,7 +239,7 @@ static inline uint32_t slot_hash(uint32_t s)
 /* A fresh tag for a layer's table; the table is cleared only when the tags run out. */
 static void next_tag(fast_work *w)
 {
-    if (++w->tag > 255) {
+    if (++w->tag > TAG_MAX) {
         memset(w->table, 0, w->table_cap * sizeof(uint64_t));
         w->tag = 1;
     }
@@ -243,14 +250,19 @@ static inline __m256i sum8(__m256i acc, __m256i h, const uint32_t *c)
     return _mm256_add_epi32(acc, _mm256_mullo_epi32(h, load8(c)));
 }
 
-/* 1 when slot entry e holds a board of this layer other than the one whose key (board << 8 | tag) is given. One
+/* 1 when slot entry e holds a board of this layer other than the one whose key (cells << 13 | tag) is given. One
  * comparison: with the tag difference rotated to the top, the entry is another board of this layer exactly when
- * the result is neither 0 (the same board) nor 2^56 or more (another layer's tag: an empty slot). */
+ * the result is neither 0 (the same board) nor 2^51 or more (another layer's tag: an empty slot). */
 static inline int other_board(uint64_t e, uint64_t key)
 {
-    uint64_t x = (e >> 24) ^ key;
-    uint64_t r = (x >> 8) | (x << 56);
-    return r - 1 < (1ull << 56) - 1;
+    uint64_t x = (e >> TAG_SHIFT) ^ key;
+    uint64_t r = (x >> 13) | (x << 51);
+    return r - 1 < (1ull << 51) - 1;
+}
+
+static inline uint64_t slot_entry(uint32_t b, uint64_t tag, uint32_t idx)
+{
+    return (uint64_t)(b & CELL_BITS) << 37 | tag | idx;
 }
 
 /* Insert board b of the layer being built (tag `tag`) with counts v; m is the number of boards so far. */
@@ -259,13 +271,13 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
                                                              uint32_t b, size_t slot, __m256i v)
 {
     uint64_t e = table[slot];
-    while (other_board(e, (uint64_t)b << 8 | tag >> 24)) {
+    while (other_board(e, (uint64_t)(b & CELL_BITS) << 13 | tag >> TAG_SHIFT)) {
         slot = (slot + 1) & mask;
         e = table[slot];
     }
-    uint32_t fresh = (e & 0xFF000000u) != tag;
+    uint32_t fresh = (e & TAG_MASK) != tag;
     uint32_t idx = fresh ? m + 1 : (uint32_t)e & MAX_INDEX;
-    table[slot] = (uint64_t)b << 32 | tag | idx;
+    table[slot] = slot_entry(b, tag, idx);
     states[m + 1] = b;
     __m256i *dst = (__m256i *)(counts + 8 * (size_t)idx);
     _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), v));
@@ -301,12 +313,12 @@ static __attribute__((noinline, cold)) int grow_table(fast_work *w, const uint32
     *size *= 2;
     if (*size > w->table_cap && reserve_table(w, *size)) return -1;
     next_tag(w);
-    uint64_t tag = (uint64_t)w->tag << 24;
+    uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
     size_t mask = *size - 1;
     for (uint32_t i = 1; i <= m; i++) {
         size_t slot = slot_hash(states[i]) & mask;
-        while ((w->table[slot] & 0xFF000000u) == tag) slot = (slot + 1) & mask;
-        w->table[slot] = (uint64_t)states[i] << 32 | tag | i;
+        while ((w->table[slot] & TAG_MASK) == tag) slot = (slot + 1) & mask;
+        w->table[slot] = slot_entry(states[i], tag, i);
     }
     return 0;
 }
@@ -399,7 +411,7 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
             j++;
         }
         /* 3. merged into the layer */
-        uint64_t tag = (uint64_t)w->tag << 24;
+        uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
         uint32_t *ns = w->states[nb], *nc = w->counts[nb];
         const uint32_t *perm = (const uint32_t *)T->perm;
         m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm);

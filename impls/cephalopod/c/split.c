@@ -99,7 +99,7 @@ static int room_for(fast_work *w, int nb, size_t *size, uint32_t m, size_t k)
 static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*cm)[CHUNK + SLACK], size_t j,
                       const uint32_t *counts, const fast_tables *T)
 {
-    return insert_chunk(w->table, size - 1, (uint64_t)w->tag << 24, w->states[nb], w->counts[nb], m, cm, j,
+    return insert_chunk(w->table, size - 1, (uint64_t)w->tag << TAG_SHIFT, w->states[nb], w->counts[nb], m, cm, j,
                         counts, (const uint32_t *)T->perm);
 }
 
