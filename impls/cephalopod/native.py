@@ -281,8 +281,9 @@ def _prepare_fast_split(workload, plan: bool = False):
 
 FAST_NEEDS = ("cc", "avx2", "bmi2")
 FAST_WHAT = ("the table never zeroed (layer tags), byte tables for forms and hashes, lane sums reduced once, a move "
-             "list in L1-sized chunks (listed, canonicalised with their slots prefetched, inserted without a branch "
-             "on new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
+             "list in L1-sized chunks (each parent's empty cells listed from a table without a branch on how many, "
+             "then the moves listed, canonicalised with their slots prefetched, inserted without a branch on new "
+             "or old), table at load 1/16 with 13-bit layer tags; and the last two layers summed from per-row hash changes without "
              "building their boards")
 # name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps, then two it did not
 # measure alone: how far ahead slots are prefetched, and non-temporal stores)
@@ -301,6 +302,9 @@ FAST_VARIANTS = [
      "prefetch distance 32: moves listed, canonicalised (slot prefetched) and inserted 32 at a time"),
     ("c-fast-pf1024", ("-DCHUNK=1024",), True,
      "prefetch distance 1024: moves listed, canonicalised (slot prefetched) and inserted 1024 at a time"),
+    ("c-fast-cell-loop", ("-DCELL_LISTS=0",), True,
+     "c-fast with each parent's empty cells visited by a loop, whose exit (after one to nine cells) mispredicts "
+     "about once a parent, instead of listed from a table of each set's cells"),
 ]
 
 IMPLEMENTATIONS.append(Implementation(

@@ -77,7 +77,14 @@
 #ifndef NT_MOVES   /* step 17: the move list written with non-temporal stores */
 #define NT_MOVES 0
 #endif
-#define SLACK 128       /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
+#ifndef CELL_LISTS /* a parent's empty cells listed without a branch on how many it has (list_moves) */
+#define CELL_LISTS 1
+#endif
+#if CELL_LISTS  /* a chunk lists up to CHUNK + 8 empty cells, each up to 11 moves, and a row is copied 8 at a time */
+#define LIST_MAX (11 * (CHUNK + 9) + 8)
+#else           /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
+#define LIST_MAX (CHUNK + 128)
+#endif
 #ifndef TABLE_MUL  /* the tests build with tiny values, so that layers outgrow their tables */
 #define TABLE_MUL 16    /* table slots per parent board, from TABLE_MIN up to TABLE_CAP */
 #define TABLE_MIN 4096
@@ -289,7 +296,7 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
 /* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
  * from build_layer, so that gcc keeps m and the pointers in registers. */
 static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t mask, uint64_t tag, uint32_t *ns,
-                                                       uint32_t *nc, uint32_t m, uint32_t (*cm)[CHUNK + SLACK],
+                                                       uint32_t *nc, uint32_t m, uint32_t (*cm)[LIST_MAX],
                                                        size_t j, const uint32_t *counts, const uint32_t *perm)
 {
     for (size_t q = 0; q < j; q++) {
@@ -331,8 +338,44 @@ static __attribute__((noinline, cold)) int grow_layer(fast_work *w, int b, size_
     return reserve_layer(w, b, cap);
 }
 
-/* The moves of parents *i.. of the layer (states, counts, n boards), up to a chunk of CHUNK: each empty cell's row of
- * deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed. */
+/* One empty cell's row of moves from board s (parent i) copied whole to the list at k; returns the moves in it. */
+static inline __attribute__((always_inline)) uint32_t list_row(const fast_tables *T, uint32_t s, uint32_t i, int cell,
+                                                               uint32_t *mv_board, uint32_t *mv_parent, size_t k)
+{
+    const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, cell);
+#if NT_MOVES
+    for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
+        _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
+        _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
+    }
+#else
+    __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
+    _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
+    _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
+    if (__builtin_expect(r[0] > 8, 0)) {
+        _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
+        _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
+    }
+#endif
+    return r[0];
+}
+
+#if CELL_LISTS
+static uint8_t cells_of[512][16];  /* the cells of each set of empty cells (bit c: cell c), in order */
+
+static void __attribute__((constructor)) make_cells_of(void)
+{
+    for (int e = 0; e < 512; e++)
+        for (int c = 0, k = 0; c < 9; c++)
+            if (e >> c & 1) cells_of[e][k++] = (uint8_t)c;
+}
+#endif
+
+/* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK: each empty cell's row
+ * of deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed.
+ * CELL_LISTS: first every parent's empty cells are written out as (cell, board, parent) triples, eight at a time
+ * from a table of each set's cells, the list advancing by the set's size; then each triple's row is copied. No
+ * branch depends on how many empty cells a parent has (the loop over them mispredicted its exit once a parent). */
 static inline __attribute__((always_inline)) size_t list_moves(const fast_tables *T, const uint32_t *states,
                                                                const uint32_t *counts, uint32_t *i_io, uint32_t n,
                                                                uint32_t *mv_board, uint32_t *mv_parent,
@@ -340,6 +383,27 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
 {
     size_t k = 0;
     uint32_t i = *i_io;
+#if CELL_LISTS
+    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];
+    size_t np = 0;
+    for (; i <= n && np < CHUNK; i++) {
+        uint32_t s = states[i];
+        uint32_t e = empty_cells(s);
+        if (__builtin_expect(!e, 0)) {  /* only the start can be full */
+            *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
+            continue;
+        }
+        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+        _mm256_storeu_si256((__m256i *)(cell + np), _mm256_cvtepu8_epi32(cs));
+        _mm256_storeu_si256((__m256i *)(board + np), _mm256_set1_epi32((int)s));
+        _mm256_storeu_si256((__m256i *)(parent + np), _mm256_set1_epi32((int)i));
+        if (__builtin_expect(e == 511, 0)) {  /* the empty board: a ninth cell */
+            cell[np + 8] = 8; board[np + 8] = s; parent[np + 8] = i;
+        }
+        np += (size_t)__builtin_popcount(e);
+    }
+    for (size_t q = 0; q < np; q++) k += list_row(T, board[q], parent[q], (int)cell[q], mv_board, mv_parent, k);
+#else
     for (; i <= n && k < CHUNK; i++) {
         uint32_t s = states[i];
         uint32_t e = empty_cells(s);
@@ -347,27 +411,15 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
             *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
             continue;
         }
-        __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
         do {
-            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-#if NT_MOVES
-            (void)sv; (void)iv;
-            for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
-                _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
-                _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
-            }
-#else
-            _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
-            _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
-            if (__builtin_expect(r[0] > 8, 0)) {
-                _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
-                _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
-            }
-#endif
-            k += r[0];
+            k += list_row(T, s, i, __builtin_ctz(e), mv_board, mv_parent, k);
             e &= e - 1;
         } while (e);
     }
+#endif
+#if NT_MOVES
+    _mm_sfence();  /* the streamed moves are read back next */
+#endif
     *i_io = i;
     return k;
 }
@@ -376,10 +428,10 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
  * Returns its number of boards, or -1 when memory runs out. */
 static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t n, __m256i *acc_io)
 {
-    uint32_t mv_board[CHUNK + SLACK], mv_parent[CHUNK + SLACK];
+    uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
     /* the canonical moves, cm[0..3][q] = board, slot, lane, parent: one base register for the four (as a struct,
      * gcc assembled each move in a vector register; as four arrays, it ran out of registers) */
-    uint32_t cm[4][CHUNK + SLACK];
+    uint32_t cm[4][LIST_MAX];
     const uint32_t *states = w->states[cur], *counts = w->counts[cur];
     int nb = !cur;
     size_t size = table_size(n);
@@ -391,9 +443,6 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
     for (uint32_t i = 1; i <= n;) {
         /* 1. the moves of the next parents */
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
-#if NT_MOVES
-        _mm_sfence();  /* the streamed moves are read back next */
-#endif
         if (__builtin_expect(2 * ((size_t)m + k) > size, 0) && grow_table(w, w->states[nb], m, &size)) return -1;
         if (__builtin_expect((size_t)m + k + 2 > w->cap[nb], 0) && grow_layer(w, nb, (size_t)m + k + 2)) return -1;
         /* 2. canonical boards, their slots prefetched */

@@ -96,7 +96,7 @@ static int room_for(fast_work *w, int nb, size_t *size, uint32_t m, size_t k)
     return 0;
 }
 
-static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*cm)[CHUNK + SLACK], size_t j,
+static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*cm)[LIST_MAX], size_t j,
                       const uint32_t *counts, const fast_tables *T)
 {
     return insert_chunk(w->table, size - 1, (uint64_t)w->tag << TAG_SHIFT, w->states[nb], w->counts[nb], m, cm, j,
@@ -109,7 +109,7 @@ static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*
 static inline __attribute__((always_inline)) size_t route(const fast_tables *T, int t, int threads, const uint32_t *mv_board,
                                                                 const uint32_t *mv_parent, size_t k,
                                                                 const uint32_t *counts, const uint64_t *table,
-                                                                uint32_t mask, uint32_t (*cm)[CHUNK + SLACK],
+                                                                uint32_t mask, uint32_t (*cm)[LIST_MAX],
                                                                 sent_move *out, uint32_t *out_n, __m256i *acc)
 {
     size_t j = 0, o = 0;
@@ -138,9 +138,9 @@ static int64_t split_layer(split_pool *P, int t, const fast_tables *T, int d, ui
     split_part *me = P->part[t];
     fast_work *w = &me->w;
     int cur = d % 3, nb = (d + 1) % 3, par = d & 1, threads = P->threads, failed = 0;
-    uint32_t mv_board[CHUNK + SLACK], mv_parent[CHUNK + SLACK];
-    uint32_t cm[4][CHUNK + SLACK];
-    sent_move scratch[CHUNK + SLACK];      /* where this thread's own moves are "sent" (never read) */
+    uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
+    uint32_t cm[4][LIST_MAX];
+    sent_move scratch[LIST_MAX];      /* where this thread's own moves are "sent" (never read) */
     const uint32_t *states = w->states[cur], *counts = w->counts[cur];
     size_t size = table_size(n);
     if (size > w->table_cap && reserve_table(w, size)) failed = 1;
