@@ -34,8 +34,8 @@
  *    load: the load of a bucket that the previous insertion has just written to waits for the store.
  *  - insertion without a data-dependent branch but the rare probe: the index of a new board is m + 1 by a
  *    conditional move, its board is written to states[m + 1] whether new or not (overwritten by the next
- *    new one otherwise), and the count row m + 1 is kept zeroed ahead, so a new board's counts are added to
- *    zeros like an old one's: a branch on "new or not" (37% of the moves are new) mispredicts often. The
+ *    new one otherwise), and the count rows m + 1 and m + 2 are kept zeroed ahead, so a new board's counts
+ *    are added to zeros like an old one's: a branch on "new or not" (37% of the moves are new) mispredicts often. The
  *    probe loop's test is one comparison (other_board()): gcc split the obvious test into two branches. The
  *    insertions are a function of their own, and the chunk's canonical moves one 2-D array: inlined into
  *    build_layer, gcc kept the layer's size m on the stack, a load and a store in every insertion's chain.
@@ -288,9 +288,10 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
     states[m + 1] = b;
     __m256i *dst = (__m256i *)(counts + 8 * (size_t)idx);
     _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), v));
-    m += fresh;
-    _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 1)), _mm256_setzero_si256());
-    return m;
+    /* row m + 2 zeroed whether this board is new or not (if not, row m + 1 stays zero and m + 2 is unused yet):
+     * the store's place then waits on the insertion before, not on this one's table load */
+    _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 2)), _mm256_setzero_si256());
+    return m + fresh;
 }
 
 /* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
