@@ -225,6 +225,18 @@ def test_numba_fast_grows_past_its_workspace():
 
 
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
+@pytest.mark.parametrize("name", ["c-fast", "c-fast-cores", "c-fast-kept", "c-fast-split-deal"])
+def test_mmap_and_thread_rows_skip_without_posix(monkeypatch, name):
+    # c/fast.c maps its buffers and starts threads: on a machine without them its rows are a SKIP with the reason
+    from swarbench.suites.cephalopod import native
+
+    monkeypatch.setattr(native, "posix", lambda: False)
+    workload = KERNEL.make_workload(KERNEL.workload_kind("empty"), 2)
+    verdict = oracle.verify(KERNEL, IMPLS[name], workload, oracle.reference_outputs(KERNEL, workload))
+    assert verdict.status == oracle.SKIP and "POSIX" in verdict.reason, verdict
+
+
+@pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast"].requires)), reason="needs a C compiler and AVX2")
 def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
     # c-fast's summed last layers depend on row_hash_changes(); one wrong row must show FAIL, not a number
     from swarbench.model import Implementation

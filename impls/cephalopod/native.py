@@ -12,13 +12,15 @@ changes instead of being built (see the comment at the top of that file for what
 c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
 step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
 """
+import os
+import platform
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from swarbench import features
-from swarbench.cbuild import build
+from swarbench.cbuild import CannotBuildHere, build
 from swarbench.model import Implementation
 
 from . import tables
@@ -157,7 +159,19 @@ int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const 
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
+def posix() -> bool:
+    return os.name == "posix"
+
+
+def _need_posix():
+    """c/fast.c maps its buffers (mmap) and starts threads (pthreads), and c/split.c keeps them: elsewhere its rows
+    are a SKIP with the reason, not a compile error."""
+    if not posix():
+        raise CannotBuildHere(f"needs POSIX mmap and threads, this is {platform.system() or os.name}")
+
+
 def fast_module(module: str = "cephalopod_fast", flags: tuple[str, ...] = ()):
+    _need_posix()
     return build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
 
 
@@ -219,6 +233,7 @@ int split_solve_many(split_pool *P, const fast_tables *T, const uint32_t *starts
 
 
 def split_module():
+    _need_posix()
     return build("cephalopod_split", C_DIR / "split.c", SPLIT_CDEF, ("avx2", "bmi2"), (_header_flag("fast.c"),))
 
 
