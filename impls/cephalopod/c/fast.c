@@ -563,6 +563,17 @@ typedef struct {
     int failed;
 } many_job;
 
+/* A thread with room for a search's frame (its move lists take about 100 KiB with a chunk of 256, 300 KiB with
+ * 1024): some C libraries give a new thread 128 KiB by default. */
+static int start_thread(pthread_t *tid, void *(*run)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr)) return -1;
+    int failed = pthread_attr_setstacksize(&attr, (size_t)8 << 20) || pthread_create(tid, &attr, run, arg);
+    pthread_attr_destroy(&attr);
+    return failed ? -1 : 0;
+}
+
 static void *many_worker(void *arg)
 {
     many_job *j = arg;
@@ -594,7 +605,7 @@ int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const 
     for (int t = 0; t < threads; t++)
         jobs[t] = (many_job){works[t], T, starts, depths, order, n, &next, answers, boards, seconds, 0};
     for (int t = 1; t < threads; t++)
-        if (pthread_create(&tid[t], NULL, many_worker, &jobs[t])) jobs[t].failed = -1;
+        if (start_thread(&tid[t], many_worker, &jobs[t])) jobs[t].failed = -1;
     many_worker(&jobs[0]);
     for (int t = 1; t < threads; t++) {
         if (jobs[t].failed == -1) { jobs[t].failed = 0; many_worker(&jobs[t]); continue; }

@@ -152,7 +152,6 @@ static int64_t split_layer(split_pool *P, int t, const fast_tables *T, int d, ui
     int cur = d % 3, nb = (d + 1) % 3, par = d & 1, threads = P->threads, failed = 0;
     uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
     uint32_t cm[4][LIST_MAX];
-    sent_move scratch[LIST_MAX];      /* where this thread's own moves are "sent" (never read) */
     const uint32_t *states = w->states[cur], *counts = w->counts[cur];
     size_t size = table_size(n);
     if (size > w->table_cap && reserve_table(w, size)) failed = 1;
@@ -163,7 +162,7 @@ static int64_t split_layer(split_pool *P, int t, const fast_tables *T, int d, ui
     for (int u = 0; u < threads; u++) me->out_n[u][par] = 0;
     for (uint32_t i = 1; !failed && i <= n;) {
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
-        sent_move *out = scratch;
+        sent_move *out = NULL;  /* one thread sends nothing: route() writes out only for two */
         uint32_t *out_n = &me->out_n[t][par];
         if (threads == 2) {
             if (room_to_send(&me->out[!t][par], &me->out_cap[!t][par], me->out_n[!t][par] + k)) failed = 1;
@@ -346,7 +345,7 @@ static int start_helpers(split_pool *P)
         if (!a) return -1;
         *a = (helper_arg){P, t};
         P->born[t] = atomic_load_explicit(&P->generation, memory_order_relaxed);
-        if (pthread_create(&tid, NULL, split_helper, a)) { free(a); return -1; }
+        if (start_thread(&tid, split_helper, a)) { free(a); return -1; }
         pthread_detach(tid);
         P->helpers++;
     }
