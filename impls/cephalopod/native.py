@@ -12,13 +12,15 @@ changes instead of being built (see the comment at the top of that file for what
 c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
 step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
 """
+import os
+import platform
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from swarbench import features
-from swarbench.cbuild import build
+from swarbench.cbuild import CannotBuildHere, build
 from swarbench.model import Implementation
 
 from . import tables
@@ -157,7 +159,19 @@ int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const 
 RESERVE_STATES, RESERVE_SLOTS = 1 << 18, 1 << 20
 
 
+def posix() -> bool:
+    return os.name == "posix"
+
+
+def _need_posix():
+    """c/fast.c maps its buffers (mmap) and starts threads (pthreads), and c/split.c keeps them: elsewhere its rows
+    are a SKIP with the reason, not a compile error."""
+    if not posix():
+        raise CannotBuildHere(f"needs POSIX mmap and threads, this is {platform.system() or os.name}")
+
+
 def fast_module(module: str = "cephalopod_fast", flags: tuple[str, ...] = ()):
+    _need_posix()
     return build(module, C_DIR / "fast.c", FAST_CDEF, ("avx2", "bmi2"), flags)
 
 
@@ -219,6 +233,7 @@ int split_solve_many(split_pool *P, const fast_tables *T, const uint32_t *starts
 
 
 def split_module():
+    _need_posix()
     return build("cephalopod_split", C_DIR / "split.c", SPLIT_CDEF, ("avx2", "bmi2"), (_header_flag("fast.c"),))
 
 
@@ -238,8 +253,9 @@ def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.
     return order.astype(np.int32), best_k
 
 
-def _prepare_fast_split(workload, plan: bool = False):
-    """c-fast over two threads, every test split over both (every layer built by the two); with ``plan``, only the
+def _prepare_fast_split(workload, plan: str = "split"):
+    """c-fast over two kept threads: with ``plan`` "split", every test split over both (every layer built by the
+    two); "deal", every test dealt out whole, longest first by its time in an untimed call; "mixed", only the
     longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed calls (every
     test alone on a thread, then every test split)."""
     mod = split_module()
@@ -268,21 +284,25 @@ def _prepare_fast_split(workload, plan: bool = False):
         return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
 
     # untimed (this also starts the second thread and touches whatever the workload needs beyond the reservation)
-    if plan:
+    if plan != "split":
         batch()
         single = seconds.copy()
-    n_split[0] = n
-    batch()
-    if plan:
+    if plan != "deal":
+        n_split[0] = n
+        batch()
+    if plan == "mixed":
         order[:], n_split[0] = split_plan(single, seconds.copy(), threads)
+    elif plan == "deal":
+        order[:] = np.argsort(-single, kind="stable").astype(np.int32)
     batch.keepalive = (arrays, t, pool, starts, depths, answers, boards, seconds, order, n_split)
     return batch
 
 
 FAST_NEEDS = ("cc", "avx2", "bmi2")
-FAST_WHAT = ("the table never zeroed (layer tags), byte tables for forms and hashes, lane sums reduced once, a move "
-             "list in L1-sized chunks (listed, canonicalised with their slots prefetched, inserted without a branch "
-             "on new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
+FAST_WHAT = ("the table never zeroed (13-bit layer tags), byte tables for forms and hashes, lane sums reduced once, "
+             "a move list in L1-sized chunks (each parent's empty cells listed from a table without a branch on how "
+             "many, then the moves listed, canonicalised with their slots prefetched, inserted without a branch on "
+             "new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
              "building their boards")
 # name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps, then two it did not
 # measure alone: how far ahead slots are prefetched, and non-temporal stores)
@@ -301,6 +321,9 @@ FAST_VARIANTS = [
      "prefetch distance 32: moves listed, canonicalised (slot prefetched) and inserted 32 at a time"),
     ("c-fast-pf1024", ("-DCHUNK=1024",), True,
      "prefetch distance 1024: moves listed, canonicalised (slot prefetched) and inserted 1024 at a time"),
+    ("c-fast-cell-loop", ("-DCELL_LISTS=0",), True,
+     "c-fast with each parent's empty cells visited by a loop, whose exit (after one to nine cells) mispredicts "
+     "about once a parent, instead of listed from a table of each set's cells"),
 ]
 
 IMPLEMENTATIONS.append(Implementation(
@@ -309,6 +332,13 @@ IMPLEMENTATIONS.append(Implementation(
                 "core its own workspace); a test's time is its own, so they overlap",
     build=partial(fast_module, "cephalopod_fast", ())))
 
+IMPLEMENTATIONS.append(Implementation(
+    "cephalopod.hashsum", "c-fast-kept", "cffi-avx2", partial(_prepare_fast_split, plan="deal"),
+    requires=FAST_NEEDS,
+    description="C (split.c over fast.c), c-fast-cores on two threads kept between calls (c-fast-cores starts its "
+                "threads in every call): the tests dealt out whole, longest first by their times in an untimed call",
+    build=split_module))
+
 SPLIT_WHAT = ("each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
               "owns by a hash bit, hands the others over, and sums its half of the last two layers")
 IMPLEMENTATIONS.append(Implementation(
@@ -316,7 +346,7 @@ IMPLEMENTATIONS.append(Implementation(
     description=f"C (split.c over fast.c), c-fast with every test split over two kept threads ({SPLIT_WHAT})",
     build=split_module))
 IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast-split-deal", "cffi-avx2", partial(_prepare_fast_split, plan=True),
+    "cephalopod.hashsum", "c-fast-split-deal", "cffi-avx2", partial(_prepare_fast_split, plan="mixed"),
     requires=FAST_NEEDS,
     description=f"C (split.c over fast.c), c-fast on two kept threads, the longest tests split over both "
                 f"({SPLIT_WHAT}) and the rest dealt out whole; how many to split chosen in prepare from each "

@@ -34,7 +34,9 @@ ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "
         "c-fast": "+ pages touched in prepare (step 16)", "c-fast-nt": "+ non-temporal stores to the move list",
         "c-fast-pf32": "c-fast, slots prefetched 32 moves ahead (256)",
         "c-fast-pf1024": "c-fast, slots prefetched 1024 moves ahead (256)",
+        "c-fast-cell-loop": "c-fast, empty cells by a loop, not a table",
         "c-fast-cores": "c-fast, the tests dealt out over every core",
+        "c-fast-kept": "c-fast-cores on two threads kept between calls",
         "c-fast-split": "c-fast, every test's layers built by two threads",
         "c-fast-split-deal": "c-fast-split for the longest tests only, the rest dealt out whole"}
 

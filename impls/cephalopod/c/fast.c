@@ -14,9 +14,10 @@
  *    layer; this one is read back a chunk at a time from L1, so streaming it to memory can only cost.
  *  - the prefetch distance: a chunk of CHUNK moves is canonicalised (each slot prefetched) before any is
  *    inserted, so a slot is prefetched up to CHUNK insertions ahead (-DCHUNK=32 and 1024 beside 256).
- *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board, a layer
- *    tag and the index; a slot whose tag is not the current layer's is empty. Only when the 8-bit tag wraps
- *    (every 255 layers) is the table cleared.
+ *  - step 15 taken further: the hash table is never zeroed between layers. A slot holds the board's 27 cell bits
+ *    (its empty count follows from them), a 13-bit layer tag and the index; a slot whose tag is not the current
+ *    layer's is empty. Only when the tag wraps (every 8,191 layers) is the table cleared: with an 8-bit tag the
+ *    official tests' 195 stored layers cleared megabytes of table in most calls.
  *  - step 10: the eight forms come from three 256-entry tables over the eight outer cells (the centre never
  *    moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in every
  *    form, so they are left out of the comparison and put back once.
@@ -33,8 +34,8 @@
  *    load: the load of a bucket that the previous insertion has just written to waits for the store.
  *  - insertion without a data-dependent branch but the rare probe: the index of a new board is m + 1 by a
  *    conditional move, its board is written to states[m + 1] whether new or not (overwritten by the next
- *    new one otherwise), and the count row m + 1 is kept zeroed ahead, so a new board's counts are added to
- *    zeros like an old one's: a branch on "new or not" (37% of the moves are new) mispredicts often. The
+ *    new one otherwise), and the count rows m + 1 and m + 2 are kept zeroed ahead, so a new board's counts
+ *    are added to zeros like an old one's: a branch on "new or not" (37% of the moves are new) mispredicts often. The
  *    probe loop's test is one comparison (other_board()): gcc split the obvious test into two branches. The
  *    insertions are a function of their own, and the chunk's canonical moves one 2-D array: inlined into
  *    build_layer, gcc kept the layer's size m on the stack, a load and a store in every insertion's chain.
@@ -57,6 +58,12 @@
 #define OUTER 0x07FF8FFFu  /* the eight cells a symmetry moves */
 #define LOW_BITS 0x01249249u  /* bit 0 of each cell */
 #define MAX_INDEX ((1u << 24) - 1)
+#define CELL_BITS 0x07FFFFFFu  /* the nine cells: a slot keeps these, the empty count follows from them */
+#define TAG_SHIFT 24
+#define TAG_MASK (0x1FFFull << TAG_SHIFT)  /* a slot: cells << 37 | tag << 24 | index */
+#ifndef TAG_MAX  /* the tests build with a tiny value, so that the tags wrap */
+#define TAG_MAX 0x1FFFu
+#endif
 #ifndef CHUNK  /* moves listed, canonicalised and inserted at a time: how far ahead of its insertion a slot is
                   prefetched */
 #define CHUNK 256
@@ -70,7 +77,14 @@
 #ifndef NT_MOVES   /* step 17: the move list written with non-temporal stores */
 #define NT_MOVES 0
 #endif
-#define SLACK 128       /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
+#ifndef CELL_LISTS /* a parent's empty cells listed without a branch on how many it has (list_moves) */
+#define CELL_LISTS 1
+#endif
+#if CELL_LISTS  /* a chunk lists up to CHUNK + 8 empty cells, each up to 11 moves, and a row is copied 8 at a time */
+#define LIST_MAX (11 * (CHUNK + 9) + 8)
+#else           /* a chunk's last board adds up to 9 rows of 11 moves, and a row is copied 8 at a time */
+#define LIST_MAX (CHUNK + 128)
+#endif
 #ifndef TABLE_MUL  /* the tests build with tiny values, so that layers outgrow their tables */
 #define TABLE_MUL 16    /* table slots per parent board, from TABLE_MIN up to TABLE_CAP */
 #define TABLE_MIN 4096
@@ -91,7 +105,7 @@ typedef struct {
 typedef struct {
     uint32_t *states[LAYER_BUFFERS], *counts[LAYER_BUFFERS];
     size_t cap[LAYER_BUFFERS];
-    uint64_t *table;  /* board << 32 | tag << 24 | index */
+    uint64_t *table;  /* cells << 37 | tag << 24 | index */
     size_t table_cap;
     uint32_t tag;
 } fast_work;
@@ -232,7 +246,7 @@ static inline uint32_t slot_hash(uint32_t s)
 /* A fresh tag for a layer's table; the table is cleared only when the tags run out. */
 static void next_tag(fast_work *w)
 {
-    if (++w->tag > 255) {
+    if (++w->tag > TAG_MAX) {
         memset(w->table, 0, w->table_cap * sizeof(uint64_t));
         w->tag = 1;
     }
@@ -243,14 +257,19 @@ static inline __m256i sum8(__m256i acc, __m256i h, const uint32_t *c)
     return _mm256_add_epi32(acc, _mm256_mullo_epi32(h, load8(c)));
 }
 
-/* 1 when slot entry e holds a board of this layer other than the one whose key (board << 8 | tag) is given. One
+/* 1 when slot entry e holds a board of this layer other than the one whose key (cells << 13 | tag) is given. One
  * comparison: with the tag difference rotated to the top, the entry is another board of this layer exactly when
- * the result is neither 0 (the same board) nor 2^56 or more (another layer's tag: an empty slot). */
+ * the result is neither 0 (the same board) nor 2^51 or more (another layer's tag: an empty slot). */
 static inline int other_board(uint64_t e, uint64_t key)
 {
-    uint64_t x = (e >> 24) ^ key;
-    uint64_t r = (x >> 8) | (x << 56);
-    return r - 1 < (1ull << 56) - 1;
+    uint64_t x = (e >> TAG_SHIFT) ^ key;
+    uint64_t r = (x >> 13) | (x << 51);
+    return r - 1 < (1ull << 51) - 1;
+}
+
+static inline uint64_t slot_entry(uint32_t b, uint64_t tag, uint32_t idx)
+{
+    return (uint64_t)(b & CELL_BITS) << 37 | tag | idx;
 }
 
 /* Insert board b of the layer being built (tag `tag`) with counts v; m is the number of boards so far. */
@@ -259,25 +278,26 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
                                                              uint32_t b, size_t slot, __m256i v)
 {
     uint64_t e = table[slot];
-    while (other_board(e, (uint64_t)b << 8 | tag >> 24)) {
+    while (other_board(e, (uint64_t)(b & CELL_BITS) << 13 | tag >> TAG_SHIFT)) {
         slot = (slot + 1) & mask;
         e = table[slot];
     }
-    uint32_t fresh = (e & 0xFF000000u) != tag;
+    uint32_t fresh = (e & TAG_MASK) != tag;
     uint32_t idx = fresh ? m + 1 : (uint32_t)e & MAX_INDEX;
-    table[slot] = (uint64_t)b << 32 | tag | idx;
+    table[slot] = slot_entry(b, tag, idx);
     states[m + 1] = b;
     __m256i *dst = (__m256i *)(counts + 8 * (size_t)idx);
     _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), v));
-    m += fresh;
-    _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 1)), _mm256_setzero_si256());
-    return m;
+    /* row m + 2 zeroed whether this board is new or not (if not, row m + 1 stays zero and m + 2 is unused yet):
+     * the store's place then waits on the insertion before, not on this one's table load */
+    _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 2)), _mm256_setzero_si256());
+    return m + fresh;
 }
 
 /* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
  * from build_layer, so that gcc keeps m and the pointers in registers. */
 static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t mask, uint64_t tag, uint32_t *ns,
-                                                       uint32_t *nc, uint32_t m, uint32_t (*cm)[CHUNK + SLACK],
+                                                       uint32_t *nc, uint32_t m, uint32_t (*cm)[LIST_MAX],
                                                        size_t j, const uint32_t *counts, const uint32_t *perm)
 {
     for (size_t q = 0; q < j; q++) {
@@ -301,12 +321,12 @@ static __attribute__((noinline, cold)) int grow_table(fast_work *w, const uint32
     *size *= 2;
     if (*size > w->table_cap && reserve_table(w, *size)) return -1;
     next_tag(w);
-    uint64_t tag = (uint64_t)w->tag << 24;
+    uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
     size_t mask = *size - 1;
     for (uint32_t i = 1; i <= m; i++) {
         size_t slot = slot_hash(states[i]) & mask;
-        while ((w->table[slot] & 0xFF000000u) == tag) slot = (slot + 1) & mask;
-        w->table[slot] = (uint64_t)states[i] << 32 | tag | i;
+        while ((w->table[slot] & TAG_MASK) == tag) slot = (slot + 1) & mask;
+        w->table[slot] = slot_entry(states[i], tag, i);
     }
     return 0;
 }
@@ -319,8 +339,44 @@ static __attribute__((noinline, cold)) int grow_layer(fast_work *w, int b, size_
     return reserve_layer(w, b, cap);
 }
 
-/* The moves of parents *i.. of the layer (states, counts, n boards), up to a chunk of CHUNK: each empty cell's row of
- * deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed. */
+/* One empty cell's row of moves from board s (parent i) copied whole to the list at k; returns the moves in it. */
+static inline __attribute__((always_inline)) uint32_t list_row(const fast_tables *T, uint32_t s, uint32_t i, int cell,
+                                                               uint32_t *mv_board, uint32_t *mv_parent, size_t k)
+{
+    const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, cell);
+#if NT_MOVES
+    for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
+        _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
+        _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
+    }
+#else
+    __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
+    _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
+    _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
+    if (__builtin_expect(r[0] > 8, 0)) {
+        _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
+        _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
+    }
+#endif
+    return r[0];
+}
+
+#if CELL_LISTS
+static uint8_t cells_of[512][16];  /* the cells of each set of empty cells (bit c: cell c), in order */
+
+static void __attribute__((constructor)) make_cells_of(void)
+{
+    for (int e = 0; e < 512; e++)
+        for (int c = 0, k = 0; c < 9; c++)
+            if (e >> c & 1) cells_of[e][k++] = (uint8_t)c;
+}
+#endif
+
+/* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK: each empty cell's row
+ * of deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed.
+ * CELL_LISTS: first every parent's empty cells are written out as (cell, board, parent) triples, eight at a time
+ * from a table of each set's cells, the list advancing by the set's size; then each triple's row is copied. No
+ * branch depends on how many empty cells a parent has (the loop over them mispredicted its exit once a parent). */
 static inline __attribute__((always_inline)) size_t list_moves(const fast_tables *T, const uint32_t *states,
                                                                const uint32_t *counts, uint32_t *i_io, uint32_t n,
                                                                uint32_t *mv_board, uint32_t *mv_parent,
@@ -328,6 +384,27 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
 {
     size_t k = 0;
     uint32_t i = *i_io;
+#if CELL_LISTS
+    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];
+    size_t np = 0;
+    for (; i <= n && np < CHUNK; i++) {
+        uint32_t s = states[i];
+        uint32_t e = empty_cells(s);
+        if (__builtin_expect(!e, 0)) {  /* only the start can be full */
+            *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
+            continue;
+        }
+        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+        _mm256_storeu_si256((__m256i *)(cell + np), _mm256_cvtepu8_epi32(cs));
+        _mm256_storeu_si256((__m256i *)(board + np), _mm256_set1_epi32((int)s));
+        _mm256_storeu_si256((__m256i *)(parent + np), _mm256_set1_epi32((int)i));
+        if (__builtin_expect(e == 511, 0)) {  /* the empty board: a ninth cell */
+            cell[np + 8] = 8; board[np + 8] = s; parent[np + 8] = i;
+        }
+        np += (size_t)__builtin_popcount(e);
+    }
+    for (size_t q = 0; q < np; q++) k += list_row(T, board[q], parent[q], (int)cell[q], mv_board, mv_parent, k);
+#else
     for (; i <= n && k < CHUNK; i++) {
         uint32_t s = states[i];
         uint32_t e = empty_cells(s);
@@ -335,27 +412,15 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
             *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
             continue;
         }
-        __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
         do {
-            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-#if NT_MOVES
-            (void)sv; (void)iv;
-            for (uint32_t q = 0; q < r[0]; q++) {  /* a row starts anywhere: only 4-byte streaming stores fit */
-                _mm_stream_si32((int *)(mv_board + k + q), (int)(s + r[1 + q]));
-                _mm_stream_si32((int *)(mv_parent + k + q), (int)i);
-            }
-#else
-            _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_add_epi32(sv, load8(r + 1)));
-            _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
-            if (__builtin_expect(r[0] > 8, 0)) {
-                _mm256_storeu_si256((__m256i *)(mv_board + k + 8), _mm256_add_epi32(sv, load8(r + 9)));
-                _mm256_storeu_si256((__m256i *)(mv_parent + k + 8), iv);
-            }
-#endif
-            k += r[0];
+            k += list_row(T, s, i, __builtin_ctz(e), mv_board, mv_parent, k);
             e &= e - 1;
         } while (e);
     }
+#endif
+#if NT_MOVES
+    _mm_sfence();  /* the streamed moves are read back next */
+#endif
     *i_io = i;
     return k;
 }
@@ -364,10 +429,10 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
  * Returns its number of boards, or -1 when memory runs out. */
 static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t n, __m256i *acc_io)
 {
-    uint32_t mv_board[CHUNK + SLACK], mv_parent[CHUNK + SLACK];
+    uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
     /* the canonical moves, cm[0..3][q] = board, slot, lane, parent: one base register for the four (as a struct,
      * gcc assembled each move in a vector register; as four arrays, it ran out of registers) */
-    uint32_t cm[4][CHUNK + SLACK];
+    uint32_t cm[4][LIST_MAX];
     const uint32_t *states = w->states[cur], *counts = w->counts[cur];
     int nb = !cur;
     size_t size = table_size(n);
@@ -379,9 +444,6 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
     for (uint32_t i = 1; i <= n;) {
         /* 1. the moves of the next parents */
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
-#if NT_MOVES
-        _mm_sfence();  /* the streamed moves are read back next */
-#endif
         if (__builtin_expect(2 * ((size_t)m + k) > size, 0) && grow_table(w, w->states[nb], m, &size)) return -1;
         if (__builtin_expect((size_t)m + k + 2 > w->cap[nb], 0) && grow_layer(w, nb, (size_t)m + k + 2)) return -1;
         /* 2. canonical boards, their slots prefetched */
@@ -399,7 +461,7 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
             j++;
         }
         /* 3. merged into the layer */
-        uint64_t tag = (uint64_t)w->tag << 24;
+        uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
         uint32_t *ns = w->states[nb], *nc = w->counts[nb];
         const uint32_t *perm = (const uint32_t *)T->perm;
         m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm);
@@ -501,6 +563,17 @@ typedef struct {
     int failed;
 } many_job;
 
+/* A thread with room for a search's frame (its move lists take about 100 KiB with a chunk of 256, 300 KiB with
+ * 1024): some C libraries give a new thread 128 KiB by default. */
+static int start_thread(pthread_t *tid, void *(*run)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr)) return -1;
+    int failed = pthread_attr_setstacksize(&attr, (size_t)8 << 20) || pthread_create(tid, &attr, run, arg);
+    pthread_attr_destroy(&attr);
+    return failed ? -1 : 0;
+}
+
 static void *many_worker(void *arg)
 {
     many_job *j = arg;
@@ -532,7 +605,7 @@ int fast_solve_many(fast_work **works, int threads, const fast_tables *T, const 
     for (int t = 0; t < threads; t++)
         jobs[t] = (many_job){works[t], T, starts, depths, order, n, &next, answers, boards, seconds, 0};
     for (int t = 1; t < threads; t++)
-        if (pthread_create(&tid[t], NULL, many_worker, &jobs[t])) jobs[t].failed = -1;
+        if (start_thread(&tid[t], many_worker, &jobs[t])) jobs[t].failed = -1;
     many_worker(&jobs[0]);
     for (int t = 1; t < threads; t++) {
         if (jobs[t].failed == -1) { jobs[t].failed = 0; many_worker(&jobs[t]); continue; }
