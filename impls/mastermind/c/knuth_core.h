@@ -122,17 +122,60 @@ MM_INLINE int64_t rank_of_parts(const mm_ctx *x, const int *size, int parts, int
     }
 }
 
-/* The sizes of the parts that occur, in score order, without a branch on whether a part is empty. */
-MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
-    int size[48], parts = 0, largest = 0;
+/* The sizes of the parts that occur, in score order, without a branch on whether a part is empty; returns how
+ * many. */
+MM_INLINE int parts_of(const mm_ctx *x, const int *cnt, int *size, int *largest) {
+    int parts = 0;
+    *largest = 0;
     for (int v = 0; v < x->nvalid; v++) {
         int c = cnt[x->valid[v]];
-        largest = c > largest ? c : largest;
+        *largest = c > *largest ? c : *largest;
         size[parts] = c;
         parts += c > 0;
     }
+    return parts;
+}
+
+MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
+    int size[48], largest, parts = parts_of(x, cnt, size, &largest);
     return rank_of_parts(x, size, parts, largest, np, terms);
 }
+
+#ifdef PRUNE
+/* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
+ * float keys do wherever two splits are far apart (see surely_worse): s*s, and s ln s in units of 2^-20. */
+static int64_t *make_measure(int strategy, int np) {
+    if (strategy < EXPECTED_SIZE) return NULL;
+    int64_t *m = malloc(sizeof(int64_t) * (np + 1));
+    if (m)
+        for (int s = 0; s <= np; s++)
+            m[s] = strategy == EXPECTED_SIZE ? (int64_t)s * s : s < 2 ? 0 : llround(s * log(s) * 1048576.0);
+    return m;
+}
+
+/* Does a split of measure q rank below the best so far (measure best_q) whatever the float sums' rounding? Then
+ * its float key cannot win and is not computed. A split has k <= 44 parts; u = 2^-24 (float rounding).
+ * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; by the bound
+ * for recursive summation |F - q/np| <= 45u/(1 - 45u) q/np < 2^-17 q/np. So when (q - best_q) 2^17 > q + best_q
+ * + np, F - F_best > (q - best_q)/np - 2^-17 (q + best_q)/np > 2^-17 > 7e-6: its key is at least 7 below the
+ * best's (the double product's rounding is below 1e-3 for np < 2^20).
+ * Entropy: the key is round(1e9 H), H the float sum of -p ln p over float p = s/np. Each partial sum is rounded
+ * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5;
+ * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
+ * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
+ * lower, H more than 3.9e-5 lower and the key lower by thousands. */
+MM_INLINE int surely_worse(int strategy, int64_t q, int64_t best_q, int np) {
+    if (q <= best_q || np >= (1 << 20)) return 0;
+    if (strategy == EXPECTED_SIZE) return (q - best_q) * (1 << 17) > q + best_q + np;
+    return q - best_q > 64 + 64 * (int64_t)np;
+}
+
+MM_INLINE int64_t measure_of(const int *size, int parts, const int64_t *measure) {
+    int64_t q = 0;
+    for (int p = 0; p < parts; p++) q += measure[size[p]];
+    return q;
+}
+#endif
 
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
  * allow. A possible guess has every score; one that is not possible lacks the win, so it has one score fewer.
@@ -299,13 +342,24 @@ MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __
 }
 #endif
 
+#ifdef PRUNE
+#define FREE_MEASURE free(measure)
+#else
+#define FREE_MEASURE (void)0
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
     int best = -1;
     int64_t best_key = INT64_MIN;
     void *terms = make_terms(x->strategy, np);
+#ifdef PRUNE
+    int64_t *measure = make_measure(x->strategy, np), best_q = INT64_MAX;  /* best_q: the best split's measure */
+    if (x->strategy >= EXPECTED_SIZE && (!terms || !measure)) { free(terms); free(measure); return -1; }
+#else
     if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
+#endif
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
@@ -313,7 +367,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
-    if (!sp) { free(terms); for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
+    if (!sp) { free(terms); FREE_MEASURE; for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
     for (int i = 0; i < np; i++) {
@@ -379,7 +433,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
         if (pass == 1 && (seen_before(x, g, pins, at_pin, most) || x->inposs[g])) continue;
 #endif
-        int64_t key;
+        int64_t key, q = 0;
 #ifdef ROW_BATCH
         if (np <= SMALL_NP) {
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
@@ -411,13 +465,22 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
             mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
+#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0))
             int largest = 0, parts = 0, size[48];
-            for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
-                int c = mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0);
-                largest = c > largest ? c : largest;
-                size[parts] = c;
-                parts += c > 0;
+            if (x->strategy == KNUTH) {
+                for (int v = 0; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
+            } else if (x->strategy == MOST_PARTS) {
+                for (int v = 0; v < x->nvalid; v++) parts += COUNT_OF(v) > 0;
+            } else {
+                for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
+                    int c = COUNT_OF(v);
+                    size[parts] = c;
+                    parts += c > 0;
+                    q += measure[c];
+                }
+                if (surely_worse(x->strategy, q, best_q, np)) continue;
             }
+#undef COUNT_OF
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
@@ -427,8 +490,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mmv sc = SCORE_AT(i);
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
 #ifdef PRUNE
-            if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np)  /* every 256 secrets, before any padding */
+            if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np) {  /* every 256 secrets, before any padding */
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
+                if (measure) {  /* parts only grow, so the measure so far is a lower bound */
+                    int64_t so_far = 0;
+                    for (int v = 0; v < x->nvalid; v++) so_far += measure[cnt[x->valid[v]]];
+                    lost |= surely_worse(x->strategy, so_far, best_q, np);
+                }
+            }
 #endif
         }
 #undef SCORE_AT
@@ -439,11 +508,21 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
 #ifdef PRUNE
+        {
+            int size[48], largest, parts = parts_of(x, cnt, size, &largest);
+            if (measure) {
+                q = measure_of(size, parts, measure);
+                if (surely_worse(x->strategy, q, best_q, np)) continue;
+            }
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+        }
     ranked:
-#endif
+        if (key > best_key) { best_key = key; best = g; best_q = q; }
+#else
+        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
+#endif
 #ifdef PRUNE
         /* Pass 1 runs only while nothing can beat key_max_impossible, the best key of a guess that is not
          * possible: the first to reach it, ascending, is the answer. */
@@ -461,6 +540,7 @@ done:
     free(sp);
 #endif
     free(terms);
+    FREE_MEASURE;
     return best;
 }
 
