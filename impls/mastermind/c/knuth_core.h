@@ -29,7 +29,6 @@
 enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 #define MAX_DEPTH 32
 
-struct mm_seen { uint64_t held; uint32_t placed, search; };
 
 typedef struct {
     int pins, colors, n, strategy;
@@ -37,8 +36,8 @@ typedef struct {
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
     int *cands;                    /* per thread: n slots for the candidates of one search */
-    struct mm_seen *seen;          /* per thread: the guess signatures of one search (see choose_p) */
-    uint32_t search;
+    uint64_t *seen;                /* per thread: the guess signatures of one search, tagged (see seen_before) */
+    uint32_t search;               /* the current search's tag, 1..0xFFFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
@@ -50,13 +49,14 @@ typedef struct {
 #ifndef SMALL_NP
 #define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
-#define SEEN_SLOTS (1 << 15)
+#define SEEN_SLOTS (1 << 16)
+#define AHEAD 16
 
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
     x->played = calloc(x->n, 1);
     x->inposs = calloc(x->n, 1);
-    x->seen = calloc(SEEN_SLOTS, sizeof(struct mm_seen));
+    x->seen = calloc(SEEN_SLOTS, sizeof(uint64_t));
     x->cands = malloc(sizeof(int) * x->n);
     x->search = 0;
     x->npath = 0;
@@ -318,25 +318,56 @@ MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int n
 /* Two guesses with the same signature score alike against every possible secret: a pin's color matters only
  * where some possible secret has that color on that pin (else it never scores black there), and a color's count
  * only up to the most that any possible secret holds (min(guess, secret) cannot grow past it). */
-/* Was the signature of g stored earlier in the current search? If not, it is stored where a short probe finds
- * room (one not stored only costs its equivalents a scoring they could have skipped). The signature: the pins
- * kept by at_pin, and the color counts capped by most[] packed a nibble each (a count is at most 8). */
-MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __m128i most) {
-    uint32_t code = x->codes[g], placed = 0;
-    int kept = 0;
+/* The signature as one number below 2^48, the digits of a mixed radix: each pin's color where kept (its rank
+ * among at_pin's colors, 0 where not kept) and each color's count capped by most[]. A pin of color c after b
+ * earlier pins of c adds add[pin][c][b]: its color digit, and one to c's count digit while b < most[c]. */
+typedef struct { uint64_t add[8][16][8]; int fits; } mm_signature;
+
+static void plan_signature(mm_signature *sig, int pins, int colors, const unsigned *at_pin, const uint8_t *most) {
+    uint64_t radix = 1, pin_digit[8][16], count_unit[16];
+    sig->fits = 0;
     for (int k = 0; k < pins; k++) {
-        unsigned c = (code >> (4 * (pins - 1 - k))) & 15, keep = at_pin[k] >> c & 1;
-        placed = (placed << 4) | (keep ? c : 0);
-        kept += keep;
+        uint64_t rank = 0;
+        for (int c = 1; c <= colors; c++) pin_digit[k][c] = (at_pin[k] >> c & 1) ? ++rank * radix : 0;
+        if ((radix *= rank + 1) >= (1ull << 48)) return;
     }
-    if (kept == pins) return 0;  /* every pin kept: the signature names g alone */
-    __m128i capped = _mm_min_epu8(_mm_loadu_si128((const __m128i *)(x->counts + 16 * g)), most);
-    uint64_t held = (uint64_t)_mm_cvtsi128_si64(capped) | (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(capped, 8)) << 4;
-    uint32_t h = (uint32_t)(((held ^ (uint64_t)placed << 29) * 0x9E3779B97F4A7C15ull) >> 40);
+    for (int c = 1; c <= colors; c++) {
+        count_unit[c] = radix;
+        if ((radix *= most[c] + 1u) >= (1ull << 48)) return;
+    }
+    for (int k = 0; k < pins; k++)
+        for (int c = 1; c <= colors; c++)
+            for (int b = 0; b < pins; b++) sig->add[k][c][b] = pin_digit[k][c] + (b < most[c] ? count_unit[c] : 0);
+    sig->fits = 1;
+}
+
+/* The signature of a codeword under the search's tag (top 16 bits), or 0 where it needs no table: every pin kept
+ * (the signature names the guess alone), or a signature too large for 48 bits. */
+MM_INLINE uint64_t tagged_signature(const mm_ctx *x, const mm_signature *sig, uint32_t code, int pins,
+                                    const unsigned *at_pin) {
+    uint64_t s = 0, before = 0;  /* before: per color, how many earlier pins have it, a nibble each */
+    unsigned kept = 0;
+    for (int k = 0; k < pins; k++) {
+        unsigned c = (code >> (4 * (pins - 1 - k))) & 15;
+        s += sig->add[k][c][(before >> (4 * c)) & 15];
+        kept += at_pin[k] >> c & 1;
+        before += 1ull << (4 * c);
+    }
+    return kept == (unsigned)pins || !sig->fits ? 0 : (uint64_t)x->search << 48 | s;
+}
+
+MM_INLINE uint32_t seen_slot(uint64_t tagged) { return (uint32_t)(((tagged & ((1ull << 48) - 1)) * 0x9E3779B97F4A7C15ull) >> 40); }
+
+/* Was this tagged signature stored earlier in the current search? If not, it is stored where a short probe of the
+ * first mask + 1 slots finds room (one not stored only costs its equivalents a scoring they could have skipped).
+ * A slot's tag says which search stored it, so a new search needs no clearing. */
+MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
+    if (!tagged) return 0;
+    const uint32_t h = seen_slot(tagged);
     for (int probe = 0; probe < 8; probe++) {
-        struct mm_seen *e = x->seen + ((h + probe) & (SEEN_SLOTS - 1));
-        if (e->search != x->search) { e->search = x->search; e->held = held; e->placed = placed; return 0; }
-        if (e->held == held && e->placed == placed) return 1;
+        uint64_t *e = x->seen + ((h + probe) & mask);
+        if (*e >> 48 != x->search) { *e = tagged; return 0; }
+        if (*e == tagged) return 1;
     }
     return 0;
 }
@@ -410,12 +441,21 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int k = 0; k < pins; k++) at_pin[k] |= 1u << ((x->codes[poss[i]] >> (4 * (pins - 1 - k))) & 15);
         for (int c = 1; c <= x->colors; c++) most_of[c] = sc[c] > most_of[c] ? sc[c] : most_of[c];
     }
-    const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
-    if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
+    mm_signature sig;
+    plan_signature(&sig, pins, x->colors, at_pin, most_of);
+    if (++x->search == 1u << 16) { memset(x->seen, 0, sizeof(uint64_t) * SEEN_SLOTS); x->search = 1; }
+    unsigned mask = 0;
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
         const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
+        /* a table twice the candidates at least: a small search stays in a few cache lines */
+        for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
+        /* the signatures of the next AHEAD candidates, their slots fetched early: a probe is a cache miss */
+        uint64_t ahead[AHEAD];
+        if (pass == 1)
+            for (int t = 0; t < AHEAD && t < count; t++)
+                ahead[t] = tagged_signature(x, &sig, x->codes[x->cands[t]], pins, at_pin);
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
@@ -423,6 +463,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
+        uint64_t tagged = 0;
+        if (pass == 1) {
+            tagged = ahead[t % AHEAD];
+            if (t + AHEAD < count) {
+                uint64_t next = tagged_signature(x, &sig, x->codes[x->cands[t + AHEAD]], pins, at_pin);
+                if (next) __builtin_prefetch(x->seen + (seen_slot(next) & mask), 1);
+                ahead[t % AHEAD] = next;
+            }
+        }
 #else
         const int g = t;
 #endif
@@ -431,7 +480,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && (seen_before(x, g, pins, at_pin, most) || x->inposs[g])) continue;
+        if (pass == 1 && (seen_before(x, tagged, mask) || x->inposs[g])) continue;
 #endif
         int64_t key, q = 0;
 #ifdef ROW_BATCH
