@@ -514,20 +514,23 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
             mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
-#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0))
-            int largest = 0, parts = 0, size[48];
+#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
+            const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
+            int largest = none, parts = none > 0, size[48];
             if (x->strategy == KNUTH) {
-                for (int v = 0; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
+                for (int v = 1; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
             } else if (x->strategy == MOST_PARTS) {
-                for (int v = 0; v < x->nvalid; v++) parts += COUNT_OF(v) > 0;
+                for (int v = 1; v < x->nvalid; v++) parts += COUNT_OF(v) > 0;
             } else {
-                for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
+                q = measure[none];
+                for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
+                if (surely_worse(x->strategy, q, best_q, np)) continue;
+                size[0] = none;
+                for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
                     int c = COUNT_OF(v);
                     size[parts] = c;
                     parts += c > 0;
-                    q += measure[c];
                 }
-                if (surely_worse(x->strategy, q, best_q, np)) continue;
             }
 #undef COUNT_OF
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
@@ -535,11 +538,13 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         }
 #endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
-        for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
-            mmv sc = SCORE_AT(i);
-            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
+        for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
+            mmv sc[256 / MMV_BYTES];
+            const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
+            for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #ifdef PRUNE
-            if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np) {  /* every 256 secrets, before any padding */
+            if (i + 256 <= np) {  /* the counts so far hold no padding */
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
                 if (measure) {  /* parts only grow, so the measure so far is a lower bound */
                     int64_t so_far = 0;
