@@ -111,7 +111,8 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
                         mm = np.int64(0)
                         for q in range(1, m + 1):
                             mm, idx = insert(table, grown_s, grown_c, mm, nstates[q])
-                            grown_c[idx, :] = ncounts[q, :]
+                            for to in range(nc):  # a slice copy would compile numba's shape-mismatch message: seconds
+                                grown_c[idx, to] = ncounts[q, to]
                         nstates, ncounts = grown_s, grown_c
                     m, idx = insert(table, nstates, ncounts, m, t)
                     if sym:

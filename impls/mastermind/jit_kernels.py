@@ -256,6 +256,17 @@ def play_each(pins_of, counts, first, targets, valid, win, strategy, colors, out
 
 
 @numba.njit(nogil=True, cache=True)
+def extended(path, last):
+    """``path`` with ``last`` after it; np.append (and a slice copy) would compile numba's shape-mismatch message,
+    which takes longer to compile than the whole player."""
+    out = np.empty(path.shape[0] + 1, path.dtype)
+    for i in range(path.shape[0]):
+        out[i] = path[i]
+    out[-1] = last
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
 def play_shared(pins_of, counts, first, want, valid, win, strategy, colors, out):
     n = pins_of.shape[0]
     stack_poss = [np.arange(n)]
@@ -275,5 +286,5 @@ def play_shared(pins_of, counts, first, want, valid, win, strategy, colors, out)
             else:
                 nxt = choose(pins_of, counts, part, played, valid, strategy, colors)
                 stack_poss.append(part)
-                stack_path.append(np.append(path, nxt))
+                stack_path.append(extended(path, nxt))
     return out

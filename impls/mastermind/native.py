@@ -17,7 +17,7 @@ from swarbench.cbuild import build
 from swarbench.memory import aligned_copy, aligned_empty, as_aligned
 from swarbench.model import Implementation
 
-from .spec import STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
+from .spec import KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -227,16 +227,31 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
     progress.advance(int(status[0]), total, "games")  # the last count always reaches the reporter
     if rc[0] == 1:
         raise KeyboardInterrupt  # stopped from outside this thread: report it as the interruption it was
+    if rc[0] == 2:
+        raise ValueError("mastermind search: the module was built for another number of pins")
     if rc[0]:
         raise MemoryError("mastermind search: out of memory")
     return 0
+
+
+def knuth_module(source: str, isa: tuple, flags: tuple, pins: int):
+    """The player for games of ``pins`` pins: one module per number of pins (knuth_core.h's KNUTH_PINS)."""
+    return module(source, isa, (*flags, *KNUTH_FLAGS, f"-DKNUTH_PINS={pins}"), KNUTH_CDEF)
+
+
+def _build_knuth(source: str, isa: tuple, flags: tuple) -> None:
+    """The modules a default run prepares: the pins of the kernel's default workloads and of its known answers.
+    Other games build theirs in their own prepare."""
+    pins = {kind.params["pins"] for kind in KNUTH.workloads if kind.default}
+    for pin_count in sorted(pins | {answer.inputs["pins"] for answer in KNUTH.known_answers()}):
+        knuth_module(source, isa, flags, pin_count)
 
 
 def _prepare_knuth(source, isa, flags, threads):
     def prepare(workload):
         inp = workload.inputs
         p, c = inp["pins"], inp["colors"]
-        mod = module(source, isa, (*flags, *KNUTH_FLAGS), KNUTH_CDEF)
+        mod = knuth_module(source, isa, flags, p)
         ffi, lib = mod.ffi, mod.lib
         codes = all_codewords(p, c)
         counts = as_aligned(color_counts(codes, p))
@@ -321,7 +336,7 @@ IMPLEMENTATIONS = [
     for name, family, source, isa in LOOKUP_VARIANTS
 ] + [
     Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags, threads),
-                   requires=_requires(isa), build=partial(module, source, isa, (*flags, *KNUTH_FLAGS), KNUTH_CDEF),
+                   requires=_requires(isa), build=partial(_build_knuth, source, isa, flags),
                    description=f"C, {source}: {what}")
     for name, family, source, isa, flags, what, threads in KNUTH_VARIANTS
 ]
