@@ -43,6 +43,7 @@ typedef struct {
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
     int *cands;                    /* per thread: n slots for the candidates of one search */
+    uint64_t *sigs;                /* per thread: their signatures (see class_lowest_codes) */
     uint64_t *seen;                /* per thread: the guess signatures of one search, tagged (see seen_before) */
     uint32_t search;               /* the current search's tag, 1..0xFFFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
@@ -65,9 +66,10 @@ static int ctx_alloc(mm_ctx *x) {
     x->inposs = calloc(x->n, 1);
     x->seen = calloc(SEEN_SLOTS, sizeof(uint64_t));
     x->cands = malloc(sizeof(int) * x->n);
+    x->sigs = malloc(sizeof(uint64_t) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen && x->cands ? 0 : -1;
+    return x->played && x->inposs && x->seen && x->cands && x->sigs ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -82,7 +84,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -220,13 +222,43 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
 }
 
 #ifdef PRUNE
+/* The signature as one number below 2^48, the digits of a mixed radix: each pin's color where kept (its rank
+ * among at_pin's colors, 0 where not kept) and each color's count capped by most[]. A pin of color c after b
+ * earlier pins of c adds add[pin][c][b]: its color digit, and one to c's count digit while b < most[c]. */
+typedef struct { uint64_t add[8][16][8]; int fits; } mm_signature;
+
+static void plan_signature(mm_signature *sig, int pins, int colors, const unsigned *at_pin, const uint8_t *most) {
+    uint64_t radix = 1, pin_digit[8][16], count_unit[16];
+    sig->fits = 0;
+    for (int k = 0; k < pins; k++) {
+        uint64_t rank = 0;
+        for (int c = 1; c <= colors; c++) pin_digit[k][c] = (at_pin[k] >> c & 1) ? ++rank * radix : 0;
+        if ((radix *= rank + 1) >= (1ull << 48)) goto too_large;
+    }
+    for (int c = 1; c <= colors; c++) {
+        count_unit[c] = radix;
+        if ((radix *= most[c] + 1u) >= (1ull << 48)) goto too_large;
+    }
+    for (int k = 0; k < pins; k++)
+        for (int c = 1; c <= colors; c++)
+            for (int b = 0; b < pins; b++) sig->add[k][c][b] = pin_digit[k][c] + (b < most[c] ? count_unit[c] : 0);
+    sig->fits = 1;
+    return;
+too_large:
+    memset(sig->add, 0, sizeof sig->add);  /* the sums stay defined; no signature is used */
+}
+
 /* The indices of the codewords that lowest_of_class keeps, ascending, without visiting the others: depth first
  * over the pins, colors ascending, a class's color taken only where an earlier pin has it or it is the class's
- * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors). */
-static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out) {
-    int digit[8], index[8], count = 0, k = 0;
+ * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors).
+ * Each one's signature (see seen_before) is summed on the way, under the search's tag, or 0 where it needs no
+ * table: every pin kept (the signature names the guess alone), or a signature too large for 48 bits. */
+static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
+                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
+    int digit[8], index[8], kept[8], count = 0, k = 0;
     unsigned used[8];
-    used[0] = 0; index[0] = 0; digit[0] = 0;
+    uint64_t sum[8], held[8];  /* held: how many pins so far have each color, a nibble each */
+    used[0] = 0; index[0] = 0; digit[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
     for (;;) {
         int c = digit[k] + 1;
         for (; c <= x->colors; c++) {
@@ -238,9 +270,15 @@ static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f,
             continue;
         }
         digit[k] = c;
-        int idx = index[k] * x->colors + c - 1;
-        if (k == pins - 1) { out[count++] = idx; continue; }
-        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; digit[++k] = 0;
+        int idx = index[k] * x->colors + c - 1, kept_now = kept[k] + (at_pin[k] >> c & 1);
+        uint64_t sum_now = sum[k] + sig->add[k][c][(held[k] >> (4 * c)) & 15];
+        if (k == pins - 1) {
+            sigs[count] = kept_now == pins || !sig->fits ? 0 : tag | sum_now;
+            out[count++] = idx;
+            continue;
+        }
+        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
+        held[k + 1] = held[k] + (1ull << (4 * c)); digit[++k] = 0;
     }
     return count;
 }
@@ -325,44 +363,6 @@ MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int n
 /* Two guesses with the same signature score alike against every possible secret: a pin's color matters only
  * where some possible secret has that color on that pin (else it never scores black there), and a color's count
  * only up to the most that any possible secret holds (min(guess, secret) cannot grow past it). */
-/* The signature as one number below 2^48, the digits of a mixed radix: each pin's color where kept (its rank
- * among at_pin's colors, 0 where not kept) and each color's count capped by most[]. A pin of color c after b
- * earlier pins of c adds add[pin][c][b]: its color digit, and one to c's count digit while b < most[c]. */
-typedef struct { uint64_t add[8][16][8]; int fits; } mm_signature;
-
-static void plan_signature(mm_signature *sig, int pins, int colors, const unsigned *at_pin, const uint8_t *most) {
-    uint64_t radix = 1, pin_digit[8][16], count_unit[16];
-    sig->fits = 0;
-    for (int k = 0; k < pins; k++) {
-        uint64_t rank = 0;
-        for (int c = 1; c <= colors; c++) pin_digit[k][c] = (at_pin[k] >> c & 1) ? ++rank * radix : 0;
-        if ((radix *= rank + 1) >= (1ull << 48)) return;
-    }
-    for (int c = 1; c <= colors; c++) {
-        count_unit[c] = radix;
-        if ((radix *= most[c] + 1u) >= (1ull << 48)) return;
-    }
-    for (int k = 0; k < pins; k++)
-        for (int c = 1; c <= colors; c++)
-            for (int b = 0; b < pins; b++) sig->add[k][c][b] = pin_digit[k][c] + (b < most[c] ? count_unit[c] : 0);
-    sig->fits = 1;
-}
-
-/* The signature of a codeword under the search's tag (top 16 bits), or 0 where it needs no table: every pin kept
- * (the signature names the guess alone), or a signature too large for 48 bits. */
-MM_INLINE uint64_t tagged_signature(const mm_ctx *x, const mm_signature *sig, uint32_t code, int pins,
-                                    const unsigned *at_pin) {
-    uint64_t s = 0, before = 0;  /* before: per color, how many earlier pins have it, a nibble each */
-    unsigned kept = 0;
-    for (int k = 0; k < pins; k++) {
-        unsigned c = (code >> (4 * (pins - 1 - k))) & 15;
-        s += sig->add[k][c][(before >> (4 * c)) & 15];
-        kept += at_pin[k] >> c & 1;
-        before += 1ull << (4 * c);
-    }
-    return kept == (unsigned)pins || !sig->fits ? 0 : (uint64_t)x->search << 48 | s;
-}
-
 MM_INLINE uint32_t seen_slot(uint64_t tagged) { return (uint32_t)(((tagged & ((1ull << 48) - 1)) * 0x9E3779B97F4A7C15ull) >> 40); }
 
 /* Was this tagged signature stored earlier in the current search? If not, it is stored where a short probe of the
@@ -455,14 +455,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
-        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
+        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands, &sig, at_pin,
+                                                              (uint64_t)x->search << 48, x->sigs);
         /* a table twice the candidates at least: a small search stays in a few cache lines */
         for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
-        /* the signatures of the next AHEAD candidates, their slots fetched early: a probe is a cache miss */
-        uint64_t ahead[AHEAD];
-        if (pass == 1)
-            for (int t = 0; t < AHEAD && t < count; t++)
-                ahead[t] = tagged_signature(x, &sig, x->codes[x->cands[t]], pins, at_pin);
+
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
@@ -470,15 +467,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
-        uint64_t tagged = 0;
-        if (pass == 1) {
-            tagged = ahead[t % AHEAD];
-            if (t + AHEAD < count) {
-                uint64_t next = tagged_signature(x, &sig, x->codes[x->cands[t + AHEAD]], pins, at_pin);
-                if (next) __builtin_prefetch(x->seen + (seen_slot(next) & mask), 1);
-                ahead[t % AHEAD] = next;
-            }
-        }
+        /* the slot of the candidate AHEAD places on is fetched now: a probe is a cache miss */
+        if (pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
+            __builtin_prefetch(x->seen + (seen_slot(x->sigs[t + AHEAD]) & mask), 1);
 #else
         const int g = t;
 #endif
@@ -487,7 +478,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && (seen_before(x, tagged, mask) || x->inposs[g])) continue;
+        if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
         int64_t key, q = 0;
 #ifdef ROW_BATCH
