@@ -132,8 +132,9 @@ MM_INLINE int64_t rank_of_parts(const mm_ctx *x, const int *size, int parts, int
 }
 
 /* The sizes of the parts that occur, in score order, without a branch on whether a part is empty; returns how
- * many. */
-MM_INLINE int parts_of(const mm_ctx *x, const int *cnt, int *size, int *largest) {
+ * many. Where measure is given, *q is the sum of its terms over them (see make_measure). */
+MM_INLINE int parts_of(const mm_ctx *x, const int *cnt, int *size, int *largest, const int64_t *measure,
+                       int64_t *q) {
     int parts = 0;
     *largest = 0;
     for (int v = 0; v < x->nvalid; v++) {
@@ -141,12 +142,13 @@ MM_INLINE int parts_of(const mm_ctx *x, const int *cnt, int *size, int *largest)
         *largest = c > *largest ? c : *largest;
         size[parts] = c;
         parts += c > 0;
+        if (measure) *q += measure[c];
     }
     return parts;
 }
 
 MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
-    int size[48], largest, parts = parts_of(x, cnt, size, &largest);
+    int size[48], largest, parts = parts_of(x, cnt, size, &largest, NULL, NULL);
     return rank_of_parts(x, size, parts, largest, np, terms);
 }
 
@@ -156,9 +158,12 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
 static int64_t *make_measure(int strategy, int np) {
     if (strategy < EXPECTED_SIZE) return NULL;
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
-    if (m)
-        for (int s = 0; s <= np; s++)
-            m[s] = strategy == EXPECTED_SIZE ? (int64_t)s * s : s < 2 ? 0 : llround(s * log(s) * 1048576.0);
+    if (!m) return NULL;
+    m[0] = 0;
+    if (strategy == EXPECTED_SIZE)  /* (s-1)^2 + 2s - 1: a loop the compiler has no reason to vectorise */
+        for (int s = 1; s <= np; s++) m[s] = m[s - 1] + 2 * s - 1;
+    else
+        for (int s = 1; s <= np; s++) m[s] = llround(s * log(s) * 1048576.0);
     return m;
 }
 
@@ -179,11 +184,6 @@ MM_INLINE int surely_worse(int strategy, int64_t q, int64_t best_q, int np) {
     return q - best_q > 64 + 64 * (int64_t)np;
 }
 
-MM_INLINE int64_t measure_of(const int *size, int parts, const int64_t *measure) {
-    int64_t q = 0;
-    for (int p = 0; p < parts; p++) q += measure[size[p]];
-    return q;
-}
 #endif
 
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
@@ -480,9 +480,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
         if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
-        int64_t key, q = 0;
+        int64_t key;
+#ifdef PRUNE
+        int64_t q = 0;  /* Expected Size, Entropy: the split's measure */
+#endif
 #ifdef ROW_BATCH
-        if (np <= SMALL_NP) {
+        if (SMALL_NP && np <= SMALL_NP) {
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
             for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
         } else {
@@ -515,14 +518,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
             const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
             int largest = none, parts = none > 0, size[48];
-            if (x->strategy == KNUTH) {
+            if (x->strategy == KNUTH) {  /* the largest part alone */
                 for (int v = 1; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
-            } else if (x->strategy == MOST_PARTS) {
-                for (int v = 1; v < x->nvalid; v++) parts += COUNT_OF(v) > 0;
             } else {
-                q = measure[none];
-                for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
-                if (surely_worse(x->strategy, q, best_q, np)) continue;
+                if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
+                    q = measure[none];
+                    for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
+                    if (surely_worse(x->strategy, q, best_q, np)) continue;
+                }
                 size[0] = none;
                 for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
                     int c = COUNT_OF(v);
@@ -562,11 +565,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #endif
 #ifdef PRUNE
         {
-            int size[48], largest, parts = parts_of(x, cnt, size, &largest);
-            if (measure) {
-                q = measure_of(size, parts, measure);
-                if (surely_worse(x->strategy, q, best_q, np)) continue;
-            }
+            int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
+            if (measure && surely_worse(x->strategy, q, best_q, np)) continue;
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
         }
     ranked:
