@@ -46,6 +46,8 @@ typedef struct {
     uint64_t *sigs;                /* per thread: their signatures (see class_lowest_codes) */
     uint64_t *seen;                /* per thread: the guess signatures of one search, tagged (see seen_before) */
     uint32_t search;               /* the current search's tag, 1..0xFFFF */
+    uint64_t *prefixes;            /* per thread: the signatures of the first pins met in one search, tagged */
+    uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
@@ -59,17 +61,20 @@ typedef struct {
 #endif
 #define SEEN_SLOTS (1 << 16)
 #define AHEAD 16
+#define PREFIX_SLOTS (1 << 14)
 
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
     x->played = calloc(x->n, 1);
     x->inposs = calloc(x->n, 1);
     x->seen = calloc(SEEN_SLOTS, sizeof(uint64_t));
+    x->prefixes = calloc(PREFIX_SLOTS, sizeof(uint64_t));
+    x->prefix_search = 0;
     x->cands = malloc(sizeof(int) * x->n);
     x->sigs = malloc(sizeof(uint64_t) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen && x->cands && x->sigs ? 0 : -1;
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -84,7 +89,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -253,7 +258,20 @@ too_large:
  * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors).
  * Each one's signature (see seen_before) is summed on the way, under the search's tag, or 0 where it needs no
  * table: every pin kept (the signature names the guess alone), or a signature too large for 48 bits. */
-static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
+/* Was this signature of the first k + 1 pins met before in the current search? If not, it is stored where a
+ * short probe finds room. A slot holds the search's tag (13 bits), k (3 bits) and the signature (48 bits). */
+MM_INLINE int prefix_seen(mm_ctx *x, int k, uint64_t sum) {
+    const uint64_t tagged = (uint64_t)x->prefix_search << 51 | (uint64_t)k << 48 | sum;
+    const uint32_t h = (uint32_t)(((tagged & ((1ull << 51) - 1)) * 0x9E3779B97F4A7C15ull) >> 40);
+    for (int probe = 0; probe < 8; probe++) {
+        uint64_t *e = x->prefixes + ((h + probe) & (PREFIX_SLOTS - 1));
+        if (*e >> 51 != x->prefix_search) { *e = tagged; return 0; }
+        if (*e == tagged) return 1;
+    }
+    return 0;
+}
+
+static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
                               const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
     int digit[8], index[8], kept[8], count = 0, k = 0;
     unsigned used[8];
@@ -277,6 +295,12 @@ static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f,
             out[count++] = idx;
             continue;
         }
+        /* Two first-pin choices with the same signature lead to the same signatures whatever follows (a color's
+         * count digit already holds its count capped by most[]), so every codeword below the later one scores
+         * as a lower one does: one below the earlier choice, or its color class's lowest, at most that. So the
+         * later choice's codewords are not generated (none that is possible: pass 0 had those). Where every
+         * pin so far is kept, the signature names the choice alone. */
+        if (sig->fits && kept_now <= k && prefix_seen(x, k, sum_now)) continue;
         used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
         held[k + 1] = held[k] + (1ull << (4 * c)); digit[++k] = 0;
     }
@@ -451,6 +475,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mm_signature sig;
     plan_signature(&sig, pins, x->colors, at_pin, most_of);
     if (++x->search == 1u << 16) { memset(x->seen, 0, sizeof(uint64_t) * SEEN_SLOTS); x->search = 1; }
+    if (++x->prefix_search == 1u << 13) {
+        memset(x->prefixes, 0, sizeof(uint64_t) * PREFIX_SLOTS);
+        x->prefix_search = 1;
+    }
     unsigned mask = 0;
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
