@@ -36,7 +36,6 @@
 enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 #define MAX_DEPTH 32
 
-struct mm_seen { uint64_t held; uint32_t placed, search; };
 
 typedef struct {
     int pins, colors, n, strategy;
@@ -44,8 +43,11 @@ typedef struct {
     const uint8_t *counts;         /* n x 16 color counts */
     uint8_t *played, *inposs;      /* n flags each, one pair per thread */
     int *cands;                    /* per thread: n slots for the candidates of one search */
-    struct mm_seen *seen;          /* per thread: the guess signatures of one search (see choose_p) */
-    uint32_t search;
+    uint64_t *sigs;                /* per thread: their signatures (see class_lowest_codes) */
+    uint64_t *seen;                /* per thread: the guess signatures of one search, tagged (see seen_before) */
+    uint32_t search;               /* the current search's tag, 1..0xFFFF */
+    uint64_t *prefixes;            /* per thread: the signatures of the first pins met in one search, tagged */
+    uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
@@ -57,17 +59,22 @@ typedef struct {
 #ifndef SMALL_NP
 #define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
-#define SEEN_SLOTS (1 << 15)
+#define SEEN_SLOTS (1 << 16)
+#define AHEAD 16
+#define PREFIX_SLOTS (1 << 14)
 
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
     x->played = calloc(x->n, 1);
     x->inposs = calloc(x->n, 1);
-    x->seen = calloc(SEEN_SLOTS, sizeof(struct mm_seen));
+    x->seen = calloc(SEEN_SLOTS, sizeof(uint64_t));
+    x->prefixes = calloc(PREFIX_SLOTS, sizeof(uint64_t));
+    x->prefix_search = 0;
     x->cands = malloc(sizeof(int) * x->n);
+    x->sigs = malloc(sizeof(uint64_t) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen && x->cands ? 0 : -1;
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -82,7 +89,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     return ctx_alloc(x);
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); }
+static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -129,17 +136,60 @@ MM_INLINE int64_t rank_of_parts(const mm_ctx *x, const int *size, int parts, int
     }
 }
 
-/* The sizes of the parts that occur, in score order, without a branch on whether a part is empty. */
-MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
-    int size[48], parts = 0, largest = 0;
+/* The sizes of the parts that occur, in score order, without a branch on whether a part is empty; returns how
+ * many. Where measure is given, *q is the sum of its terms over them (see make_measure). */
+MM_INLINE int parts_of(const mm_ctx *x, const int *cnt, int *size, int *largest, const int64_t *measure,
+                       int64_t *q) {
+    int parts = 0;
+    *largest = 0;
     for (int v = 0; v < x->nvalid; v++) {
         int c = cnt[x->valid[v]];
-        largest = c > largest ? c : largest;
+        *largest = c > *largest ? c : *largest;
         size[parts] = c;
         parts += c > 0;
+        if (measure) *q += measure[c];
     }
+    return parts;
+}
+
+MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *terms) {
+    int size[48], largest, parts = parts_of(x, cnt, size, &largest, NULL, NULL);
     return rank_of_parts(x, size, parts, largest, np, terms);
 }
+
+#ifdef PRUNE
+/* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
+ * float keys do wherever two splits are far apart (see surely_worse): s*s, and s ln s in units of 2^-20. */
+static int64_t *make_measure(int strategy, int np) {
+    if (strategy < EXPECTED_SIZE) return NULL;
+    int64_t *m = malloc(sizeof(int64_t) * (np + 1));
+    if (!m) return NULL;
+    m[0] = 0;
+    if (strategy == EXPECTED_SIZE)  /* (s-1)^2 + 2s - 1: a loop the compiler has no reason to vectorise */
+        for (int s = 1; s <= np; s++) m[s] = m[s - 1] + 2 * s - 1;
+    else
+        for (int s = 1; s <= np; s++) m[s] = llround(s * log(s) * 1048576.0);
+    return m;
+}
+
+/* Does a split of measure q rank below the best so far (measure best_q) whatever the float sums' rounding? Then
+ * its float key cannot win and is not computed. A split has k <= 44 parts; u = 2^-24 (float rounding).
+ * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; by the bound
+ * for recursive summation |F - q/np| <= 45u/(1 - 45u) q/np < 2^-17 q/np. So when (q - best_q) 2^17 > q + best_q
+ * + np, F - F_best > (q - best_q)/np - 2^-17 (q + best_q)/np > 2^-17 > 7e-6: its key is at least 7 below the
+ * best's (the double product's rounding is below 1e-3 for np < 2^20).
+ * Entropy: the key is round(1e9 H), H the float sum of -p ln p over float p = s/np. Each partial sum is rounded
+ * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5;
+ * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
+ * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
+ * lower, H more than 3.9e-5 lower and the key lower by thousands. */
+MM_INLINE int surely_worse(int strategy, int64_t q, int64_t best_q, int np) {
+    if (q <= best_q || np >= (1 << 20)) return 0;
+    if (strategy == EXPECTED_SIZE) return (q - best_q) * (1 << 17) > q + best_q + np;
+    return q - best_q > 64 + 64 * (int64_t)np;
+}
+
+#endif
 
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
  * allow. A possible guess has every score; one that is not possible lacks the win, so it has one score fewer.
@@ -177,13 +227,56 @@ MM_INLINE int lowest_of_class(uint32_t code, int pins, unsigned z, unsigned f) {
 }
 
 #ifdef PRUNE
+/* The signature as one number below 2^48, the digits of a mixed radix: each pin's color where kept (its rank
+ * among at_pin's colors, 0 where not kept) and each color's count capped by most[]. A pin of color c after b
+ * earlier pins of c adds add[pin][c][b]: its color digit, and one to c's count digit while b < most[c]. */
+typedef struct { uint64_t add[8][16][8]; int fits; } mm_signature;
+
+static void plan_signature(mm_signature *sig, int pins, int colors, const unsigned *at_pin, const uint8_t *most) {
+    uint64_t radix = 1, pin_digit[8][16], count_unit[16];
+    sig->fits = 0;
+    for (int k = 0; k < pins; k++) {
+        uint64_t rank = 0;
+        for (int c = 1; c <= colors; c++) pin_digit[k][c] = (at_pin[k] >> c & 1) ? ++rank * radix : 0;
+        if ((radix *= rank + 1) >= (1ull << 48)) goto too_large;
+    }
+    for (int c = 1; c <= colors; c++) {
+        count_unit[c] = radix;
+        if ((radix *= most[c] + 1u) >= (1ull << 48)) goto too_large;
+    }
+    for (int k = 0; k < pins; k++)
+        for (int c = 1; c <= colors; c++)
+            for (int b = 0; b < pins; b++) sig->add[k][c][b] = pin_digit[k][c] + (b < most[c] ? count_unit[c] : 0);
+    sig->fits = 1;
+    return;
+too_large:
+    memset(sig->add, 0, sizeof sig->add);  /* the sums stay defined; no signature is used */
+}
+
 /* The indices of the codewords that lowest_of_class keeps, ascending, without visiting the others: depth first
  * over the pins, colors ascending, a class's color taken only where an earlier pin has it or it is the class's
- * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors). */
-static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f, int *out) {
-    int digit[8], index[8], count = 0, k = 0;
+ * lowest color not yet used (codes lists every codeword in order: index = the colors, less one, in base colors).
+ * Each one's signature (see seen_before) is summed on the way, under the search's tag, or 0 where it needs no
+ * table: every pin kept (the signature names the guess alone), or a signature too large for 48 bits. */
+/* Was this signature of the first k + 1 pins met before in the current search? If not, it is stored where a
+ * short probe finds room. A slot holds the search's tag (13 bits), k (3 bits) and the signature (48 bits). */
+MM_INLINE int prefix_seen(mm_ctx *x, int k, uint64_t sum) {
+    const uint64_t tagged = (uint64_t)x->prefix_search << 51 | (uint64_t)k << 48 | sum;
+    const uint32_t h = (uint32_t)(((tagged & ((1ull << 51) - 1)) * 0x9E3779B97F4A7C15ull) >> 40);
+    for (int probe = 0; probe < 8; probe++) {
+        uint64_t *e = x->prefixes + ((h + probe) & (PREFIX_SLOTS - 1));
+        if (*e >> 51 != x->prefix_search) { *e = tagged; return 0; }
+        if (*e == tagged) return 1;
+    }
+    return 0;
+}
+
+static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
+                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
+    int digit[8], index[8], kept[8], count = 0, k = 0;
     unsigned used[8];
-    used[0] = 0; index[0] = 0; digit[0] = 0;
+    uint64_t sum[8], held[8];  /* held: how many pins so far have each color, a nibble each */
+    used[0] = 0; index[0] = 0; digit[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
     for (;;) {
         int c = digit[k] + 1;
         for (; c <= x->colors; c++) {
@@ -195,9 +288,21 @@ static int class_lowest_codes(const mm_ctx *x, int pins, unsigned z, unsigned f,
             continue;
         }
         digit[k] = c;
-        int idx = index[k] * x->colors + c - 1;
-        if (k == pins - 1) { out[count++] = idx; continue; }
-        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; digit[++k] = 0;
+        int idx = index[k] * x->colors + c - 1, kept_now = kept[k] + (at_pin[k] >> c & 1);
+        uint64_t sum_now = sum[k] + sig->add[k][c][(held[k] >> (4 * c)) & 15];
+        if (k == pins - 1) {
+            sigs[count] = kept_now == pins || !sig->fits ? 0 : tag | sum_now;
+            out[count++] = idx;
+            continue;
+        }
+        /* Two first-pin choices with the same signature lead to the same signatures whatever follows (a color's
+         * count digit already holds its count capped by most[]), so every codeword below the later one scores
+         * as a lower one does: one below the earlier choice, or its color class's lowest, at most that. So the
+         * later choice's codewords are not generated (none that is possible: pass 0 had those). Where every
+         * pin so far is kept, the signature names the choice alone. */
+        if (sig->fits && kept_now <= k && prefix_seen(x, k, sum_now)) continue;
+        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
+        held[k + 1] = held[k] + (1ull << (4 * c)); digit[++k] = 0;
     }
     return count;
 }
@@ -282,28 +387,27 @@ MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int n
 /* Two guesses with the same signature score alike against every possible secret: a pin's color matters only
  * where some possible secret has that color on that pin (else it never scores black there), and a color's count
  * only up to the most that any possible secret holds (min(guess, secret) cannot grow past it). */
-/* Was the signature of g stored earlier in the current search? If not, it is stored where a short probe finds
- * room (one not stored only costs its equivalents a scoring they could have skipped). The signature: the pins
- * kept by at_pin, and the color counts capped by most[] packed a nibble each (a count is at most 8). */
-MM_INLINE int seen_before(mm_ctx *x, int g, int pins, const unsigned *at_pin, __m128i most) {
-    uint32_t code = x->codes[g], placed = 0;
-    int kept = 0;
-    for (int k = 0; k < pins; k++) {
-        unsigned c = (code >> (4 * (pins - 1 - k))) & 15, keep = at_pin[k] >> c & 1;
-        placed = (placed << 4) | (keep ? c : 0);
-        kept += keep;
-    }
-    if (kept == pins) return 0;  /* every pin kept: the signature names g alone */
-    __m128i capped = _mm_min_epu8(_mm_loadu_si128((const __m128i *)(x->counts + 16 * g)), most);
-    uint64_t held = (uint64_t)_mm_cvtsi128_si64(capped) | (uint64_t)_mm_cvtsi128_si64(_mm_srli_si128(capped, 8)) << 4;
-    uint32_t h = (uint32_t)(((held ^ (uint64_t)placed << 29) * 0x9E3779B97F4A7C15ull) >> 40);
+MM_INLINE uint32_t seen_slot(uint64_t tagged) { return (uint32_t)(((tagged & ((1ull << 48) - 1)) * 0x9E3779B97F4A7C15ull) >> 40); }
+
+/* Was this tagged signature stored earlier in the current search? If not, it is stored where a short probe of the
+ * first mask + 1 slots finds room (one not stored only costs its equivalents a scoring they could have skipped).
+ * A slot's tag says which search stored it, so a new search needs no clearing. */
+MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
+    if (!tagged) return 0;
+    const uint32_t h = seen_slot(tagged);
     for (int probe = 0; probe < 8; probe++) {
-        struct mm_seen *e = x->seen + ((h + probe) & (SEEN_SLOTS - 1));
-        if (e->search != x->search) { e->search = x->search; e->held = held; e->placed = placed; return 0; }
-        if (e->held == held && e->placed == placed) return 1;
+        uint64_t *e = x->seen + ((h + probe) & mask);
+        if (*e >> 48 != x->search) { *e = tagged; return 0; }
+        if (*e == tagged) return 1;
     }
     return 0;
 }
+#endif
+
+#ifdef PRUNE
+#define FREE_MEASURE free(measure)
+#else
+#define FREE_MEASURE (void)0
 #endif
 
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
@@ -312,7 +416,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int best = -1;
     int64_t best_key = INT64_MIN;
     void *terms = make_terms(x->strategy, np);
+#ifdef PRUNE
+    int64_t *measure = make_measure(x->strategy, np), best_q = INT64_MAX;  /* best_q: the best split's measure */
+    if (x->strategy >= EXPECTED_SIZE && (!terms || !measure)) { free(terms); free(measure); return -1; }
+#else
     if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
+#endif
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
@@ -320,7 +429,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
-    if (!sp) { free(terms); for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
+    if (!sp) { free(terms); FREE_MEASURE; for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
     for (int i = 0; i < np; i++) {
@@ -363,12 +472,22 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int k = 0; k < pins; k++) at_pin[k] |= 1u << ((x->codes[poss[i]] >> (4 * (pins - 1 - k))) & 15);
         for (int c = 1; c <= x->colors; c++) most_of[c] = sc[c] > most_of[c] ? sc[c] : most_of[c];
     }
-    const __m128i most = _mm_loadu_si128((const __m128i *)most_of);
-    if (++x->search == 0) { memset(x->seen, 0, sizeof(struct mm_seen) * SEEN_SLOTS); x->search = 1; }
+    mm_signature sig;
+    plan_signature(&sig, pins, x->colors, at_pin, most_of);
+    if (++x->search == 1u << 16) { memset(x->seen, 0, sizeof(uint64_t) * SEEN_SLOTS); x->search = 1; }
+    if (++x->prefix_search == 1u << 13) {
+        memset(x->prefixes, 0, sizeof(uint64_t) * PREFIX_SLOTS);
+        x->prefix_search = 1;
+    }
+    unsigned mask = 0;
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
-        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands);
+        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands, &sig, at_pin,
+                                                              (uint64_t)x->search << 48, x->sigs);
+        /* a table twice the candidates at least: a small search stays in a few cache lines */
+        for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
+
 #else
     for (int pass = 1; pass < 2; pass++) {
         const int count = x->n;
@@ -376,6 +495,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
+        /* the slot of the candidate AHEAD places on is fetched now: a probe is a cache miss */
+        if (pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
+            __builtin_prefetch(x->seen + (seen_slot(x->sigs[t + AHEAD]) & mask), 1);
 #else
         const int g = t;
 #endif
@@ -384,11 +506,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && (seen_before(x, g, pins, at_pin, most) || x->inposs[g])) continue;
+        if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
         int64_t key;
+#ifdef PRUNE
+        int64_t q = 0;  /* Expected Size, Entropy: the split's measure */
+#endif
 #ifdef ROW_BATCH
-        if (np <= SMALL_NP) {
+        if (SMALL_NP && np <= SMALL_NP) {
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
             for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
         } else {
@@ -418,24 +543,44 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
             mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
-            int largest = 0, parts = 0, size[48];
-            for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
-                int c = mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0) - (v == 0 ? pad : 0);
-                largest = c > largest ? c : largest;
-                size[parts] = c;
-                parts += c > 0;
+#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
+            const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
+            int largest = none, parts = none > 0, size[48];
+            if (x->strategy == KNUTH) {  /* the largest part alone */
+                for (int v = 1; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
+            } else {
+                if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
+                    q = measure[none];
+                    for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
+                    if (surely_worse(x->strategy, q, best_q, np)) continue;
+                }
+                size[0] = none;
+                for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
+                    int c = COUNT_OF(v);
+                    size[parts] = c;
+                    parts += c > 0;
+                }
             }
+#undef COUNT_OF
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
 #endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
-        for (int i = 0; i < lanes && !lost; i += MMV_BYTES) {
-            mmv sc = SCORE_AT(i);
-            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq(sc, vv[v]);
+        for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
+            mmv sc[256 / MMV_BYTES];
+            const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
+            for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #ifdef PRUNE
-            if ((i & 255) == 256 - MMV_BYTES && i + MMV_BYTES <= np)  /* every 256 secrets, before any padding */
+            if (i + 256 <= np) {  /* the counts so far hold no padding */
                 for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
+                if (measure) {  /* parts only grow, so the measure so far is a lower bound */
+                    int64_t so_far = 0;
+                    for (int v = 0; v < x->nvalid; v++) so_far += measure[cnt[x->valid[v]]];
+                    lost |= surely_worse(x->strategy, so_far, best_q, np);
+                }
+            }
 #endif
         }
 #undef SCORE_AT
@@ -446,11 +591,18 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
 #ifdef PRUNE
+        {
+            int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
+            if (measure && surely_worse(x->strategy, q, best_q, np)) continue;
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+        }
     ranked:
-#endif
+        if (key > best_key) { best_key = key; best = g; best_q = q; }
+#else
+        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
+#endif
 #ifdef PRUNE
         /* Pass 1 runs only while nothing can beat key_max_impossible, the best key of a guess that is not
          * possible: the first to reach it, ascending, is the answer. */
@@ -468,6 +620,7 @@ done:
     free(sp);
 #endif
     free(terms);
+    FREE_MEASURE;
     return best;
 }
 

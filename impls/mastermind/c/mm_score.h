@@ -221,6 +221,12 @@ MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, si
     return acc;
 }
 MM_INLINE int mmv_count_eq(mmv a, mmv b) { return __builtin_popcountll(_mm512_cmpeq_epi8_mask(a, b)); }
+/* How many bytes of a[0..n) equal b. */
+MM_INLINE int mmv_count_eq_n(const mmv *a, int n, mmv b) {
+    int count = 0;
+    for (int j = 0; j < n; j++) count += mmv_count_eq(a[j], b);
+    return count;
+}
 /* The same score pin by pin: 15 where the secret's pin k is color[k], and 1 where the secret holds more than
  * before[k] of that color (before[k]: how often color[k] occurs in the guess's earlier pins), so every hit counts
  * once. No loop over colors: what a guess costs depends on its pins alone. */
@@ -254,6 +260,14 @@ MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, si
 }
 MM_INLINE int mmv_count_eq(mmv a, mmv b) {
     return __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)));
+}
+/* How many bytes of a[0..n) equal b (n < 256): counted per byte lane, then summed once. */
+MM_INLINE int mmv_count_eq_n(const mmv *a, int n, mmv b) {
+    __m256i per_lane = _mm256_setzero_si256();
+    for (int j = 0; j < n; j++) per_lane = _mm256_sub_epi8(per_lane, _mm256_cmpeq_epi8(a[j], b));
+    __m256i sums = _mm256_sad_epu8(per_lane, _mm256_setzero_si256());
+    __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1));
 }
 /* The same score pin by pin (see the AVX-512 version); counts are at most 8, so the signed compare is exact. */
 MM_INLINE mmv mmv_score_pins(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const uint8_t *color,
