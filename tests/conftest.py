@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Tests press Ctrl-C on the CLI they start (SIGINT to its process group). A shell without job control starts a
+# background command with SIGINT ignored, and every process below inherits that, so the CLI would never hear
+# it: here the tests' own SIGINT is Python's again, and their children start with the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 FAST = ["--max-time", "0.005", "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead"]
 
 
