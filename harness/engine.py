@@ -313,6 +313,10 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
         return WorkerEnd("interrupted", 130)
     tail.poll()
     running = tail.running.pop(worker, None)
+    if code in (2, -signal.SIGINT):
+        # pytest's own exit for an interrupt that reached the worker and not us (a fleet's machine), or the
+        # worker's death by one that escaped pytest (landing after its last case, in the session's end)
+        return WorkerEnd("interrupted", code)
     if code < 0 and running:
         try:
             name = f", {signal.Signals(-code).name}"
@@ -322,8 +326,6 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
     if code > RECORD_FAILED_EXIT:  # the worker could not write its records: its error, where it wrote them
         errno = code - RECORD_FAILED_EXIT
         raise OSError(errno, os.strerror(errno), str(tail.path))
-    if code == 2:  # pytest's own exit for an interrupt that reached the worker and not us (a fleet's machine)
-        return WorkerEnd("interrupted", code)
     if running and running[0] not in tail.finished.get(worker, set()):
         # a worker that ends of itself in the middle of a case (os._exit, any other code): nobody interrupted it,
         # so the case it was in killed it. (A case already reported, failed in its first pass, starts its later

@@ -330,6 +330,14 @@ def test_a_worker_that_dies_is_a_crash_of_its_case_and_the_run_goes_on(tmp_path,
     assert (frame.loc[["naive", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
 
 
+def test_a_worker_that_dies_of_a_ctrl_c_ends_the_run_as_interrupted_not_as_a_crash(tmp_path):
+    env = fault_env(tmp_path, "impls")
+    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "dies-of-ctrl-c", env=env)
+    assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
+    frame = results_of(env)
+    assert not frame.status.isin(["CRASH", "ERROR", "LOST"]).any(), frame[["implementation", "status", "reason"]]
+
+
 def test_a_batch_raising_keyboardinterrupt_is_its_error_not_the_users_ctrl_c(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "interrupts", "--impl", "swar", env=env)

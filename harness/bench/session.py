@@ -20,7 +20,6 @@ from swarbench.bench.records import RecordWriter, ResultLine
 from swarbench.bench.terminal import TerminalLine
 from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
 from swarbench.bench.workload_cache import WorkloadCache
-from swarbench.errors import raise_if_interrupted
 
 
 class Session:
@@ -75,6 +74,8 @@ class Session:
         self.terminal.say(label, text, final=True)
 
     def _reject(self, line: ResultLine, label: str, verdict: oracle.Verdict, impl) -> None:
+        if self.signalled and verdict.status == oracle.ERROR:  # e.g. its compiler, killed by the same Ctrl-C
+            raise KeyboardInterrupt
         line.status, line.reason = verdict.status, verdict.reason
         self._finish(line, label, f"{verdict.status} {verdict.reason}")
         if verdict.status == oracle.SKIP:
@@ -107,8 +108,8 @@ class Session:
                                                                          "pressed)"))
             pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
         except Exception as exc:
-            if self.signalled:  # a Ctrl-C in compiled code: the worker stops and keeps what it measured
-                raise_if_interrupted(exc)
+            if self.signalled:  # after a Ctrl-C (in compiled code, or a child killed by the same one): stop
+                raise KeyboardInterrupt from exc
             # an error in the harness or a kernel's own code: said, not lost
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
                                                                          f"{oracle.describe_error(exc)}"))

@@ -1,5 +1,6 @@
 """cards.contains implementations that go wrong in the ways a plugin can: each is chosen with --impl NAME."""
 import os
+import signal
 import sys
 import time
 
@@ -81,8 +82,18 @@ def interrupts(workload):
     return batch
 
 
+def dies_of_ctrl_c(workload):
+    """Its process dies of a SIGINT, as a worker does when a Ctrl-C escapes pytest after its last case."""
+    def batch():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    return batch
+
+
 FAULTS = {"floats": floats, "sleeper": sleeper, "writer": writer, "prepare-writer": prepare_writer, "flaky": flaky,
-          "cached": cached, "sys-exit": exits("sys.exit"), "os-exit": exits(3), "interrupts": interrupts}
+          "cached": cached, "sys-exit": exits("sys.exit"), "os-exit": exits(3), "interrupts": interrupts,
+          "dies-of-ctrl-c": dies_of_ctrl_c}
 
 
 @hookimpl
