@@ -65,7 +65,8 @@ def test_ctrl_c_stops_every_machine_and_keeps_what_came_back(env):
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
     frame = pd.read_csv(_run_dir(env) / "results.csv")
-    assert (frame.status == "PASS").sum() >= 4 and not frame.status.isin(["LOST", "ERROR", "CRASH"]).any()
+    bad = frame[frame.status.isin(["LOST", "ERROR", "CRASH"])]
+    assert (frame.status == "PASS").sum() >= 4 and bad.empty, bad[["machine", "implementation", "status", "reason"]]
 
 
 @pytest.fixture
