@@ -361,7 +361,6 @@ static inline __attribute__((always_inline)) uint32_t list_row(const fast_tables
     return r[0];
 }
 
-#if CELL_LISTS
 static uint8_t cells_of[512][16];  /* the cells of each set of empty cells (bit c: cell c), in order */
 
 static void __attribute__((constructor)) make_cells_of(void)
@@ -370,7 +369,6 @@ static void __attribute__((constructor)) make_cells_of(void)
         for (int c = 0, k = 0; c < 9; c++)
             if (e >> c & 1) cells_of[e][k++] = (uint8_t)c;
 }
-#endif
 
 /* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK: each empty cell's row
  * of deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed.
@@ -479,23 +477,46 @@ static __m256i sum_last_layer(const fast_tables *T, const uint32_t *states, cons
     return acc;
 }
 
-/* What the boards reached in two more moves add: each move's successors, no board stored. */
+/* What the boards reached in two more moves add: each move's successors, no board stored. No branch depends on
+ * how many empty cells a board has or how many moves a row holds: the parents' moves are listed as for a stored
+ * layer (list_moves), then each move's empty cells are listed from cells_of, and every (move, empty cell) pair adds
+ * its row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
+#define TWO_BLOCK 128  /* moves whose (move, cell) pairs are listed at a time: at most 8 cells each */
 static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
                                    __m256i acc)
 {
-    for (uint32_t i = 1; i <= n; i++) {
-        uint32_t s = states[i];
-        const uint32_t *c = counts + 8 * (size_t)i;
-        uint32_t e = empty_cells(s);
-        if (!e) acc = sum8(acc, hashes(T, s), c);
-        __m256i h = _mm256_setzero_si256();
-        for (; e; e &= e - 1) {
-            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-            for (uint32_t q = 1; q <= r[0]; q++) h = _mm256_add_epi32(h, successor_hashes(T, s + r[q]));
+    uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
+    uint32_t wx[TWO_BLOCK][8];                       /* a move's hashes times its parent's counts */
+    uint32_t pcell[8 * TWO_BLOCK + 8], pboard[8 * TWO_BLOCK + 8], pmove[8 * TWO_BLOCK + 8], pparent[8 * TWO_BLOCK + 8];
+    __m256i acc_r = _mm256_setzero_si256();         /* sum of counts x row hash changes */
+    __m256i acc_n = _mm256_setzero_si256();         /* sum of row moves x (counts x hashes) */
+    for (uint32_t i = 1; i <= n;) {
+        size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
+        for (size_t b0 = 0; b0 < k; b0 += TWO_BLOCK) {
+            size_t nb = k - b0 < TWO_BLOCK ? k - b0 : TWO_BLOCK, np = 0;
+            for (size_t q = 0; q < nb; q++) {
+                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q];
+                uint32_t e = empty_cells(x);
+                __m256i w = _mm256_mullo_epi32(hashes(T, x), load8(counts + 8 * (size_t)p));
+                _mm256_storeu_si256((__m256i *)wx[q], w);
+                /* a full move ends its paths: its own hashes, once */
+                acc = _mm256_add_epi32(acc, _mm256_and_si256(w, _mm256_set1_epi32(-(int)(e == 0))));
+                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+                _mm256_storeu_si256((__m256i *)(pcell + np), _mm256_cvtepu8_epi32(cs));
+                _mm256_storeu_si256((__m256i *)(pboard + np), _mm256_set1_epi32((int)x));
+                _mm256_storeu_si256((__m256i *)(pmove + np), _mm256_set1_epi32((int)q));
+                _mm256_storeu_si256((__m256i *)(pparent + np), _mm256_set1_epi32((int)p));
+                np += (size_t)__builtin_popcount(e);
+            }
+            for (size_t r = 0; r < np; r++) {
+                uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
+                __m256i nm = _mm256_set1_epi32((int)T->moves[12 * (size_t)row]);
+                acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(nm, load8(wx[pmove[r]])));
+                acc_r = sum8(acc_r, load8(T->rowhash + 8 * (size_t)row), counts + 8 * (size_t)pparent[r]);
+            }
         }
-        acc = sum8(acc, h, c);
     }
-    return acc;
+    return _mm256_add_epi32(acc, _mm256_add_epi32(acc_n, acc_r));
 }
 
 /* The eight lane sums added, modulo 2^30: the answer. */
