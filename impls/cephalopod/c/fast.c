@@ -18,9 +18,14 @@
  *    (its empty count follows from them), a 13-bit layer tag and the index; a slot whose tag is not the current
  *    layer's is empty. Only when the tag wraps (every 8,191 layers) is the table cleared: with an 8-bit tag the
  *    official tests' 195 stored layers cleared megabytes of table in most calls.
- *  - step 10: the eight forms come from three 256-entry tables over the eight outer cells (the centre never
- *    moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in every
- *    form, so they are left out of the comparison and put back once.
+ *  - step 10 (-DRING_FORMS=0): the eight forms come from three 256-entry tables over the eight outer cells (the
+ *    centre never moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in
+ *    every form, so they are left out of the comparison and put back once. Beyond the write-up (RING_FORMS, the
+ *    default): the outer cells in ring order, a quarter turn turns the ring by two cells and a mirror reverses it,
+ *    so the eight forms are shifts of the ring and of its reverse; eight moves are canonicalised at once, one per
+ *    lane (canonical8), with the symmetry in the three low bits of each form so the minimum carries it. That pass
+ *    is then too short to cover the slots prefetched in it, so each slot is prefetched SLOT_AHEAD insertions
+ *    ahead of its own instead (docs/suites.md has the figures).
  *  - step 9: state hashes from the same kind of byte tables, eight orientations in one register.
  *  - step 11: sums stay in eight 32-bit lanes (exact modulo 2^32) and are reduced once, at the end.
  *  - the write-up's move list (steps 4, 12, 13), in chunks of CHUNK moves that stay in L1: the moves of the
@@ -76,6 +81,13 @@
 #endif
 #ifndef NT_MOVES   /* step 17: the move list written with non-temporal stores */
 #define NT_MOVES 0
+#endif
+#ifndef RING_FORMS /* a layer's moves canonicalised eight at once from ring turns (else one by one from byte tables,
+                      step 10, each slot prefetched there) */
+#define RING_FORMS 1
+#endif
+#ifndef SLOT_AHEAD /* RING_FORMS: slots prefetched this many insertions ahead, within a chunk */
+#define SLOT_AHEAD 32
 #endif
 #ifndef CELL_LISTS /* a parent's empty cells listed without a branch on how many it has (list_moves) */
 #define CELL_LISTS 1
@@ -199,6 +211,65 @@ static inline __m256i hashes(const fast_tables *T, uint32_t s)
     return _mm256_add_epi32(h, _mm256_set1_epi32((int)(((s >> 12) & 7) * 10000)));
 }
 
+#if RING_FORMS
+/* The eight outer cells in ring order (cells 0 1 2 5 8 7 6 3, 3 bits each from bit 0) of eight boards at once: a
+ * quarter turn of the board turns the ring by two cells, and a mirror image reverses it, so each symmetry's form
+ * is the ring or its reverse turned by a fixed number of bits. */
+static inline __m256i ring_of(__m256i s)
+{
+#define SET(x) _mm256_set1_epi32((int)(x))
+    __m256i r = _mm256_and_si256(s, SET(0x1C01FF));  /* cells 0 1 2 and 6 stay */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 6), SET(0x38E00)));  /* 5 and 7 */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 12), SET(0x7000)));  /* 8 */
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_slli_epi32(s, 12), SET(0xE00000)));  /* 3 */
+}
+
+static inline __m256i board_of_ring(__m256i r)  /* the inverse of ring_of, outer cells only */
+{
+    __m256i s = _mm256_and_si256(r, SET(0x1C01FF));
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 6), SET(0xE38000)));
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 12), SET(0x7000000)));
+    return _mm256_or_si256(s, _mm256_and_si256(_mm256_srli_epi32(r, 12), SET(0xE00)));
+}
+
+static inline __m256i reversed_ring(__m256i r)  /* ring cell j to 7 - j: halves, then pairs, then cells swapped */
+{
+    __m256i x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(r, SET(0xFFF)), 12), _mm256_srli_epi32(r, 12));
+    x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, SET(0x03F03F)), 6),
+                        _mm256_and_si256(_mm256_srli_epi32(x, 6), SET(0x03F03F)));
+    return _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, SET(0x1C71C7)), 3),
+                           _mm256_and_si256(_mm256_srli_epi32(x, 3), SET(0x1C71C7)));
+}
+
+/* Ring x (shifted left by 3) turned left by `bits` within its 24 bits, with symmetry k in the 3 bits below: the
+ * smallest of the eight is the smallest form, and the symmetry that made it. */
+#define TURNED(x3, bits, k) _mm256_or_si256(_mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(x3, bits), \
+                                _mm256_srli_epi32(x3, 24 - (bits))), SET(0x7FFFFF8)), SET(k))
+
+/* The canonical forms of eight boards (the form with the smallest ring, by the symmetries' numbering in spec.PERMS:
+ * 0-3 turn the ring by 0, 2, 4, 6 cells, 4-7 turn its reverse by 3, 5, 7, 1) and in *lane the symmetry of each. */
+static inline __m256i canonical8(__m256i s, __m256i *lane)
+{
+    __m256i r = ring_of(s);
+    __m256i r3 = _mm256_slli_epi32(r, 3), v3 = _mm256_slli_epi32(reversed_ring(r), 3);
+    __m256i m = _mm256_min_epu32(_mm256_min_epu32(r3, TURNED(r3, 6, 1)), _mm256_min_epu32(TURNED(r3, 12, 2),
+                                                                                          TURNED(r3, 18, 3)));
+    m = _mm256_min_epu32(m, _mm256_min_epu32(_mm256_min_epu32(TURNED(v3, 9, 4), TURNED(v3, 15, 5)),
+                                             _mm256_min_epu32(TURNED(v3, 21, 6), TURNED(v3, 3, 7))));
+    *lane = _mm256_and_si256(m, SET(7));
+    return _mm256_or_si256(board_of_ring(_mm256_srli_epi32(m, 3)), _mm256_and_si256(s, SET(~OUTER)));
+}
+
+/* slot_hash() of eight boards */
+static inline __m256i slot_hash8(__m256i b)
+{
+    __m256i h = _mm256_mullo_epi32(b, SET(0x587a1437u));
+    return _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+#undef SET
+}
+
+#endif
+
 /* the smallest form of s; *lane is the symmetry that produced it */
 static inline uint32_t canonical(const fast_tables *T, uint32_t s, uint32_t *lane)
 {
@@ -294,13 +365,17 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
     return m + fresh;
 }
 
-/* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
+/* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. With
+ * `ahead`, each slot is prefetched that many insertions before its own (else the caller has prefetched them). Apart
  * from build_layer, so that gcc keeps m and the pointers in registers. */
 static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t mask, uint64_t tag, uint32_t *ns,
                                                        uint32_t *nc, uint32_t m, uint32_t (*cm)[LIST_MAX],
-                                                       size_t j, const uint32_t *counts, const uint32_t *perm)
+                                                       size_t j, const uint32_t *counts, const uint32_t *perm,
+                                                       size_t ahead)
 {
+    for (size_t q = 0; q < j && q < ahead; q++) _mm_prefetch((const char *)(table + cm[1][q]), _MM_HINT_T0);
     for (size_t q = 0; q < j; q++) {
+        if (ahead) _mm_prefetch((const char *)(table + cm[1][q + ahead < j ? q + ahead : j - 1]), _MM_HINT_T0);
         __m256i v = _mm256_permutevar8x32_epi32(load8(counts + 8 * (size_t)cm[3][q]), load8(perm + 8 * cm[2][q]));
         m = insert(table, mask, tag, ns, nc, m, cm[0][q], cm[1][q], v);
     }
@@ -447,6 +522,27 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
         /* 2. canonical boards, their slots prefetched */
         uint64_t *table = w->table;
         size_t mask = size - 1, j = 0;
+#if RING_FORMS
+        /* eight moves at a time; the full ones (3%) are summed and left out: cells_of[keep] lists the others */
+        for (size_t q = 0; q < k; q += 8) {
+            __m256i t = load8(mv_board + q), lane, b = canonical8(t, &lane);
+            __m256i slot = _mm256_and_si256(slot_hash8(b), _mm256_set1_epi32((int)mask));
+            uint32_t valid = k - q >= 8 ? 255u : (1u << (k - q)) - 1;
+            uint32_t full = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
+                                _mm256_cmpeq_epi32(_mm256_srli_epi32(t, ZERO_SHIFT), _mm256_setzero_si256()))) & valid;
+            for (uint32_t f = full; __builtin_expect(f != 0, 0); f &= f - 1) {  /* full: its paths end here */
+                uint32_t z = (uint32_t)q + (uint32_t)__builtin_ctz(f);
+                acc = sum8(acc, hashes(T, mv_board[z]), counts + 8 * (size_t)mv_parent[z]);
+            }
+            uint32_t keep = valid & ~full;
+            __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[keep]));
+            _mm256_storeu_si256((__m256i *)(cm[0] + j), _mm256_permutevar8x32_epi32(b, at));
+            _mm256_storeu_si256((__m256i *)(cm[1] + j), _mm256_permutevar8x32_epi32(slot, at));
+            _mm256_storeu_si256((__m256i *)(cm[2] + j), _mm256_permutevar8x32_epi32(lane, at));
+            _mm256_storeu_si256((__m256i *)(cm[3] + j), _mm256_permutevar8x32_epi32(load8(mv_parent + q), at));
+            j += (size_t)__builtin_popcount(keep);
+        }
+#else
         for (size_t q = 0; q < k; q++) {
             uint32_t t = mv_board[q];
             if (__builtin_expect((t >> ZERO_SHIFT) == 0, 0)) {  /* full: its paths end here */
@@ -458,11 +554,12 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
             cm[0][j] = b; cm[1][j] = slot; cm[2][j] = lane; cm[3][j] = mv_parent[q];
             j++;
         }
+#endif
         /* 3. merged into the layer */
         uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
         uint32_t *ns = w->states[nb], *nc = w->counts[nb];
         const uint32_t *perm = (const uint32_t *)T->perm;
-        m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm);
+        m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm, RING_FORMS ? SLOT_AHEAD : 0);
     }
     *acc_io = acc;
     return m;
