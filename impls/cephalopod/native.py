@@ -140,7 +140,7 @@ IMPLEMENTATIONS = [
 FAST_CDEF = """
 typedef struct {
     const uint32_t *moves; const int32_t *base; const uint32_t *nmask; const uint32_t *land; const uint32_t *hash;
-    const uint32_t *rowhash; const int32_t *perm;
+    const uint32_t *rowhash; const int32_t *perm; const uint32_t *rowcount;
 } fast_tables;
 typedef ... fast_work;
 fast_work *fast_new(void);

@@ -111,6 +111,7 @@ typedef struct {
     const uint32_t *hash;     /* [3][256][8] */
     const uint32_t *rowhash;  /* [rows][8] */
     const int32_t *perm;      /* [8][8] how counts move when lane k held the smallest form */
+    const uint32_t *rowcount; /* [rows] the moves of each row (its first word in moves), 25 KiB beside 300 */
 } fast_tables;
 
 #define LAYER_BUFFERS 3  /* a search on one thread rotates two; one split over threads (split.c) three */
@@ -611,7 +612,7 @@ static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states,
             }
             for (size_t r = 0; r < np; r++) {
                 uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
-                __m256i nm = _mm256_set1_epi32((int)T->moves[12 * (size_t)row]);
+                __m256i nm = _mm256_set1_epi32((int)T->rowcount[row]);
                 acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(nm, load8(wx[pmove[r]])));
                 acc_r = sum8(acc_r, load8(T->rowhash + 8 * (size_t)row), counts + 8 * (size_t)pparent[r]);
             }
