@@ -213,62 +213,79 @@ static inline __m256i hashes(const fast_tables *T, uint32_t s)
 }
 
 #if RING_FORMS
+/* The constants of the ring functions below, eight lanes each, read as memory operands through a pointer gcc cannot
+ * see through (ring_constants): written as immediates, they were rebuilt (three instructions each) in every group of
+ * eight moves, gcc being short of registers. */
+enum { K_STAY, K_5_7, K_8, K_3, K_BACK_5_7, K_BACK_8, K_BACK_3, K_HALF, K_PAIRS, K_CELLS, K_FORM, K_SEVEN, K_FIXED,
+       K_SLOT_MUL, K_LANE };  /* K_LANE + k: symmetry k */
+#define X8(v) {(v), (v), (v), (v), (v), (v), (v), (v)}
+static const uint32_t ring_consts[K_LANE + 8][8] __attribute__((aligned(32))) = {
+    X8(0x1C01FF), X8(0x38E00), X8(0x7000), X8(0xE00000), X8(0xE38000), X8(0x7000000), X8(0xE00), X8(0xFFF),
+    X8(0x03F03F), X8(0x1C71C7), X8(0x7FFFFF8), X8(7), X8(~OUTER), X8(0x587a1437u),
+    X8(0), X8(1), X8(2), X8(3), X8(4), X8(5), X8(6), X8(7)};
+#undef X8
+
+static inline const __m256i *ring_constants(void)
+{
+    const __m256i *k = (const __m256i *)ring_consts;
+    __asm__("" : "+r"(k));
+    return k;
+}
+
 /* The eight outer cells in ring order (cells 0 1 2 5 8 7 6 3, 3 bits each from bit 0) of eight boards at once: a
  * quarter turn of the board turns the ring by two cells, and a mirror image reverses it, so each symmetry's form
  * is the ring or its reverse turned by a fixed number of bits. */
-static inline __m256i ring_of(__m256i s)
+static inline __m256i ring_of(const __m256i *K, __m256i s)
 {
-#define SET(x) _mm256_set1_epi32((int)(x))
-    __m256i r = _mm256_and_si256(s, SET(0x1C01FF));  /* cells 0 1 2 and 6 stay */
-    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 6), SET(0x38E00)));  /* 5 and 7 */
-    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 12), SET(0x7000)));  /* 8 */
-    return _mm256_or_si256(r, _mm256_and_si256(_mm256_slli_epi32(s, 12), SET(0xE00000)));  /* 3 */
+    __m256i r = _mm256_and_si256(s, K[K_STAY]);  /* cells 0 1 2 and 6 stay */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 6), K[K_5_7]));  /* 5 and 7 */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 12), K[K_8]));
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_slli_epi32(s, 12), K[K_3]));
 }
 
-static inline __m256i board_of_ring(__m256i r)  /* the inverse of ring_of, outer cells only */
+static inline __m256i board_of_ring(const __m256i *K, __m256i r)  /* the inverse of ring_of, outer cells only */
 {
-    __m256i s = _mm256_and_si256(r, SET(0x1C01FF));
-    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 6), SET(0xE38000)));
-    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 12), SET(0x7000000)));
-    return _mm256_or_si256(s, _mm256_and_si256(_mm256_srli_epi32(r, 12), SET(0xE00)));
+    __m256i s = _mm256_and_si256(r, K[K_STAY]);
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 6), K[K_BACK_5_7]));
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 12), K[K_BACK_8]));
+    return _mm256_or_si256(s, _mm256_and_si256(_mm256_srli_epi32(r, 12), K[K_BACK_3]));
 }
 
-static inline __m256i reversed_ring(__m256i r)  /* ring cell j to 7 - j: halves, then pairs, then cells swapped */
+static inline __m256i reversed_ring(const __m256i *K, __m256i r)  /* ring cell j to 7 - j: halves, pairs, cells */
 {
-    __m256i x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(r, SET(0xFFF)), 12), _mm256_srli_epi32(r, 12));
-    x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, SET(0x03F03F)), 6),
-                        _mm256_and_si256(_mm256_srli_epi32(x, 6), SET(0x03F03F)));
-    return _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, SET(0x1C71C7)), 3),
-                           _mm256_and_si256(_mm256_srli_epi32(x, 3), SET(0x1C71C7)));
+    __m256i x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(r, K[K_HALF]), 12), _mm256_srli_epi32(r, 12));
+    x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, K[K_PAIRS]), 6),
+                        _mm256_and_si256(_mm256_srli_epi32(x, 6), K[K_PAIRS]));
+    return _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, K[K_CELLS]), 3),
+                           _mm256_and_si256(_mm256_srli_epi32(x, 3), K[K_CELLS]));
 }
 
 /* Ring x (shifted left by 3) turned left by `bits` within its 24 bits, with symmetry k in the 3 bits below: the
  * smallest of the eight is the smallest form, and the symmetry that made it. */
 #define TURNED(x3, bits, k) _mm256_or_si256(_mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(x3, bits), \
-                                _mm256_srli_epi32(x3, 24 - (bits))), SET(0x7FFFFF8)), SET(k))
+                                _mm256_srli_epi32(x3, 24 - (bits))), K[K_FORM]), K[K_LANE + (k)])
 
 /* The canonical forms of eight boards (the form with the smallest ring, by the symmetries' numbering in spec.PERMS:
  * 0-3 turn the ring by 0, 2, 4, 6 cells, 4-7 turn its reverse by 3, 5, 7, 1) and in *lane the symmetry of each. */
-static inline __m256i canonical8(__m256i s, __m256i *lane)
+static inline __m256i canonical8(const __m256i *K, __m256i s, __m256i *lane)
 {
-    __m256i r = ring_of(s);
-    __m256i r3 = _mm256_slli_epi32(r, 3), v3 = _mm256_slli_epi32(reversed_ring(r), 3);
+    __m256i r = ring_of(K, s);
+    __m256i r3 = _mm256_slli_epi32(r, 3), v3 = _mm256_slli_epi32(reversed_ring(K, r), 3);
     __m256i m = _mm256_min_epu32(_mm256_min_epu32(r3, TURNED(r3, 6, 1)), _mm256_min_epu32(TURNED(r3, 12, 2),
                                                                                           TURNED(r3, 18, 3)));
     m = _mm256_min_epu32(m, _mm256_min_epu32(_mm256_min_epu32(TURNED(v3, 9, 4), TURNED(v3, 15, 5)),
                                              _mm256_min_epu32(TURNED(v3, 21, 6), TURNED(v3, 3, 7))));
-    *lane = _mm256_and_si256(m, SET(7));
-    return _mm256_or_si256(board_of_ring(_mm256_srli_epi32(m, 3)), _mm256_and_si256(s, SET(~OUTER)));
+    *lane = _mm256_and_si256(m, K[K_SEVEN]);
+    return _mm256_or_si256(board_of_ring(K, _mm256_srli_epi32(m, 3)), _mm256_and_si256(s, K[K_FIXED]));
 }
+#undef TURNED
 
 /* slot_hash() of eight boards */
-static inline __m256i slot_hash8(__m256i b)
+static inline __m256i slot_hash8(const __m256i *K, __m256i b)
 {
-    __m256i h = _mm256_mullo_epi32(b, SET(0x587a1437u));
+    __m256i h = _mm256_mullo_epi32(b, K[K_SLOT_MUL]);
     return _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-#undef SET
 }
-
 #endif
 
 /* the smallest form of s; *lane is the symmetry that produced it */
@@ -527,9 +544,10 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
         /* eight moves at a time; the full ones (3%: a group of eight holds one a fifth of the time, so no branch on
          * them) are listed apart and summed after, the others kept in order (cells_of[keep] lists their lanes) */
         size_t nf = 0;
+        const __m256i *K = ring_constants();
         for (size_t q = 0; q < k; q += 8) {
-            __m256i t = load8(mv_board + q), parent = load8(mv_parent + q), lane, b = canonical8(t, &lane);
-            __m256i slot = _mm256_and_si256(slot_hash8(b), _mm256_set1_epi32((int)mask));
+            __m256i t = load8(mv_board + q), parent = load8(mv_parent + q), lane, b = canonical8(K, t, &lane);
+            __m256i slot = _mm256_and_si256(slot_hash8(K, b), _mm256_set1_epi32((int)mask));
             uint32_t valid = k - q >= 8 ? 255u : (1u << (k - q)) - 1;
             uint32_t full = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
                                 _mm256_cmpeq_epi32(_mm256_srli_epi32(t, ZERO_SHIFT), _mm256_setzero_si256()))) & valid;
