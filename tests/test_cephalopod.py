@@ -20,7 +20,7 @@ KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
 FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2",
                     "c-avx2-prefetch", "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32",
-                    "c-fast-pf1024", "c-fast-cell-loop", "c-fast-cores", "c-fast-kept", "c-fast-split",
+                    "c-fast-pf1024", "c-fast-byte-forms", "c-fast-cell-loop", "c-fast-cores", "c-fast-kept", "c-fast-split",
                     "c-fast-split-deal")
         if not features.unavailable(IMPLS[n].requires)]
 

@@ -10,7 +10,8 @@ Write-up steps:  1 hash table with linear probing (c-hash);  2 move lookup table
 4 prefetching (c-avx2-prefetch); 7-16 in ``c/fast.c`` (c-fast), with the last two layers summed from per-row hash
 changes instead of being built (see the comment at the top of that file for what it takes and leaves). The rows
 c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 7 without 16) or add one (c-fast-nt:
-step 17), or move its prefetch distance (c-fast-pf32, c-fast-pf1024).
+step 17), or change its chunk of moves (c-fast-pf32, c-fast-pf1024), or take back one of its own steps
+(c-fast-byte-forms: the write-up's step 10, forms from byte tables one move at a time; c-fast-cell-loop).
 """
 import os
 import platform
@@ -139,7 +140,7 @@ IMPLEMENTATIONS = [
 FAST_CDEF = """
 typedef struct {
     const uint32_t *moves; const int32_t *base; const uint32_t *nmask; const uint32_t *land; const uint32_t *hash;
-    const uint32_t *rowhash; const int32_t *perm;
+    const uint32_t *rowhash; const int32_t *perm; const uint32_t *rowcount;
 } fast_tables;
 typedef ... fast_work;
 fast_work *fast_new(void);
@@ -299,13 +300,13 @@ def _prepare_fast_split(workload, plan: str = "split"):
 
 
 FAST_NEEDS = ("cc", "avx2", "bmi2")
-FAST_WHAT = ("the table never zeroed (13-bit layer tags), byte tables for forms and hashes, lane sums reduced once, "
+FAST_WHAT = ("the table never zeroed (13-bit layer tags), byte tables for hashes, lane sums reduced once, "
              "a move list in L1-sized chunks (each parent's empty cells listed from a table without a branch on how "
-             "many, then the moves listed, canonicalised with their slots prefetched, inserted without a branch on "
-             "new or old), table at load 1/16; and the last two layers summed from per-row hash changes without "
-             "building their boards")
-# name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps, then two it did not
-# measure alone: how far ahead slots are prefetched, and non-temporal stores)
+             "many, then the moves listed, canonicalised eight at a time by turning the outer ring of cells, "
+             "inserted without a branch on new or old, each slot prefetched 32 insertions ahead), table at load "
+             "1/16; and the last two layers summed from per-row hash changes without building their boards")
+# name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps and non-temporal stores, then
+# what it did not measure alone: the chunk of moves, and c-fast's own steps taken back one at a time)
 FAST_VARIANTS = [
     ("c-fast-fresh", ("-DFRESH_MAPS=1", "-DTOUCH=0"), False,
      "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
@@ -318,9 +319,12 @@ FAST_VARIANTS = [
     ("c-fast-nt", ("-DNT_MOVES=1",), True,
      "step 17: + the move list written with non-temporal stores (4-byte movnti: a list row starts anywhere)"),
     ("c-fast-pf32", ("-DCHUNK=32",), True,
-     "prefetch distance 32: moves listed, canonicalised (slot prefetched) and inserted 32 at a time"),
+     "moves listed, canonicalised and inserted 32 at a time instead of 256"),
     ("c-fast-pf1024", ("-DCHUNK=1024",), True,
-     "prefetch distance 1024: moves listed, canonicalised (slot prefetched) and inserted 1024 at a time"),
+     "moves listed, canonicalised and inserted 1024 at a time instead of 256"),
+    ("c-fast-byte-forms", ("-DRING_FORMS=0",), True,
+     "c-fast with each move's eight forms ORed from three byte tables (the write-up's step 10) one move at a time, "
+     "its slot prefetched there, instead of eight moves' forms at once by turning the ring of outer cells"),
     ("c-fast-cell-loop", ("-DCELL_LISTS=0",), True,
      "c-fast with each parent's empty cells visited by a loop, whose exit (after one to nine cells) mispredicts "
      "about once a parent, instead of listed from a table of each set's cells"),

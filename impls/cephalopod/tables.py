@@ -226,4 +226,5 @@ def fast_tables() -> dict[str, np.ndarray]:
     nmask = np.array([sum(7 << (3 * n) for n in NEIGHBOURS[c]) for c in range(9)], np.uint32)
     return {k: as_aligned(v) for k, v in {
         "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "land": b["land"], "hash": b["hash"],
-        "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32)}.items()}
+        "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32),
+        "rowcount": np.ascontiguousarray(flat["moves"][:, 0])}.items()}

@@ -18,9 +18,14 @@
  *    (its empty count follows from them), a 13-bit layer tag and the index; a slot whose tag is not the current
  *    layer's is empty. Only when the tag wraps (every 8,191 layers) is the table cleared: with an 8-bit tag the
  *    official tests' 195 stored layers cleared megabytes of table in most calls.
- *  - step 10: the eight forms come from three 256-entry tables over the eight outer cells (the centre never
- *    moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in every
- *    form, so they are left out of the comparison and put back once.
+ *  - step 10 (-DRING_FORMS=0): the eight forms come from three 256-entry tables over the eight outer cells (the
+ *    centre never moves), ORed together: 24 KiB instead of 48 KiB. The centre and the empty count are the same in
+ *    every form, so they are left out of the comparison and put back once. Beyond the write-up (RING_FORMS, the
+ *    default): the outer cells in ring order, a quarter turn turns the ring by two cells and a mirror reverses it,
+ *    so the eight forms are shifts of the ring and of its reverse; eight moves are canonicalised at once, one per
+ *    lane (canonical8), with the symmetry in the three low bits of each form so the minimum carries it. That pass
+ *    is then too short to cover the slots prefetched in it, so each slot is prefetched SLOT_AHEAD insertions
+ *    ahead of its own instead (docs/suites.md has the figures).
  *  - step 9: state hashes from the same kind of byte tables, eight orientations in one register.
  *  - step 11: sums stay in eight 32-bit lanes (exact modulo 2^32) and are reduced once, at the end.
  *  - the write-up's move list (steps 4, 12, 13), in chunks of CHUNK moves that stay in L1: the moves of the
@@ -77,6 +82,13 @@
 #ifndef NT_MOVES   /* step 17: the move list written with non-temporal stores */
 #define NT_MOVES 0
 #endif
+#ifndef RING_FORMS /* a layer's moves canonicalised eight at once from ring turns (else one by one from byte tables,
+                      step 10, each slot prefetched there) */
+#define RING_FORMS 1
+#endif
+#ifndef SLOT_AHEAD /* RING_FORMS: slots prefetched this many insertions ahead, within a chunk */
+#define SLOT_AHEAD 32
+#endif
 #ifndef CELL_LISTS /* a parent's empty cells listed without a branch on how many it has (list_moves) */
 #define CELL_LISTS 1
 #endif
@@ -99,6 +111,7 @@ typedef struct {
     const uint32_t *hash;     /* [3][256][8] */
     const uint32_t *rowhash;  /* [rows][8] */
     const int32_t *perm;      /* [8][8] how counts move when lane k held the smallest form */
+    const uint32_t *rowcount; /* [rows] the moves of each row (its first word in moves), 25 KiB beside 300 */
 } fast_tables;
 
 #define LAYER_BUFFERS 3  /* a search on one thread rotates two; one split over threads (split.c) three */
@@ -199,6 +212,82 @@ static inline __m256i hashes(const fast_tables *T, uint32_t s)
     return _mm256_add_epi32(h, _mm256_set1_epi32((int)(((s >> 12) & 7) * 10000)));
 }
 
+#if RING_FORMS
+/* The constants of the ring functions below, eight lanes each, read as memory operands through a pointer gcc cannot
+ * see through (ring_constants): written as immediates, they were rebuilt (three instructions each) in every group of
+ * eight moves, gcc being short of registers. */
+enum { K_STAY, K_5_7, K_8, K_3, K_BACK_5_7, K_BACK_8, K_BACK_3, K_HALF, K_PAIRS, K_CELLS, K_FORM, K_SEVEN, K_FIXED,
+       K_SLOT_MUL, K_LANE };  /* K_LANE + k: symmetry k */
+#define X8(v) {(v), (v), (v), (v), (v), (v), (v), (v)}
+static const uint32_t ring_consts[K_LANE + 8][8] __attribute__((aligned(32))) = {
+    X8(0x1C01FF), X8(0x38E00), X8(0x7000), X8(0xE00000), X8(0xE38000), X8(0x7000000), X8(0xE00), X8(0xFFF),
+    X8(0x03F03F), X8(0x1C71C7), X8(0x7FFFFF8), X8(7), X8(~OUTER), X8(0x587a1437u),
+    X8(0), X8(1), X8(2), X8(3), X8(4), X8(5), X8(6), X8(7)};
+#undef X8
+
+static inline const __m256i *ring_constants(void)
+{
+    const __m256i *k = (const __m256i *)ring_consts;
+    __asm__("" : "+r"(k));
+    return k;
+}
+
+/* The eight outer cells in ring order (cells 0 1 2 5 8 7 6 3, 3 bits each from bit 0) of eight boards at once: a
+ * quarter turn of the board turns the ring by two cells, and a mirror image reverses it, so each symmetry's form
+ * is the ring or its reverse turned by a fixed number of bits. */
+static inline __m256i ring_of(const __m256i *K, __m256i s)
+{
+    __m256i r = _mm256_and_si256(s, K[K_STAY]);  /* cells 0 1 2 and 6 stay */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 6), K[K_5_7]));  /* 5 and 7 */
+    r = _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(s, 12), K[K_8]));
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_slli_epi32(s, 12), K[K_3]));
+}
+
+static inline __m256i board_of_ring(const __m256i *K, __m256i r)  /* the inverse of ring_of, outer cells only */
+{
+    __m256i s = _mm256_and_si256(r, K[K_STAY]);
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 6), K[K_BACK_5_7]));
+    s = _mm256_or_si256(s, _mm256_and_si256(_mm256_slli_epi32(r, 12), K[K_BACK_8]));
+    return _mm256_or_si256(s, _mm256_and_si256(_mm256_srli_epi32(r, 12), K[K_BACK_3]));
+}
+
+static inline __m256i reversed_ring(const __m256i *K, __m256i r)  /* ring cell j to 7 - j: halves, pairs, cells */
+{
+    __m256i x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(r, K[K_HALF]), 12), _mm256_srli_epi32(r, 12));
+    x = _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, K[K_PAIRS]), 6),
+                        _mm256_and_si256(_mm256_srli_epi32(x, 6), K[K_PAIRS]));
+    return _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(x, K[K_CELLS]), 3),
+                           _mm256_and_si256(_mm256_srli_epi32(x, 3), K[K_CELLS]));
+}
+
+/* Ring x (shifted left by 3) turned left by `bits` within its 24 bits, with symmetry k in the 3 bits below: the
+ * smallest of the eight is the smallest form, and the symmetry that made it. */
+#define TURNED(x3, bits, k) _mm256_or_si256(_mm256_and_si256(_mm256_or_si256(_mm256_slli_epi32(x3, bits), \
+                                _mm256_srli_epi32(x3, 24 - (bits))), K[K_FORM]), K[K_LANE + (k)])
+
+/* The canonical forms of eight boards (the form with the smallest ring, by the symmetries' numbering in spec.PERMS:
+ * 0-3 turn the ring by 0, 2, 4, 6 cells, 4-7 turn its reverse by 3, 5, 7, 1) and in *lane the symmetry of each. */
+static inline __m256i canonical8(const __m256i *K, __m256i s, __m256i *lane)
+{
+    __m256i r = ring_of(K, s);
+    __m256i r3 = _mm256_slli_epi32(r, 3), v3 = _mm256_slli_epi32(reversed_ring(K, r), 3);
+    __m256i m = _mm256_min_epu32(_mm256_min_epu32(r3, TURNED(r3, 6, 1)), _mm256_min_epu32(TURNED(r3, 12, 2),
+                                                                                          TURNED(r3, 18, 3)));
+    m = _mm256_min_epu32(m, _mm256_min_epu32(_mm256_min_epu32(TURNED(v3, 9, 4), TURNED(v3, 15, 5)),
+                                             _mm256_min_epu32(TURNED(v3, 21, 6), TURNED(v3, 3, 7))));
+    *lane = _mm256_and_si256(m, K[K_SEVEN]);
+    return _mm256_or_si256(board_of_ring(K, _mm256_srli_epi32(m, 3)), _mm256_and_si256(s, K[K_FIXED]));
+}
+#undef TURNED
+
+/* slot_hash() of eight boards */
+static inline __m256i slot_hash8(const __m256i *K, __m256i b)
+{
+    __m256i h = _mm256_mullo_epi32(b, K[K_SLOT_MUL]);
+    return _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+}
+#endif
+
 /* the smallest form of s; *lane is the symmetry that produced it */
 static inline uint32_t canonical(const fast_tables *T, uint32_t s, uint32_t *lane)
 {
@@ -294,13 +383,17 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
     return m + fresh;
 }
 
-/* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. Apart
+/* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. With
+ * `ahead`, each slot is prefetched that many insertions before its own (else the caller has prefetched them). Apart
  * from build_layer, so that gcc keeps m and the pointers in registers. */
 static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t mask, uint64_t tag, uint32_t *ns,
                                                        uint32_t *nc, uint32_t m, uint32_t (*cm)[LIST_MAX],
-                                                       size_t j, const uint32_t *counts, const uint32_t *perm)
+                                                       size_t j, const uint32_t *counts, const uint32_t *perm,
+                                                       size_t ahead)
 {
+    for (size_t q = 0; q < j && q < ahead; q++) _mm_prefetch((const char *)(table + cm[1][q]), _MM_HINT_T0);
     for (size_t q = 0; q < j; q++) {
+        if (ahead) _mm_prefetch((const char *)(table + cm[1][q + ahead < j ? q + ahead : j - 1]), _MM_HINT_T0);
         __m256i v = _mm256_permutevar8x32_epi32(load8(counts + 8 * (size_t)cm[3][q]), load8(perm + 8 * cm[2][q]));
         m = insert(table, mask, tag, ns, nc, m, cm[0][q], cm[1][q], v);
     }
@@ -361,7 +454,6 @@ static inline __attribute__((always_inline)) uint32_t list_row(const fast_tables
     return r[0];
 }
 
-#if CELL_LISTS
 static uint8_t cells_of[512][16];  /* the cells of each set of empty cells (bit c: cell c), in order */
 
 static void __attribute__((constructor)) make_cells_of(void)
@@ -370,7 +462,6 @@ static void __attribute__((constructor)) make_cells_of(void)
         for (int c = 0, k = 0; c < 9; c++)
             if (e >> c & 1) cells_of[e][k++] = (uint8_t)c;
 }
-#endif
 
 /* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK: each empty cell's row
  * of deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed.
@@ -449,6 +540,32 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
         /* 2. canonical boards, their slots prefetched */
         uint64_t *table = w->table;
         size_t mask = size - 1, j = 0;
+#if RING_FORMS
+        /* eight moves at a time; the full ones (3%: a group of eight holds one a fifth of the time, so no branch on
+         * them) are listed apart and summed after, the others kept in order (cells_of[keep] lists their lanes) */
+        size_t nf = 0;
+        const __m256i *K = ring_constants();
+        for (size_t q = 0; q < k; q += 8) {
+            __m256i t = load8(mv_board + q), parent = load8(mv_parent + q), lane, b = canonical8(K, t, &lane);
+            __m256i slot = _mm256_and_si256(slot_hash8(K, b), _mm256_set1_epi32((int)mask));
+            uint32_t valid = k - q >= 8 ? 255u : (1u << (k - q)) - 1;
+            uint32_t full = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
+                                _mm256_cmpeq_epi32(_mm256_srli_epi32(t, ZERO_SHIFT), _mm256_setzero_si256()))) & valid;
+            uint32_t keep = valid & ~full;
+            __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[keep]));
+            __m256i af = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[full]));
+            _mm256_storeu_si256((__m256i *)(cm[0] + j), _mm256_permutevar8x32_epi32(b, at));
+            _mm256_storeu_si256((__m256i *)(cm[1] + j), _mm256_permutevar8x32_epi32(slot, at));
+            _mm256_storeu_si256((__m256i *)(cm[2] + j), _mm256_permutevar8x32_epi32(lane, at));
+            _mm256_storeu_si256((__m256i *)(cm[3] + j), _mm256_permutevar8x32_epi32(parent, at));
+            _mm256_storeu_si256((__m256i *)(mv_board + nf), _mm256_permutevar8x32_epi32(t, af));  /* read already */
+            _mm256_storeu_si256((__m256i *)(mv_parent + nf), _mm256_permutevar8x32_epi32(parent, af));
+            j += (size_t)__builtin_popcount(keep);
+            nf += (size_t)__builtin_popcount(full);
+        }
+        for (size_t q = 0; q < nf; q++)  /* full: their paths end here */
+            acc = sum8(acc, hashes(T, mv_board[q]), counts + 8 * (size_t)mv_parent[q]);
+#else
         for (size_t q = 0; q < k; q++) {
             uint32_t t = mv_board[q];
             if (__builtin_expect((t >> ZERO_SHIFT) == 0, 0)) {  /* full: its paths end here */
@@ -460,11 +577,12 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
             cm[0][j] = b; cm[1][j] = slot; cm[2][j] = lane; cm[3][j] = mv_parent[q];
             j++;
         }
+#endif
         /* 3. merged into the layer */
         uint64_t tag = (uint64_t)w->tag << TAG_SHIFT;
         uint32_t *ns = w->states[nb], *nc = w->counts[nb];
         const uint32_t *perm = (const uint32_t *)T->perm;
-        m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm);
+        m = insert_chunk(table, mask, tag, ns, nc, m, cm, j, counts, perm, RING_FORMS ? SLOT_AHEAD : 0);
     }
     *acc_io = acc;
     return m;
@@ -479,23 +597,46 @@ static __m256i sum_last_layer(const fast_tables *T, const uint32_t *states, cons
     return acc;
 }
 
-/* What the boards reached in two more moves add: each move's successors, no board stored. */
+/* What the boards reached in two more moves add: each move's successors, no board stored. No branch depends on
+ * how many empty cells a board has or how many moves a row holds: the parents' moves are listed as for a stored
+ * layer (list_moves), then each move's empty cells are listed from cells_of, and every (move, empty cell) pair adds
+ * its row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
+#define TWO_BLOCK 128  /* moves whose (move, cell) pairs are listed at a time: at most 8 cells each */
 static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
                                    __m256i acc)
 {
-    for (uint32_t i = 1; i <= n; i++) {
-        uint32_t s = states[i];
-        const uint32_t *c = counts + 8 * (size_t)i;
-        uint32_t e = empty_cells(s);
-        if (!e) acc = sum8(acc, hashes(T, s), c);
-        __m256i h = _mm256_setzero_si256();
-        for (; e; e &= e - 1) {
-            const uint32_t *r = T->moves + 12 * (size_t)row_of(T, s, __builtin_ctz(e));
-            for (uint32_t q = 1; q <= r[0]; q++) h = _mm256_add_epi32(h, successor_hashes(T, s + r[q]));
+    uint32_t mv_board[LIST_MAX], mv_parent[LIST_MAX];
+    uint32_t wx[TWO_BLOCK][8];                       /* a move's hashes times its parent's counts */
+    uint32_t pcell[8 * TWO_BLOCK + 8], pboard[8 * TWO_BLOCK + 8], pmove[8 * TWO_BLOCK + 8], pparent[8 * TWO_BLOCK + 8];
+    __m256i acc_r = _mm256_setzero_si256();         /* sum of counts x row hash changes */
+    __m256i acc_n = _mm256_setzero_si256();         /* sum of row moves x (counts x hashes) */
+    for (uint32_t i = 1; i <= n;) {
+        size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
+        for (size_t b0 = 0; b0 < k; b0 += TWO_BLOCK) {
+            size_t nb = k - b0 < TWO_BLOCK ? k - b0 : TWO_BLOCK, np = 0;
+            for (size_t q = 0; q < nb; q++) {
+                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q];
+                uint32_t e = empty_cells(x);
+                __m256i w = _mm256_mullo_epi32(hashes(T, x), load8(counts + 8 * (size_t)p));
+                _mm256_storeu_si256((__m256i *)wx[q], w);
+                /* a full move ends its paths: its own hashes, once */
+                acc = _mm256_add_epi32(acc, _mm256_and_si256(w, _mm256_set1_epi32(-(int)(e == 0))));
+                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+                _mm256_storeu_si256((__m256i *)(pcell + np), _mm256_cvtepu8_epi32(cs));
+                _mm256_storeu_si256((__m256i *)(pboard + np), _mm256_set1_epi32((int)x));
+                _mm256_storeu_si256((__m256i *)(pmove + np), _mm256_set1_epi32((int)q));
+                _mm256_storeu_si256((__m256i *)(pparent + np), _mm256_set1_epi32((int)p));
+                np += (size_t)__builtin_popcount(e);
+            }
+            for (size_t r = 0; r < np; r++) {
+                uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
+                __m256i nm = _mm256_set1_epi32((int)T->rowcount[row]);
+                acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(nm, load8(wx[pmove[r]])));
+                acc_r = sum8(acc_r, load8(T->rowhash + 8 * (size_t)row), counts + 8 * (size_t)pparent[r]);
+            }
         }
-        acc = sum8(acc, h, c);
     }
-    return acc;
+    return _mm256_add_epi32(acc, _mm256_add_epi32(acc_n, acc_r));
 }
 
 /* The eight lane sums added, modulo 2^30: the answer. */

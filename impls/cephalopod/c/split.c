@@ -100,7 +100,7 @@ static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*
                       const uint32_t *counts, const fast_tables *T)
 {
     return insert_chunk(w->table, size - 1, (uint64_t)w->tag << TAG_SHIFT, w->states[nb], w->counts[nb], m, cm, j,
-                        counts, (const uint32_t *)T->perm);
+                        counts, (const uint32_t *)T->perm, 0);  /* route() and the inbox prefetch the slots */
 }
 
 /* The k listed moves canonicalised; those thread t owns go to cm with their slots prefetched
