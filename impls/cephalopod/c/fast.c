@@ -516,6 +516,57 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
     return k;
 }
 
+#if RING_FORMS
+/* The lanes of v picked by `pick`, stored in order from dst (eight words written). */
+static inline void packed_store(uint32_t *dst, __m256i v, uint32_t pick)
+{
+    __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[pick]));
+    _mm256_storeu_si256((__m256i *)dst, _mm256_permutevar8x32_epi32(v, at));
+}
+
+/* The k listed moves canonicalised eight at a time into cm (board, slot = slot hash & mask, symmetry, parent), in
+ * order; returns how many. The full ones (3%: a group of eight holds one a fifth of the time, so no branch on them)
+ * go to the front of mv_board and mv_parent instead (*nf of them; their paths end here). With `sends` (c/split.c),
+ * a move whose slot hash has its top bit unlike `own` (1 << 31 or 0) belongs to the other thread: it goes to
+ * sends[0..2] + *sent (board, symmetry, parent) instead of cm. Slots are not prefetched here: the pass is too short
+ * to cover their loads (insert_chunk prefetches them ahead). */
+static inline __attribute__((always_inline)) size_t canonical_moves(const __m256i *K, uint32_t *mv_board,
+                                                                    uint32_t *mv_parent, size_t k, uint32_t mask,
+                                                                    uint32_t (*cm)[LIST_MAX], uint32_t own,
+                                                                    uint32_t *const *sends, size_t *sent, size_t *nf)
+{
+    size_t j = 0, f = 0, o = *sent;
+    for (size_t q = 0; q < k; q += 8) {
+        __m256i t = load8(mv_board + q), parent = load8(mv_parent + q), lane, b = canonical8(K, t, &lane);
+        __m256i h = slot_hash8(K, b), slot = _mm256_and_si256(h, _mm256_set1_epi32((int)mask));
+        uint32_t valid = k - q >= 8 ? 255u : (1u << (k - q)) - 1;
+        uint32_t full = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
+                            _mm256_cmpeq_epi32(_mm256_srli_epi32(t, ZERO_SHIFT), _mm256_setzero_si256()))) & valid;
+        uint32_t keep = valid & ~full, send = 0;
+        if (sends) {
+            uint32_t top = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(h));  /* the owner of each lane */
+            send = keep & (own ? ~top : top);
+            keep &= ~send;
+            packed_store(sends[0] + o, b, send);
+            packed_store(sends[1] + o, lane, send);
+            packed_store(sends[2] + o, parent, send);
+            o += (size_t)__builtin_popcount(send);
+        }
+        packed_store(cm[0] + j, b, keep);
+        packed_store(cm[1] + j, slot, keep);
+        packed_store(cm[2] + j, lane, keep);
+        packed_store(cm[3] + j, parent, keep);
+        packed_store(mv_board + f, t, full);  /* read already */
+        packed_store(mv_parent + f, parent, full);
+        j += (size_t)__builtin_popcount(keep);
+        f += (size_t)__builtin_popcount(full);
+    }
+    *sent = o;
+    *nf = f;
+    return j;
+}
+#endif
+
 /* One stored layer: every move of the n boards of buffer `cur`, canonicalised and merged into buffer !cur.
  * Returns its number of boards, or -1 when memory runs out. */
 static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t n, __m256i *acc_io)
@@ -541,28 +592,8 @@ static int64_t build_layer(fast_work *w, const fast_tables *T, int cur, uint32_t
         uint64_t *table = w->table;
         size_t mask = size - 1, j = 0;
 #if RING_FORMS
-        /* eight moves at a time; the full ones (3%: a group of eight holds one a fifth of the time, so no branch on
-         * them) are listed apart and summed after, the others kept in order (cells_of[keep] lists their lanes) */
-        size_t nf = 0;
-        const __m256i *K = ring_constants();
-        for (size_t q = 0; q < k; q += 8) {
-            __m256i t = load8(mv_board + q), parent = load8(mv_parent + q), lane, b = canonical8(K, t, &lane);
-            __m256i slot = _mm256_and_si256(slot_hash8(K, b), _mm256_set1_epi32((int)mask));
-            uint32_t valid = k - q >= 8 ? 255u : (1u << (k - q)) - 1;
-            uint32_t full = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(
-                                _mm256_cmpeq_epi32(_mm256_srli_epi32(t, ZERO_SHIFT), _mm256_setzero_si256()))) & valid;
-            uint32_t keep = valid & ~full;
-            __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[keep]));
-            __m256i af = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[full]));
-            _mm256_storeu_si256((__m256i *)(cm[0] + j), _mm256_permutevar8x32_epi32(b, at));
-            _mm256_storeu_si256((__m256i *)(cm[1] + j), _mm256_permutevar8x32_epi32(slot, at));
-            _mm256_storeu_si256((__m256i *)(cm[2] + j), _mm256_permutevar8x32_epi32(lane, at));
-            _mm256_storeu_si256((__m256i *)(cm[3] + j), _mm256_permutevar8x32_epi32(parent, at));
-            _mm256_storeu_si256((__m256i *)(mv_board + nf), _mm256_permutevar8x32_epi32(t, af));  /* read already */
-            _mm256_storeu_si256((__m256i *)(mv_parent + nf), _mm256_permutevar8x32_epi32(parent, af));
-            j += (size_t)__builtin_popcount(keep);
-            nf += (size_t)__builtin_popcount(full);
-        }
+        size_t nf, o = 0;
+        j = canonical_moves(ring_constants(), mv_board, mv_parent, k, (uint32_t)mask, cm, 0, NULL, &o, &nf);
         for (size_t q = 0; q < nf; q++)  /* full: their paths end here */
             acc = sum8(acc, hashes(T, mv_board[q]), counts + 8 * (size_t)mv_parent[q]);
 #else

@@ -22,11 +22,14 @@
 #define SPIN_PAUSES 4000    /* a barrier's busy waits before it yields the core */
 #define IDLE_YIELDS 4000    /* a helper's yields between calls before it sleeps */
 
-typedef struct { uint32_t board, lane, parent; } sent_move;
+#if !RING_FORMS
+#error "c/split.c canonicalises with c/fast.c's ring forms"
+#endif
 
 typedef struct {
     fast_work w;                           /* buffers 0..2 rotate over the layers, and the thread's table */
-    sent_move *out[SPLIT_MAX][2];          /* [owner][layer parity]: the moves sent to each other thread */
+    uint32_t *out[SPLIT_MAX][2];           /* [owner][layer parity]: the moves sent to each other thread, as three
+                                              arrays of out_cap words (boards, symmetries, parents) */
     size_t out_cap[SPLIT_MAX][2];
     uint32_t out_n[SPLIT_MAX][2];
     uint32_t sums[2][8];                   /* [test parity]: this thread's lane sums of a finished test */
@@ -75,15 +78,17 @@ static void barrier(split_pool *P, int t)
     }
 }
 
-static int room_to_send(sent_move **buf, size_t *cap, size_t need)
+/* Room for `need` moves sent, and eight more words for the last group's stores and loads. */
+static int room_to_send(uint32_t **buf, size_t *cap, size_t need)
 {
+    need += 8;
     if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 4096;
     while (c < need) c *= 2;
-    sent_move *b = (sent_move *)mapped(c * sizeof(sent_move));
+    uint32_t *b = (uint32_t *)mapped(3 * c * sizeof(uint32_t));
     if (!b) return -1;
-    if (*cap) memcpy(b, *buf, *cap * sizeof(sent_move));
-    unmapped(*buf, *cap * sizeof(sent_move));
+    for (int a = 0; a < 3 && *cap; a++) memcpy(b + a * c, *buf + a * *cap, *cap * sizeof(uint32_t));
+    unmapped(*buf, 3 * *cap * sizeof(uint32_t));
     *buf = b; *cap = c;
     return 0;
 }
@@ -100,47 +105,7 @@ static uint32_t merge(fast_work *w, int nb, size_t size, uint32_t m, uint32_t (*
                       const uint32_t *counts, const fast_tables *T)
 {
     return insert_chunk(w->table, size - 1, (uint64_t)w->tag << TAG_SHIFT, w->states[nb], w->counts[nb], m, cm, j,
-                        counts, (const uint32_t *)T->perm, 0);  /* route() and the inbox prefetch the slots */
-}
-
-/* The k listed moves canonicalised; those thread t owns go to cm with their slots prefetched
- * (returns how many), the others to `out` (*out_n of them). First every move is canonicalised into cm in order, as
- * c/fast.c does; then, with two threads, a second pass keeps the owned ones in cm and copies the others out,
- * writing each move to both and advancing only one of the two: which thread owns a board is a coin toss, so a
- * branch on it would mispredict half the time. Not in one pass: there every store's place waited on the canonical
- * form of the move before (one thread through this code went from 23.4 ms to 21.9 ms for the official tests
- * with the places made independent of it). */
-static inline __attribute__((always_inline)) size_t route(const fast_tables *T, int t, int threads, const uint32_t *mv_board,
-                                                                const uint32_t *mv_parent, size_t k,
-                                                                const uint32_t *counts, const uint64_t *table,
-                                                                uint32_t mask, uint32_t (*cm)[LIST_MAX],
-                                                                sent_move *out, uint32_t *out_n, __m256i *acc)
-{
-    uint8_t owned[LIST_MAX];
-    size_t j = 0;
-    for (size_t q = 0; q < k; q++) {
-        uint32_t b = mv_board[q];
-        if (__builtin_expect((b >> ZERO_SHIFT) == 0, 0)) {  /* full: its paths end here */
-            *acc = sum8(*acc, hashes(T, b), counts + 8 * (size_t)mv_parent[q]);
-            continue;
-        }
-        uint32_t lane, c = canonical(T, b, &lane), h = slot_hash(c);
-        _mm_prefetch((const char *)(table + (h & mask)), _MM_HINT_T0);
-        cm[0][j] = c; cm[1][j] = h & mask; cm[2][j] = lane; cm[3][j] = mv_parent[q];
-        owned[j] = owner_of(h, threads) == (uint32_t)t;
-        j++;
-    }
-    if (threads == 1) return j;
-    size_t kept = 0, o = 0;
-    for (size_t q = 0; q < j; q++) {  /* in place: kept <= q */
-        uint32_t c = cm[0][q], slot = cm[1][q], lane = cm[2][q], parent = cm[3][q];
-        cm[0][kept] = c; cm[1][kept] = slot; cm[2][kept] = lane; cm[3][kept] = parent;
-        out[o] = (sent_move){c, lane, parent};
-        kept += owned[q];
-        o += !owned[q];
-    }
-    *out_n += (uint32_t)o;
-    return kept;
+                        counts, (const uint32_t *)T->perm, SLOT_AHEAD);
 }
 
 /* Thread t's part of layer d + 1 from its part (n boards) of layer d; returns its size, -1 when memory runs out
@@ -160,37 +125,47 @@ static int64_t split_layer(split_pool *P, int t, const fast_tables *T, int d, ui
     uint32_t m = 0;
     _mm256_storeu_si256((__m256i *)(w->counts[nb] + 8), _mm256_setzero_si256());
     for (int u = 0; u < threads; u++) me->out_n[u][par] = 0;
+    const __m256i *K = ring_constants();
     for (uint32_t i = 1; !failed && i <= n;) {
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
-        sent_move *out = NULL;  /* one thread sends nothing: route() writes out only for two */
-        uint32_t *out_n = &me->out_n[t][par];
-        if (threads == 2) {
-            if (room_to_send(&me->out[!t][par], &me->out_cap[!t][par], me->out_n[!t][par] + k)) failed = 1;
-            out = me->out[!t][par] + me->out_n[!t][par];
-            out_n = &me->out_n[!t][par];
-        }
+        if (threads == 2 && room_to_send(&me->out[!t][par], &me->out_cap[!t][par], me->out_n[!t][par] + k))
+            failed = 1;
         if (failed || room_for(w, nb, &size, m, k)) { failed = 1; break; }
-        size_t j = route(T, t, threads, mv_board, mv_parent, k, counts, w->table, (uint32_t)size - 1, cm, out,
-                         out_n, &acc);
+        size_t j, nf, sent = 0;
+        if (threads == 2) {  /* which thread owns a board is a coin toss: no branch on it, one pass */
+            uint32_t *out = me->out[!t][par];
+            size_t cap = me->out_cap[!t][par];
+            uint32_t *const sends[3] = {out, out + cap, out + 2 * cap};
+            sent = me->out_n[!t][par];
+            j = canonical_moves(K, mv_board, mv_parent, k, (uint32_t)size - 1, cm, t ? 1u << 31 : 0, sends, &sent,
+                                &nf);
+            me->out_n[!t][par] = (uint32_t)sent;
+        } else {
+            j = canonical_moves(K, mv_board, mv_parent, k, (uint32_t)size - 1, cm, 0, NULL, &sent, &nf);
+        }
+        for (size_t q = 0; q < nf; q++)  /* full: their paths end here */
+            acc = sum8(acc, hashes(T, mv_board[q]), counts + 8 * (size_t)mv_parent[q]);
         m = merge(w, nb, size, m, cm, j, counts, T);
     }
     barrier(P, t);
-    /* the moves the other threads sent here, with their slots prefetched a chunk ahead */
+    /* the moves the other threads sent here, a chunk at a time, their slots found eight at a time */
     for (int u = 0; u < threads; u++) {
         if (u == t) continue;
         const split_part *from = P->part[u];
-        const sent_move *in = from->out[t][par];
+        const uint32_t *in = from->out[t][par];
+        size_t cap = from->out_cap[t][par];
         const uint32_t *their = from->w.counts[cur];
         uint32_t total = from->out_n[t][par];
         for (uint32_t q0 = 0; !failed && q0 < total; q0 += CHUNK) {
             size_t j = total - q0 < CHUNK ? total - q0 : CHUNK;
             if (room_for(w, nb, &size, m, j)) { failed = 1; break; }
-            uint32_t mask = (uint32_t)size - 1;
-            for (size_t q = 0; q < j; q++) {
-                sent_move s = in[q0 + q];
-                uint32_t slot = slot_hash(s.board) & mask;
-                _mm_prefetch((const char *)(w->table + slot), _MM_HINT_T0);
-                cm[0][q] = s.board; cm[1][q] = slot; cm[2][q] = s.lane; cm[3][q] = s.parent;
+            __m256i mask = _mm256_set1_epi32((int)size - 1);
+            for (size_t q = 0; q < j; q += 8) {  /* up to 7 words past the last are read: room_to_send has them */
+                __m256i b = load8(in + q0 + q);
+                _mm256_storeu_si256((__m256i *)(cm[0] + q), b);
+                _mm256_storeu_si256((__m256i *)(cm[1] + q), _mm256_and_si256(slot_hash8(K, b), mask));
+                _mm256_storeu_si256((__m256i *)(cm[2] + q), load8(in + cap + q0 + q));
+                _mm256_storeu_si256((__m256i *)(cm[3] + q), load8(in + 2 * cap + q0 + q));
             }
             m = merge(w, nb, size, m, cm, j, their, T);
         }
@@ -391,7 +366,7 @@ void split_free(split_pool *P)
         split_part *p = P->part[t];
         if (!p) continue;
         for (int u = 0; u < SPLIT_MAX; u++)
-            for (int q = 0; q < 2; q++) unmapped(p->out[u][q], p->out_cap[u][q] * sizeof(sent_move));
+            for (int q = 0; q < 2; q++) unmapped(p->out[u][q], 3 * p->out_cap[u][q] * sizeof(uint32_t));
         release(&p->w);
         free(p);
     }
