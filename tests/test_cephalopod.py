@@ -471,3 +471,14 @@ def test_split_plan_splits_the_long_tests_only_while_dealing_cannot_balance():
     assert k == 0
     # one thread: splitting only adds, nothing is split
     assert native.split_plan(np.array([3.0, 1.0]), np.array([3.0, 1.0]), 1)[1] == 0
+
+
+def test_deal_order_balances_the_threads_where_longest_first_does_not():
+    from swarbench.suites.cephalopod import native
+
+    seconds = np.array([3.0, 3.0, 2.0, 2.0, 2.0])
+    assert native.dealt_time(seconds, [0, 1, 2, 3, 4], 2) == 7.0  # longest first: 3+2+2 on one thread
+    order = native.deal_order(seconds, range(5), 2)
+    assert sorted(order) == [0, 1, 2, 3, 4] and native.dealt_time(seconds, order, 2) == 6.0
+    # the tests to deal may be any of them, and ties keep longest first
+    assert native.deal_order(np.array([1.0, 5.0, 4.0]), [2, 1], 2) == [1, 2]
