@@ -159,7 +159,7 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
 
 #ifdef PRUNE
 /* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
- * float keys do wherever two splits are far apart (see surely_worse): s*s, and s ln s in units of 2^-20. */
+ * float keys do wherever two splits are far apart (see worse_from): s*s, and s ln s in units of 2^-20. */
 static int64_t *make_measure(int strategy, int np) {
     if (strategy < EXPECTED_SIZE) return NULL;
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
@@ -172,8 +172,10 @@ static int64_t *make_measure(int strategy, int np) {
     return m;
 }
 
-/* Does a split of measure q rank below the best so far (measure best_q) whatever the float sums' rounding? Then
- * its float key cannot win and is not computed. A split has k <= 44 parts; u = 2^-24 (float rounding).
+/* The least measure q of a split that ranks below the best so far (measure best_q) whatever the float sums'
+ * rounding, or INT64_MAX: from there on a split's float key cannot win and is not computed, and since a split's
+ * measure only grows as its parts are counted, the count stops there. A split has k <= 44 parts; u = 2^-24 (float
+ * rounding).
  * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; by the bound
  * for recursive summation |F - q/np| <= 45u/(1 - 45u) q/np < 2^-17 q/np. So when (q - best_q) 2^17 > q + best_q
  * + np, F - F_best > (q - best_q)/np - 2^-17 (q + best_q)/np > 2^-17 > 7e-6: its key is at least 7 below the
@@ -183,10 +185,11 @@ static int64_t *make_measure(int strategy, int np) {
  * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
  * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
  * lower, H more than 3.9e-5 lower and the key lower by thousands. */
-MM_INLINE int surely_worse(int strategy, int64_t q, int64_t best_q, int np) {
-    if (q <= best_q || np >= (1 << 20)) return 0;
-    if (strategy == EXPECTED_SIZE) return (q - best_q) * (1 << 17) > q + best_q + np;
-    return q - best_q > 64 + 64 * (int64_t)np;
+MM_INLINE int64_t worse_from(int strategy, int64_t best_q, int np) {
+    if (best_q == INT64_MAX || np >= (1 << 20)) return INT64_MAX;
+    /* (q - best_q) 2^17 > q + best_q + np, that is q (2^17 - 1) > best_q (2^17 + 1) + np */
+    if (strategy == EXPECTED_SIZE) return (best_q * ((1 << 17) + 1) + np) / ((1 << 17) - 1) + 1;
+    return best_q + 65 + 64 * (int64_t)np;  /* q - best_q > 64 + 64 np */
 }
 
 #endif
@@ -417,7 +420,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int64_t best_key = INT64_MIN;
     void *terms = make_terms(x->strategy, np);
 #ifdef PRUNE
-    int64_t *measure = make_measure(x->strategy, np), best_q = INT64_MAX;  /* best_q: the best split's measure */
+    int64_t *measure = make_measure(x->strategy, np), q_lost = INT64_MAX;  /* q_lost: see worse_from */
     if (x->strategy >= EXPECTED_SIZE && (!terms || !measure)) { free(terms); free(measure); return -1; }
 #else
     if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
@@ -546,13 +549,22 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
             const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
             int largest = none, parts = none > 0, size[48];
+            /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
             if (x->strategy == KNUTH) {  /* the largest part alone */
-                for (int v = 1; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
+                for (int v = 1; v < x->nvalid; v++) {
+                    int c = COUNT_OF(v);
+                    largest = c > largest ? c : largest;
+                    if (largest > limit) break;
+                }
+                if (largest > limit) continue;
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
-                    for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
-                    if (surely_worse(x->strategy, q, best_q, np)) continue;
+                    for (int v = 1; v < x->nvalid; v++) {
+                        q += measure[COUNT_OF(v)];
+                        if (q >= q_lost) break;
+                    }
+                    if (q >= q_lost) continue;
                 }
                 size[0] = none;
                 for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
@@ -571,6 +583,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
             for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
+#ifdef PRUNE
+            if (i + 256 >= lanes) {  /* the last vectors: each count is final as it comes, and may lose at once */
+                int64_t so_far = 0;
+                for (int v = 0; v < x->nvalid && !lost; v++) {
+                    int c = (cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? pad : 0);
+                    lost = c > limit || (measure && (so_far += measure[c]) >= q_lost);
+                }
+                break;
+            }
+#endif
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #ifdef PRUNE
             if (i + 256 <= np) {  /* the counts so far hold no padding */
@@ -578,7 +600,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (measure) {  /* parts only grow, so the measure so far is a lower bound */
                     int64_t so_far = 0;
                     for (int v = 0; v < x->nvalid; v++) so_far += measure[cnt[x->valid[v]]];
-                    lost |= surely_worse(x->strategy, so_far, best_q, np);
+                    lost |= so_far >= q_lost;
                 }
             }
 #endif
@@ -594,11 +616,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         {
             int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
-            if (measure && surely_worse(x->strategy, q, best_q, np)) continue;
+            if (q >= q_lost) continue;
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
         }
     ranked:
-        if (key > best_key) { best_key = key; best = g; best_q = q; }
+        if (key > best_key) {
+            best_key = key; best = g;
+            if (measure) q_lost = worse_from(x->strategy, q, np);
+        }
 #else
         key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
