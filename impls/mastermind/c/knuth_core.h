@@ -50,6 +50,8 @@ typedef struct {
     uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
+    uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
 
@@ -61,6 +63,7 @@ typedef struct {
 #endif
 #define SEEN_SLOTS (1 << 16)
 #define AHEAD 16
+#define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
 
 /* One thread's own buffers (a copied context gets new ones). */
@@ -74,7 +77,8 @@ static int ctx_alloc(mm_ctx *x) {
     x->sigs = malloc(sizeof(uint64_t) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs ? 0 : -1;
+    x->rows = aligned_alloc(64, ROW_BYTES * 128 * KNUTH_PINS);
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -86,10 +90,28 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
-    return ctx_alloc(x);
+    x->pin_rows = NULL;
+    if (ctx_alloc(x)) return -1;
+    /* Which row of a search's table each pin of a codeword adds: its color, and how often it came before. */
+    if (!(x->pin_rows = malloc(sizeof(uint64_t) * n))) return -1;
+    for (int i = 0; i < n; i++) {
+        uint64_t held = 0, sel = 0;  /* held: a nibble per color */
+        for (int k = 0; k < pins; k++) {
+            int c = (codes[i] >> (4 * (pins - 1 - k))) & 15;
+            sel |= (8 * c + ((held >> (4 * c)) & 15)) << (8 * k);
+            held += 1ull << (4 * c);
+        }
+        x->pin_rows[i] = sel;
+    }
+    return 0;
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); }
+static void ctx_free(mm_ctx *x) {
+    free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
+}
+
+/* The prototype context also holds what its copies share. */
+static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -413,6 +435,27 @@ MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
 #define FREE_MEASURE (void)0
 #endif
 
+#if defined(ROW_BATCH) && defined(PRUNE)
+/* For up to 64 possible secrets: what a pin adds to each one's score, for every pin k, color c and count b of c in
+ * the earlier pins (row 128 k + 8 c + b), so a guess is scored by adding one row per pin (see pin_rows). */
+static void fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
+                      const mmv *bytes) {
+    for (int k = 0; k < pins; k++)
+        for (uint8_t c = 1; c <= x->colors; c++)
+            for (uint8_t b = 0; b < pins; b++)
+                for (int i = 0; i < lanes; i += MMV_BYTES)
+                    mmv_store(x->rows + (128 * k + 8 * c + b) * ROW_BYTES + i,
+                              mmv_score_pins(sp + k * stride, scn, stride, i, &c, &b, bytes, 1));
+}
+
+MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
+    mmv acc = mmv_load(x->rows + (sel & 255) * ROW_BYTES + i);
+    for (int k = 1; k < pins; k++)
+        acc = mmv_add(acc, mmv_load(x->rows + (128 * k + ((sel >> (8 * k)) & 255)) * ROW_BYTES + i));
+    return acc;
+}
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -446,6 +489,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
+    int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
 #endif
 #endif
 #ifdef PRUNE
@@ -522,11 +566,6 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         } else {
 #ifdef PRUNE
         uint8_t color[8], before[8];
-        for (int k = 0; k < pins; k++) {
-            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
-            before[k] = 0;
-            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
-        }
 #define SCORE_AT(i) mmv_score_pins(sp, scn, stride, i, color, before, bytes, pins)
 #else
         mmv vp[8], vc[16];
@@ -545,7 +584,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
-            mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
+            if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes); rows_filled = 1; }
+            const uint64_t sel = x->pin_rows[g];
+            mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
 #define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
             const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
             int largest = none, parts = none > 0, size[48];
@@ -576,6 +617,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #undef COUNT_OF
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
+        }
+        for (int k = 0; k < pins; k++) {
+            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
+            before[k] = 0;
+            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
         }
 #endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
@@ -738,11 +784,11 @@ int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *count
                const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { proto_free(&proto); return -1; }
     each_arg a = {first, targets, out, NULL};
     int failed = run_pool(&proto, threads_or_cores(threads), nt, play_one, &a);
     int r = result(&proto, failed);
-    ctx_free(&proto);
+    proto_free(&proto);
     return r;
 }
 
@@ -875,7 +921,7 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
                  int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { proto_free(&proto); return -1; }
     threads = threads_or_cores(threads);
     subtree *items = malloc(sizeof(subtree));
     int count = 1, failed = !items;
@@ -902,6 +948,6 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
     }
     if (items) free_items(items, count);
     int r = result(&proto, failed);
-    ctx_free(&proto);
+    proto_free(&proto);
     return r;
 }
