@@ -296,38 +296,51 @@ MM_INLINE int prefix_seen(mm_ctx *x, int k, uint64_t sum) {
     return 0;
 }
 
+/* The colors lowest_of_class lets pin k take after the colors used on the pins before: every color outside the
+ * classes, a class's colors already used, and the lowest unused color of each class. */
+MM_INLINE unsigned class_colors(unsigned all, unsigned z, unsigned f, unsigned used) {
+    const unsigned zu = z & ~used, fu = f & ~used;
+    return (all & ~(z | f)) | (used & (z | f)) | (zu & -zu) | (fu & -fu);
+}
+
 static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
                               const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
-    int digit[8], index[8], kept[8], count = 0, k = 0;
-    unsigned used[8];
+    const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
+    int index[8], kept[8], count = 0, k = 0;
+    unsigned used[8], left[8];  /* left: the colors pin k has still to take */
     uint64_t sum[8], held[8];  /* held: how many pins so far have each color, a nibble each */
-    used[0] = 0; index[0] = 0; digit[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
+    used[0] = 0; index[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
+    left[0] = class_colors(all, z, f, 0);
     for (;;) {
-        int c = digit[k] + 1;
-        for (; c <= x->colors; c++) {
-            unsigned bit = 1u << c, set = bit & z ? z : bit & f ? f : 0, unseen = set & ~used[k];
-            if (!set || (used[k] & bit) || bit == (unseen & -unseen)) break;
-        }
-        if (c > x->colors) {
+        if (!left[k]) {
             if (--k < 0) break;
             continue;
         }
-        digit[k] = c;
+        const int c = __builtin_ctz(left[k]);
+        left[k] &= left[k] - 1;
         int idx = index[k] * x->colors + c - 1, kept_now = kept[k] + (at_pin[k] >> c & 1);
         uint64_t sum_now = sum[k] + sig->add[k][c][(held[k] >> (4 * c)) & 15];
-        if (k == pins - 1) {
-            sigs[count] = kept_now == pins || !sig->fits ? 0 : tag | sum_now;
-            out[count++] = idx;
-            continue;
-        }
         /* Two first-pin choices with the same signature lead to the same signatures whatever follows (a color's
          * count digit already holds its count capped by most[]), so every codeword below the later one scores
          * as a lower one does: one below the earlier choice, or its color class's lowest, at most that. So the
          * later choice's codewords are not generated (none that is possible: pass 0 had those). Where every
          * pin so far is kept, the signature names the choice alone. */
         if (sig->fits && kept_now <= k && prefix_seen(x, k, sum_now)) continue;
-        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
-        held[k + 1] = held[k] + (1ull << (4 * c)); digit[++k] = 0;
+        const unsigned used_now = used[k] | 1u << c;
+        const uint64_t held_now = held[k] + (1ull << (4 * c));
+        if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
+            const int last = k + 1;
+            for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
+                const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
+                sigs[count] = kept_code == pins || !sig->fits ? 0
+                              : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
+                out[count++] = idx * x->colors + d - 1;
+            }
+            continue;
+        }
+        used[k + 1] = used_now; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
+        held[k + 1] = held_now;
+        left[++k] = class_colors(all, z, f, used_now);
     }
     return count;
 }
