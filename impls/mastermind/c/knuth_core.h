@@ -50,6 +50,7 @@ typedef struct {
     uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
@@ -90,6 +91,13 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
+    /* The nonzero scores, those of about half the pins in pegs first: most of a split's secrets are there, so a
+     * split that cannot win shows it sooner (any order gives the same counts). */
+    for (int d = 0, m = 0; d <= pins; d++)  /* d: how far the pegs are from half the pins, doubled */
+        for (int v = 1; v < x->nvalid; v++) {
+            const int pegs = (x->valid[v] >> 4) + (x->valid[v] & 15);
+            if ((2 * pegs > pins ? 2 * pegs - pins : pins - 2 * pegs) == d) x->big_first[++m] = v;
+        }
     x->pin_rows = NULL;
     if (ctx_alloc(x)) return -1;
     /* Which row of a search's table each pin of a codeword adds: its color, and how often it came before. */
@@ -500,6 +508,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
+    mmv big_first[48];  /* see ctx_init */
+    for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
+#endif
+#ifdef PRUNE
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
     int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
@@ -600,13 +612,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes); rows_filled = 1; }
             const uint64_t sel = x->pin_rows[g];
             mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
-#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
+#define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
+#define COUNT_OF(v) COUNT_EQ(vv[v])
             const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
             int largest = none, parts = none > 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
             if (x->strategy == KNUTH) {  /* the largest part alone */
                 for (int v = 1; v < x->nvalid; v++) {
-                    int c = COUNT_OF(v);
+                    int c = COUNT_EQ(big_first[v]);
                     largest = c > largest ? c : largest;
                     if (largest > limit) break;
                 }
@@ -615,7 +628,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
                     for (int v = 1; v < x->nvalid; v++) {
-                        q += measure[COUNT_OF(v)];
+                        q += measure[COUNT_EQ(big_first[v])];
                         if (q >= q_lost) break;
                     }
                     if (q >= q_lost) continue;
@@ -628,6 +641,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 }
             }
 #undef COUNT_OF
+#undef COUNT_EQ
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
@@ -645,7 +659,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
             if (i + 256 >= lanes) {  /* the last vectors: each count is final as it comes, and may lose at once */
                 int64_t so_far = 0;
-                for (int v = 0; v < x->nvalid && !lost; v++) {
+                for (int j = 0; j < x->nvalid && !lost; j++) {
+                    const int v = j ? x->big_first[j] : 0;
                     int c = (cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? pad : 0);
                     lost = c > limit || (measure && (so_far += measure[c]) >= q_lost);
                 }
