@@ -624,6 +624,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                     if (largest > limit) break;
                 }
                 if (largest > limit) continue;
+            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
+                /* dropped once every score left having a part of its own could not beat the best */
+                const int64_t beat = best_key < 0 ? -1 : best_key - x->inposs[g];  /* 2 parts must pass it */
+                int seen = none, v = 1;
+                for (; v < x->nvalid; v++) {
+                    int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
+                    parts += c > 0;
+                    if (2 * (int64_t)(parts + (left < open ? left : open)) <= beat) break;
+                }
+                if (v < x->nvalid) continue;
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
