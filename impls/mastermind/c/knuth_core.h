@@ -661,32 +661,24 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
         }
 #endif
+#ifdef PRUNE
+        int64_t so_far = 0;  /* the measure of the counts so far */
+#endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
             for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
 #ifdef PRUNE
-            if (i + 256 >= lanes) {  /* the last vectors: each count is final as it comes, and may lose at once */
-                int64_t so_far = 0;
-                for (int j = 0; j < x->nvalid && !lost; j++) {
-                    const int v = j ? x->big_first[j] : 0;
-                    int c = (cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? pad : 0);
-                    lost = c > limit || (measure && (so_far += measure[c]) >= q_lost);
-                }
-                break;
+            /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
+            const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
+            for (int j = 0; j < x->nvalid && !lost; j++) {
+                const int v = j ? x->big_first[j] : 0, was = cnt[x->valid[v]];
+                const int c = (cnt[x->valid[v]] = was + mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? off : 0);
+                lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
-#endif
+#else
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
-#ifdef PRUNE
-            if (i + 256 <= np) {  /* the counts so far hold no padding */
-                for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
-                if (measure) {  /* parts only grow, so the measure so far is a lower bound */
-                    int64_t so_far = 0;
-                    for (int v = 0; v < x->nvalid; v++) so_far += measure[cnt[x->valid[v]]];
-                    lost |= so_far >= q_lost;
-                }
-            }
 #endif
         }
 #undef SCORE_AT
