@@ -50,6 +50,9 @@ typedef struct {
     uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
+    uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
+    uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
 
@@ -61,6 +64,7 @@ typedef struct {
 #endif
 #define SEEN_SLOTS (1 << 16)
 #define AHEAD 16
+#define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
 
 /* One thread's own buffers (a copied context gets new ones). */
@@ -74,7 +78,8 @@ static int ctx_alloc(mm_ctx *x) {
     x->sigs = malloc(sizeof(uint64_t) * x->n);
     x->search = 0;
     x->npath = 0;
-    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs ? 0 : -1;
+    x->rows = aligned_alloc(64, ROW_BYTES * 128 * KNUTH_PINS);
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -86,10 +91,35 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
     x->win = pins << 4;
-    return ctx_alloc(x);
+    /* The nonzero scores, those of about half the pins in pegs first: most of a split's secrets are there, so a
+     * split that cannot win shows it sooner (any order gives the same counts). */
+    for (int d = 0, m = 0; d <= pins; d++)  /* d: how far the pegs are from half the pins, doubled */
+        for (int v = 1; v < x->nvalid; v++) {
+            const int pegs = (x->valid[v] >> 4) + (x->valid[v] & 15);
+            if ((2 * pegs > pins ? 2 * pegs - pins : pins - 2 * pegs) == d) x->big_first[++m] = v;
+        }
+    x->pin_rows = NULL;
+    if (ctx_alloc(x)) return -1;
+    /* Which row of a search's table each pin of a codeword adds: its color, and how often it came before. */
+    if (!(x->pin_rows = malloc(sizeof(uint64_t) * n))) return -1;
+    for (int i = 0; i < n; i++) {
+        uint64_t held = 0, sel = 0;  /* held: a nibble per color */
+        for (int k = 0; k < pins; k++) {
+            int c = (codes[i] >> (4 * (pins - 1 - k))) & 15;
+            sel |= (8 * c + ((held >> (4 * c)) & 15)) << (8 * k);
+            held += 1ull << (4 * c);
+        }
+        x->pin_rows[i] = sel;
+    }
+    return 0;
 }
 
-static void ctx_free(mm_ctx *x) { free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); }
+static void ctx_free(mm_ctx *x) {
+    free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
+}
+
+/* The prototype context also holds what its copies share. */
+static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -159,7 +189,7 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
 
 #ifdef PRUNE
 /* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
- * float keys do wherever two splits are far apart (see surely_worse): s*s, and s ln s in units of 2^-20. */
+ * float keys do wherever two splits are far apart (see worse_from): s*s, and s ln s in units of 2^-20. */
 static int64_t *make_measure(int strategy, int np) {
     if (strategy < EXPECTED_SIZE) return NULL;
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
@@ -172,8 +202,10 @@ static int64_t *make_measure(int strategy, int np) {
     return m;
 }
 
-/* Does a split of measure q rank below the best so far (measure best_q) whatever the float sums' rounding? Then
- * its float key cannot win and is not computed. A split has k <= 44 parts; u = 2^-24 (float rounding).
+/* The least measure q of a split that ranks below the best so far (measure best_q) whatever the float sums'
+ * rounding, or INT64_MAX: from there on a split's float key cannot win and is not computed, and since a split's
+ * measure only grows as its parts are counted, the count stops there. A split has k <= 44 parts; u = 2^-24 (float
+ * rounding).
  * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; by the bound
  * for recursive summation |F - q/np| <= 45u/(1 - 45u) q/np < 2^-17 q/np. So when (q - best_q) 2^17 > q + best_q
  * + np, F - F_best > (q - best_q)/np - 2^-17 (q + best_q)/np > 2^-17 > 7e-6: its key is at least 7 below the
@@ -183,10 +215,11 @@ static int64_t *make_measure(int strategy, int np) {
  * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
  * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
  * lower, H more than 3.9e-5 lower and the key lower by thousands. */
-MM_INLINE int surely_worse(int strategy, int64_t q, int64_t best_q, int np) {
-    if (q <= best_q || np >= (1 << 20)) return 0;
-    if (strategy == EXPECTED_SIZE) return (q - best_q) * (1 << 17) > q + best_q + np;
-    return q - best_q > 64 + 64 * (int64_t)np;
+MM_INLINE int64_t worse_from(int strategy, int64_t best_q, int np) {
+    if (best_q == INT64_MAX || np >= (1 << 20)) return INT64_MAX;
+    /* (q - best_q) 2^17 > q + best_q + np, that is q (2^17 - 1) > best_q (2^17 + 1) + np */
+    if (strategy == EXPECTED_SIZE) return (best_q * ((1 << 17) + 1) + np) / ((1 << 17) - 1) + 1;
+    return best_q + 65 + 64 * (int64_t)np;  /* q - best_q > 64 + 64 np */
 }
 
 #endif
@@ -271,38 +304,51 @@ MM_INLINE int prefix_seen(mm_ctx *x, int k, uint64_t sum) {
     return 0;
 }
 
+/* The colors lowest_of_class lets pin k take after the colors used on the pins before: every color outside the
+ * classes, a class's colors already used, and the lowest unused color of each class. */
+MM_INLINE unsigned class_colors(unsigned all, unsigned z, unsigned f, unsigned used) {
+    const unsigned zu = z & ~used, fu = f & ~used;
+    return (all & ~(z | f)) | (used & (z | f)) | (zu & -zu) | (fu & -fu);
+}
+
 static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
                               const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
-    int digit[8], index[8], kept[8], count = 0, k = 0;
-    unsigned used[8];
+    const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
+    int index[8], kept[8], count = 0, k = 0;
+    unsigned used[8], left[8];  /* left: the colors pin k has still to take */
     uint64_t sum[8], held[8];  /* held: how many pins so far have each color, a nibble each */
-    used[0] = 0; index[0] = 0; digit[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
+    used[0] = 0; index[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
+    left[0] = class_colors(all, z, f, 0);
     for (;;) {
-        int c = digit[k] + 1;
-        for (; c <= x->colors; c++) {
-            unsigned bit = 1u << c, set = bit & z ? z : bit & f ? f : 0, unseen = set & ~used[k];
-            if (!set || (used[k] & bit) || bit == (unseen & -unseen)) break;
-        }
-        if (c > x->colors) {
+        if (!left[k]) {
             if (--k < 0) break;
             continue;
         }
-        digit[k] = c;
+        const int c = __builtin_ctz(left[k]);
+        left[k] &= left[k] - 1;
         int idx = index[k] * x->colors + c - 1, kept_now = kept[k] + (at_pin[k] >> c & 1);
         uint64_t sum_now = sum[k] + sig->add[k][c][(held[k] >> (4 * c)) & 15];
-        if (k == pins - 1) {
-            sigs[count] = kept_now == pins || !sig->fits ? 0 : tag | sum_now;
-            out[count++] = idx;
-            continue;
-        }
         /* Two first-pin choices with the same signature lead to the same signatures whatever follows (a color's
          * count digit already holds its count capped by most[]), so every codeword below the later one scores
          * as a lower one does: one below the earlier choice, or its color class's lowest, at most that. So the
          * later choice's codewords are not generated (none that is possible: pass 0 had those). Where every
          * pin so far is kept, the signature names the choice alone. */
         if (sig->fits && kept_now <= k && prefix_seen(x, k, sum_now)) continue;
-        used[k + 1] = used[k] | 1u << c; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
-        held[k + 1] = held[k] + (1ull << (4 * c)); digit[++k] = 0;
+        const unsigned used_now = used[k] | 1u << c;
+        const uint64_t held_now = held[k] + (1ull << (4 * c));
+        if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
+            const int last = k + 1;
+            for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
+                const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
+                sigs[count] = kept_code == pins || !sig->fits ? 0
+                              : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
+                out[count++] = idx * x->colors + d - 1;
+            }
+            continue;
+        }
+        used[k + 1] = used_now; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
+        held[k + 1] = held_now;
+        left[++k] = class_colors(all, z, f, used_now);
     }
     return count;
 }
@@ -410,6 +456,27 @@ MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
 #define FREE_MEASURE (void)0
 #endif
 
+#if defined(ROW_BATCH) && defined(PRUNE)
+/* For up to 64 possible secrets: what a pin adds to each one's score, for every pin k, color c and count b of c in
+ * the earlier pins (row 128 k + 8 c + b), so a guess is scored by adding one row per pin (see pin_rows). */
+static void fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
+                      const mmv *bytes) {
+    for (int k = 0; k < pins; k++)
+        for (uint8_t c = 1; c <= x->colors; c++)
+            for (uint8_t b = 0; b < pins; b++)
+                for (int i = 0; i < lanes; i += MMV_BYTES)
+                    mmv_store(x->rows + (128 * k + 8 * c + b) * ROW_BYTES + i,
+                              mmv_score_pins(sp + k * stride, scn, stride, i, &c, &b, bytes, 1));
+}
+
+MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
+    mmv acc = mmv_load(x->rows + (sel & 255) * ROW_BYTES + i);
+    for (int k = 1; k < pins; k++)
+        acc = mmv_add(acc, mmv_load(x->rows + (128 * k + ((sel >> (8 * k)) & 255)) * ROW_BYTES + i));
+    return acc;
+}
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -417,7 +484,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int64_t best_key = INT64_MIN;
     void *terms = make_terms(x->strategy, np);
 #ifdef PRUNE
-    int64_t *measure = make_measure(x->strategy, np), best_q = INT64_MAX;  /* best_q: the best split's measure */
+    int64_t *measure = make_measure(x->strategy, np), q_lost = INT64_MAX;  /* q_lost: see worse_from */
     if (x->strategy >= EXPECTED_SIZE && (!terms || !measure)) { free(terms); free(measure); return -1; }
 #else
     if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
@@ -441,8 +508,13 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
+    mmv big_first[48];  /* see ctx_init */
+    for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
+#endif
+#ifdef PRUNE
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
+    int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
 #endif
 #endif
 #ifdef PRUNE
@@ -519,11 +591,6 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         } else {
 #ifdef PRUNE
         uint8_t color[8], before[8];
-        for (int k = 0; k < pins; k++) {
-            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
-            before[k] = 0;
-            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
-        }
 #define SCORE_AT(i) mmv_score_pins(sp, scn, stride, i, color, before, bytes, pins)
 #else
         mmv vp[8], vc[16];
@@ -542,17 +609,39 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
-            mmv sc = SCORE_AT(0), sc2 = two ? SCORE_AT(MMV_BYTES) : sc;
-#define COUNT_OF(v) (mmv_count_eq(sc, vv[v]) + (two ? mmv_count_eq(sc2, vv[v]) : 0))
+            if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes); rows_filled = 1; }
+            const uint64_t sel = x->pin_rows[g];
+            mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
+#define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
+#define COUNT_OF(v) COUNT_EQ(vv[v])
             const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
             int largest = none, parts = none > 0, size[48];
+            /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
             if (x->strategy == KNUTH) {  /* the largest part alone */
-                for (int v = 1; v < x->nvalid; v++) { int c = COUNT_OF(v); largest = c > largest ? c : largest; }
+                for (int v = 1; v < x->nvalid; v++) {
+                    int c = COUNT_EQ(big_first[v]);
+                    largest = c > largest ? c : largest;
+                    if (largest > limit) break;
+                }
+                if (largest > limit) continue;
+            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
+                /* dropped once every score left having a part of its own could not beat the best */
+                const int64_t beat = best_key < 0 ? -1 : best_key - x->inposs[g];  /* 2 parts must pass it */
+                int seen = none, v = 1;
+                for (; v < x->nvalid; v++) {
+                    int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
+                    parts += c > 0;
+                    if (2 * (int64_t)(parts + (left < open ? left : open)) <= beat) break;
+                }
+                if (v < x->nvalid) continue;
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
-                    for (int v = 1; v < x->nvalid; v++) q += measure[COUNT_OF(v)];
-                    if (surely_worse(x->strategy, q, best_q, np)) continue;
+                    for (int v = 1; v < x->nvalid; v++) {
+                        q += measure[COUNT_EQ(big_first[v])];
+                        if (q >= q_lost) break;
+                    }
+                    if (q >= q_lost) continue;
                 }
                 size[0] = none;
                 for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
@@ -562,25 +651,34 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 }
             }
 #undef COUNT_OF
+#undef COUNT_EQ
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
+        for (int k = 0; k < pins; k++) {
+            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
+            before[k] = 0;
+            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
+        }
+#endif
+#ifdef PRUNE
+        int64_t so_far = 0;  /* the measure of the counts so far */
 #endif
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
             for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
-            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #ifdef PRUNE
-            if (i + 256 <= np) {  /* the counts so far hold no padding */
-                for (int v = 0; v < x->nvalid; v++) lost |= cnt[x->valid[v]] > limit;
-                if (measure) {  /* parts only grow, so the measure so far is a lower bound */
-                    int64_t so_far = 0;
-                    for (int v = 0; v < x->nvalid; v++) so_far += measure[cnt[x->valid[v]]];
-                    lost |= surely_worse(x->strategy, so_far, best_q, np);
-                }
+            /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
+            const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
+            for (int j = 0; j < x->nvalid && !lost; j++) {
+                const int v = j ? x->big_first[j] : 0, was = cnt[x->valid[v]];
+                const int c = (cnt[x->valid[v]] = was + mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? off : 0);
+                lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
+#else
+            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #endif
         }
 #undef SCORE_AT
@@ -594,11 +692,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
         {
             int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
-            if (measure && surely_worse(x->strategy, q, best_q, np)) continue;
+            if (q >= q_lost) continue;
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
         }
     ranked:
-        if (key > best_key) { best_key = key; best = g; best_q = q; }
+        if (key > best_key) {
+            best_key = key; best = g;
+            if (measure) q_lost = worse_from(x->strategy, q, np);
+        }
 #else
         key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
@@ -713,11 +814,11 @@ int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *count
                const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { proto_free(&proto); return -1; }
     each_arg a = {first, targets, out, NULL};
     int failed = run_pool(&proto, threads_or_cores(threads), nt, play_one, &a);
     int r = result(&proto, failed);
-    ctx_free(&proto);
+    proto_free(&proto);
     return r;
 }
 
@@ -850,7 +951,7 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
                  int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { ctx_free(&proto); return -1; }
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, status)) { proto_free(&proto); return -1; }
     threads = threads_or_cores(threads);
     subtree *items = malloc(sizeof(subtree));
     int count = 1, failed = !items;
@@ -877,6 +978,6 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
     }
     if (items) free_items(items, count);
     int r = result(&proto, failed);
-    ctx_free(&proto);
+    proto_free(&proto);
     return r;
 }

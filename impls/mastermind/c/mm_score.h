@@ -209,6 +209,9 @@ MM_INLINE void row_sliced(const uint8_t *sp, const uint8_t *scn, size_t stride, 
 typedef __m512i mmv;
 #define MMV_BYTES 64
 MM_INLINE mmv mmv_set1(int x) { return _mm512_set1_epi8((char)x); }
+MM_INLINE mmv mmv_load(const uint8_t *p) { return _mm512_load_si512(p); }
+MM_INLINE void mmv_store(uint8_t *p, mmv a) { _mm512_store_si512(p, a); }
+MM_INLINE mmv mmv_add(mmv a, mmv b) { return _mm512_add_epi8(a, b); }
 MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const mmv *vp, int pins,
                         const mmv *vc, const int *used, int nu) {
     const __m512i fifteen = _mm512_set1_epi8(15);
@@ -246,6 +249,9 @@ MM_INLINE mmv mmv_score_pins(const uint8_t *sp, const uint8_t *scn, size_t strid
 typedef __m256i mmv;
 #define MMV_BYTES 32
 MM_INLINE mmv mmv_set1(int x) { return _mm256_set1_epi8((char)x); }
+MM_INLINE mmv mmv_load(const uint8_t *p) { return _mm256_load_si256((const __m256i *)p); }
+MM_INLINE void mmv_store(uint8_t *p, mmv a) { _mm256_store_si256((__m256i *)p, a); }
+MM_INLINE mmv mmv_add(mmv a, mmv b) { return _mm256_add_epi8(a, b); }
 MM_INLINE mmv mmv_score(const uint8_t *sp, const uint8_t *scn, size_t stride, size_t i, const mmv *vp, int pins,
                         const mmv *vc, const int *used, int nu) {
     const __m256i fifteen = _mm256_set1_epi8(15);
