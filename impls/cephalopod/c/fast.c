@@ -480,10 +480,12 @@ static const uint32_t one_moves[8] __attribute__((aligned(32))) = {ONE_MOVE(0), 
 
 /* Bit c set when a die put in cell c of s would capture: two of its neighbours hold dice summing to 6 or less, that
  * is, its two smallest dice do. One byte lane a cell, each die minus 1 (an empty cell 255), so a saturating sum of
- * the two smallest is 4 or less exactly then. */
-static inline uint32_t capture_cells(const __m128i *N, uint32_t s)
+ * the two smallest is 4 or less exactly then. *empty gets the empty cells (from the same lanes: fewer instructions
+ * than empty_cells()). */
+static inline uint32_t capture_cells(const __m128i *N, uint32_t s, uint32_t *empty)
 {
     __m128i v = _mm_set_epi64x((long long)((s >> 24) & 7), (long long)_pdep_u64(s, 0x0707070707070707ull));
+    *empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & 511;
     v = _mm_sub_epi8(v, _mm_set1_epi8(1));
     __m128i a = _mm_shuffle_epi8(v, N[0]), b = _mm_shuffle_epi8(v, N[1]);
     __m128i c = _mm_shuffle_epi8(v, N[2]), d = _mm_shuffle_epi8(v, N[3]);
@@ -514,14 +516,14 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
     const __m128i *N = (const __m128i *)neighbour_lanes;
     __m256i one_move = _mm256_load_si256((const __m256i *)one_moves);
     for (; i <= n && np < CHUNK; i++) {
-        uint32_t s = states[i];
-        uint32_t e = empty_cells(s);
+        uint32_t s = states[i], e, cap = capture_cells(N, s, &e);
         if (__builtin_expect(!e, 0)) {  /* only the start can be full */
             *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
             continue;
         }
         np += (size_t)__builtin_popcount(e);
-        uint32_t cap = capture_cells(N, s) & e, lone = e & ~cap;
+        cap &= e;
+        uint32_t lone = e & ~cap;
         __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[lone & 255]));
         __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
         _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_permutevar8x32_epi32(_mm256_add_epi32(sv, one_move),
@@ -683,8 +685,10 @@ static __m256i sum_last_layer(const fast_tables *T, const uint32_t *states, cons
 
 /* What the boards reached in two more moves add: each move's successors, no board stored. No branch depends on
  * how many empty cells a board has or how many moves a row holds: the parents' moves are listed as for a stored
- * layer (list_moves), then each move's empty cells are listed from cells_of, and every (move, empty cell) pair adds
- * its row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
+ * layer (list_moves). A move's empty cells where no capture is possible each add one successor, a 1 put there: as
+ * many times the move's hashes, plus the hashes of a board of 1s in those cells (the hash is linear in the cells),
+ * each times the parent's counts. The other (move, empty cell) pairs are listed from cells_of, and each adds its
+ * row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
 #define TWO_BLOCK 128  /* moves whose (move, cell) pairs are listed at a time: at most 8 cells each */
 static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
                                    __m256i acc)
@@ -694,23 +698,34 @@ static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states,
     uint32_t pcell[8 * TWO_BLOCK + 8], pboard[8 * TWO_BLOCK + 8], pmove[8 * TWO_BLOCK + 8], pparent[8 * TWO_BLOCK + 8];
     __m256i acc_r = _mm256_setzero_si256();         /* sum of counts x row hash changes */
     __m256i acc_n = _mm256_setzero_si256();         /* sum of row moves x (counts x hashes) */
+    uint32_t cap_move[TWO_BLOCK], cap_cells[TWO_BLOCK];  /* the moves with a cell where a capture is possible */
+    const __m128i *N = (const __m128i *)neighbour_lanes;
     for (uint32_t i = 1; i <= n;) {
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
         for (size_t b0 = 0; b0 < k; b0 += TWO_BLOCK) {
             size_t nb = k - b0 < TWO_BLOCK ? k - b0 : TWO_BLOCK, np = 0;
+            size_t nc = 0;
             for (size_t q = 0; q < nb; q++) {
-                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q];
-                uint32_t e = empty_cells(x);
-                __m256i w = _mm256_mullo_epi32(hashes(T, x), load8(counts + 8 * (size_t)p));
+                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q], e, cap = capture_cells(N, x, &e);
+                __m256i c = load8(counts + 8 * (size_t)p), w = _mm256_mullo_epi32(hashes(T, x), c);
                 _mm256_storeu_si256((__m256i *)wx[q], w);
                 /* a full move ends its paths: its own hashes, once */
                 acc = _mm256_add_epi32(acc, _mm256_and_si256(w, _mm256_set1_epi32(-(int)(e == 0))));
-                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+                cap &= e;
+                uint32_t lone = e & ~cap;
+                acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(w, _mm256_set1_epi32(__builtin_popcount(lone))));
+                acc_r = sum8(acc_r, hashes(T, _pdep_u32(lone, LOW_BITS)), counts + 8 * (size_t)p);
+                cap_move[nc] = (uint32_t)q; cap_cells[nc] = cap;
+                nc += cap != 0;
+            }
+            for (size_t u = 0; u < nc; u++) {
+                uint32_t q = cap_move[u], x = mv_board[b0 + q], p = mv_parent[b0 + q];
+                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap_cells[u]]);
                 _mm256_storeu_si256((__m256i *)(pcell + np), _mm256_cvtepu8_epi32(cs));
                 _mm256_storeu_si256((__m256i *)(pboard + np), _mm256_set1_epi32((int)x));
                 _mm256_storeu_si256((__m256i *)(pmove + np), _mm256_set1_epi32((int)q));
                 _mm256_storeu_si256((__m256i *)(pparent + np), _mm256_set1_epi32((int)p));
-                np += (size_t)__builtin_popcount(e);
+                np += (size_t)__builtin_popcount(cap_cells[u]);
             }
             for (size_t r = 0; r < np; r++) {
                 uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
