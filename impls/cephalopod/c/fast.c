@@ -32,7 +32,7 @@
  *    next parents are listed (each empty cell's row of deltas is copied whole, 8 lanes, and the list
  *    advances by the row's count, so no branch depends on how many moves a cell has), then every move is
  *    canonicalised and its slot prefetched, then the chunk is inserted, so a slot's load has a chunk's
- *    work to arrive in. Most empty cells (93% in the official tests) admit no capture and take one move, a 1;
+ *    work to arrive in. Most empty cells (71% in the official tests) admit no capture and take one move, a 1;
  *    a parent's such cells are found with byte shuffles (capture_cells) and their moves written in one vector
  *    store, so only the cells where a capture is possible look up their row.
  *  - the table is sized for a load of 1/16 (TABLE_MUL) of the parents, up to TABLE_CAP slots (and never
@@ -499,10 +499,9 @@ static inline uint32_t capture_cells(const __m128i *N, uint32_t s, uint32_t *emp
  * parent (only the start can be one) is summed into *acc. Returns the moves listed.
  * CELL_LISTS: a parent's empty cells where no capture is possible each take a 1: those moves are written at once,
  * the parent's board plus each cell's delta put in order by a table of each set's cells, the list advancing by the
- * set's size. The parents with a cell where a capture is possible are noted; after the chunk's parents, their such
- * cells are written out as (cell, board, parent) triples the same way, and each triple's row of moves is copied
- * whole. No branch depends on how many empty cells a parent has (the loop over them mispredicted its exit once a
- * parent). */
+ * set's size. Its cells where a capture is possible (29% of the official tests' cells) are written out as (cell,
+ * board, parent) triples the same way, and after the chunk's parents each triple's row of moves is copied whole. No
+ * branch depends on how many empty cells a parent has (the loop over them mispredicted its exit once a parent). */
 static inline __attribute__((always_inline)) size_t list_moves(const fast_tables *T, const uint32_t *states,
                                                                const uint32_t *counts, uint32_t *i_io, uint32_t n,
                                                                uint32_t *mv_board, uint32_t *mv_parent,
@@ -511,7 +510,7 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
     size_t k = 0;
     uint32_t i = *i_io;
 #if CELL_LISTS
-    uint32_t cap_board[CHUNK + 1], cap_parent[CHUNK + 1], cap_cells[CHUNK + 1];  /* parents with a capture */
+    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];  /* cells with a capture */
     size_t np = 0, nc = 0;
     const __m128i *N = (const __m128i *)neighbour_lanes;
     __m256i one_move = _mm256_load_si256((const __m256i *)one_moves);
@@ -533,22 +532,14 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
         mv_board[k8] = s + ONE_MOVE_8;  /* cell 8: kept only if it is a lone move, else overwritten */
         mv_parent[k8] = i;
         k = k8 + (lone >> 8);
-        cap_board[nc] = s; cap_parent[nc] = i; cap_cells[nc] = cap;
-        nc += cap != 0;
+        /* at most 8 cells where a capture is possible: it needs two dice */
+        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap]);
+        _mm256_storeu_si256((__m256i *)(cell + nc), _mm256_cvtepu8_epi32(cs));
+        _mm256_storeu_si256((__m256i *)(board + nc), sv);
+        _mm256_storeu_si256((__m256i *)(parent + nc), iv);
+        nc += (size_t)__builtin_popcount(cap);
     }
-    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];  /* cells with a capture */
-    np = 0;
-    for (size_t q = 0; q < nc; q++) {
-        uint32_t c = cap_cells[q];
-        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[c]);
-        _mm256_storeu_si256((__m256i *)(cell + np), _mm256_cvtepu8_epi32(cs));
-        _mm256_storeu_si256((__m256i *)(board + np), _mm256_set1_epi32((int)cap_board[q]));
-        _mm256_storeu_si256((__m256i *)(parent + np), _mm256_set1_epi32((int)cap_parent[q]));
-        if (__builtin_expect(c >> 8, 0)) {
-            cell[np + 8] = 8; board[np + 8] = cap_board[q]; parent[np + 8] = cap_parent[q];
-        }
-        np += (size_t)__builtin_popcount(c);
-    }
+    np = nc;
     for (size_t q = 0; q < np; q++) k += list_row(T, board[q], parent[q], (int)cell[q], mv_board, mv_parent, k);
 #else
     for (; i <= n && k < CHUNK; i++) {
@@ -698,13 +689,11 @@ static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states,
     uint32_t pcell[8 * TWO_BLOCK + 8], pboard[8 * TWO_BLOCK + 8], pmove[8 * TWO_BLOCK + 8], pparent[8 * TWO_BLOCK + 8];
     __m256i acc_r = _mm256_setzero_si256();         /* sum of counts x row hash changes */
     __m256i acc_n = _mm256_setzero_si256();         /* sum of row moves x (counts x hashes) */
-    uint32_t cap_move[TWO_BLOCK], cap_cells[TWO_BLOCK];  /* the moves with a cell where a capture is possible */
     const __m128i *N = (const __m128i *)neighbour_lanes;
     for (uint32_t i = 1; i <= n;) {
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
         for (size_t b0 = 0; b0 < k; b0 += TWO_BLOCK) {
             size_t nb = k - b0 < TWO_BLOCK ? k - b0 : TWO_BLOCK, np = 0;
-            size_t nc = 0;
             for (size_t q = 0; q < nb; q++) {
                 uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q], e, cap = capture_cells(N, x, &e);
                 __m256i c = load8(counts + 8 * (size_t)p), w = _mm256_mullo_epi32(hashes(T, x), c);
@@ -715,17 +704,12 @@ static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states,
                 uint32_t lone = e & ~cap;
                 acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(w, _mm256_set1_epi32(__builtin_popcount(lone))));
                 acc_r = sum8(acc_r, hashes(T, _pdep_u32(lone, LOW_BITS)), counts + 8 * (size_t)p);
-                cap_move[nc] = (uint32_t)q; cap_cells[nc] = cap;
-                nc += cap != 0;
-            }
-            for (size_t u = 0; u < nc; u++) {
-                uint32_t q = cap_move[u], x = mv_board[b0 + q], p = mv_parent[b0 + q];
-                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap_cells[u]]);
+                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap]);
                 _mm256_storeu_si256((__m256i *)(pcell + np), _mm256_cvtepu8_epi32(cs));
                 _mm256_storeu_si256((__m256i *)(pboard + np), _mm256_set1_epi32((int)x));
                 _mm256_storeu_si256((__m256i *)(pmove + np), _mm256_set1_epi32((int)q));
                 _mm256_storeu_si256((__m256i *)(pparent + np), _mm256_set1_epi32((int)p));
-                np += (size_t)__builtin_popcount(cap_cells[u]);
+                np += (size_t)__builtin_popcount(cap);
             }
             for (size_t r = 0; r < np; r++) {
                 uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
