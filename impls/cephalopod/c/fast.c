@@ -32,7 +32,9 @@
  *    next parents are listed (each empty cell's row of deltas is copied whole, 8 lanes, and the list
  *    advances by the row's count, so no branch depends on how many moves a cell has), then every move is
  *    canonicalised and its slot prefetched, then the chunk is inserted, so a slot's load has a chunk's
- *    work to arrive in.
+ *    work to arrive in. Most empty cells (71% in the official tests) admit no capture and take one move, a 1;
+ *    a parent's such cells are found with byte shuffles (capture_cells) and their moves written in one vector
+ *    store, so only the cells where a capture is possible look up their row.
  *  - the table is sized for a load of 1/16 (TABLE_MUL) of the parents, up to TABLE_CAP slots (and never
  *    under 4 per parent): with linear probing, a board found past its first slot costs a mispredicted
  *    branch after a load, and a low load makes that rare. Not buckets of four slots compared in one AVX2
@@ -463,10 +465,42 @@ static void __attribute__((constructor)) make_cells_of(void)
             if (e >> c & 1) cells_of[e][k++] = (uint8_t)c;
 }
 
-/* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK: each empty cell's row
- * of deltas copied whole. A full parent (only the start can be one) is summed into *acc. Returns the moves listed.
- * CELL_LISTS: first every parent's empty cells are written out as (cell, board, parent) triples, eight at a time
- * from a table of each set's cells, the list advancing by the set's size; then each triple's row is copied. No
+
+/* The lanes of each cell's neighbours (up, left, right, down), 15 where there is none: lane 15 of capture_cells'
+ * bytes is 255, "no die". */
+static const uint8_t neighbour_lanes[4][16] __attribute__((aligned(16))) = {
+    {15, 15, 15, 0, 1, 2, 3, 4, 5, 15, 15, 15, 15, 15, 15, 15},
+    {15, 0, 1, 15, 3, 4, 15, 6, 7, 15, 15, 15, 15, 15, 15, 15},
+    {1, 2, 15, 4, 5, 15, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15},
+    {3, 4, 5, 6, 7, 8, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}};
+#define ONE_MOVE(c) ((1u << (3 * (c))) - (1u << ZERO_SHIFT))  /* a 1 put in empty cell c, nothing captured */
+#define ONE_MOVE_8 ONE_MOVE(8)
+static const uint32_t one_moves[8] __attribute__((aligned(32))) = {ONE_MOVE(0), ONE_MOVE(1), ONE_MOVE(2), ONE_MOVE(3),
+                                                                  ONE_MOVE(4), ONE_MOVE(5), ONE_MOVE(6), ONE_MOVE(7)};
+
+/* Bit c set when a die put in cell c of s would capture: two of its neighbours hold dice summing to 6 or less, that
+ * is, its two smallest dice do. One byte lane a cell, each die minus 1 (an empty cell 255), so a saturating sum of
+ * the two smallest is 4 or less exactly then. *empty gets the empty cells (from the same lanes: fewer instructions
+ * than empty_cells()). */
+static inline uint32_t capture_cells(const __m128i *N, uint32_t s, uint32_t *empty)
+{
+    __m128i v = _mm_set_epi64x((long long)((s >> 24) & 7), (long long)_pdep_u64(s, 0x0707070707070707ull));
+    *empty = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) & 511;
+    v = _mm_sub_epi8(v, _mm_set1_epi8(1));
+    __m128i a = _mm_shuffle_epi8(v, N[0]), b = _mm_shuffle_epi8(v, N[1]);
+    __m128i c = _mm_shuffle_epi8(v, N[2]), d = _mm_shuffle_epi8(v, N[3]);
+    __m128i lo1 = _mm_min_epu8(a, b), hi1 = _mm_max_epu8(a, b), lo2 = _mm_min_epu8(c, d), hi2 = _mm_max_epu8(c, d);
+    __m128i first = _mm_min_epu8(lo1, lo2), second = _mm_min_epu8(_mm_max_epu8(lo1, lo2), _mm_min_epu8(hi1, hi2));
+    __m128i over = _mm_subs_epu8(_mm_adds_epu8(first, second), _mm_set1_epi8(4));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(over, _mm_setzero_si128()));
+}
+
+/* The moves of parents *i.. of the layer (states, counts, n boards), about a chunk of CHUNK empty cells. A full
+ * parent (only the start can be one) is summed into *acc. Returns the moves listed.
+ * CELL_LISTS: a parent's empty cells where no capture is possible each take a 1: those moves are written at once,
+ * the parent's board plus each cell's delta put in order by a table of each set's cells, the list advancing by the
+ * set's size. Its cells where a capture is possible (29% of the official tests' cells) are written out as (cell,
+ * board, parent) triples the same way, and after the chunk's parents each triple's row of moves is copied whole. No
  * branch depends on how many empty cells a parent has (the loop over them mispredicted its exit once a parent). */
 static inline __attribute__((always_inline)) size_t list_moves(const fast_tables *T, const uint32_t *states,
                                                                const uint32_t *counts, uint32_t *i_io, uint32_t n,
@@ -476,24 +510,36 @@ static inline __attribute__((always_inline)) size_t list_moves(const fast_tables
     size_t k = 0;
     uint32_t i = *i_io;
 #if CELL_LISTS
-    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];
-    size_t np = 0;
+    uint32_t cell[CHUNK + 16], board[CHUNK + 16], parent[CHUNK + 16];  /* cells with a capture */
+    size_t np = 0, nc = 0;
+    const __m128i *N = (const __m128i *)neighbour_lanes;
+    __m256i one_move = _mm256_load_si256((const __m256i *)one_moves);
     for (; i <= n && np < CHUNK; i++) {
-        uint32_t s = states[i];
-        uint32_t e = empty_cells(s);
+        uint32_t s = states[i], e, cap = capture_cells(N, s, &e);
         if (__builtin_expect(!e, 0)) {  /* only the start can be full */
             *acc = sum8(*acc, hashes(T, s), counts + 8 * (size_t)i);
             continue;
         }
-        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
-        _mm256_storeu_si256((__m256i *)(cell + np), _mm256_cvtepu8_epi32(cs));
-        _mm256_storeu_si256((__m256i *)(board + np), _mm256_set1_epi32((int)s));
-        _mm256_storeu_si256((__m256i *)(parent + np), _mm256_set1_epi32((int)i));
-        if (__builtin_expect(e == 511, 0)) {  /* the empty board: a ninth cell */
-            cell[np + 8] = 8; board[np + 8] = s; parent[np + 8] = i;
-        }
         np += (size_t)__builtin_popcount(e);
+        cap &= e;
+        uint32_t lone = e & ~cap;
+        __m256i at = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)cells_of[lone & 255]));
+        __m256i sv = _mm256_set1_epi32((int)s), iv = _mm256_set1_epi32((int)i);
+        _mm256_storeu_si256((__m256i *)(mv_board + k), _mm256_permutevar8x32_epi32(_mm256_add_epi32(sv, one_move),
+                                                                                    at));
+        _mm256_storeu_si256((__m256i *)(mv_parent + k), iv);
+        size_t k8 = k + (size_t)__builtin_popcount(lone & 255);
+        mv_board[k8] = s + ONE_MOVE_8;  /* cell 8: kept only if it is a lone move, else overwritten */
+        mv_parent[k8] = i;
+        k = k8 + (lone >> 8);
+        /* at most 8 cells where a capture is possible: it needs two dice */
+        __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap]);
+        _mm256_storeu_si256((__m256i *)(cell + nc), _mm256_cvtepu8_epi32(cs));
+        _mm256_storeu_si256((__m256i *)(board + nc), sv);
+        _mm256_storeu_si256((__m256i *)(parent + nc), iv);
+        nc += (size_t)__builtin_popcount(cap);
     }
+    np = nc;
     for (size_t q = 0; q < np; q++) k += list_row(T, board[q], parent[q], (int)cell[q], mv_board, mv_parent, k);
 #else
     for (; i <= n && k < CHUNK; i++) {
@@ -630,8 +676,10 @@ static __m256i sum_last_layer(const fast_tables *T, const uint32_t *states, cons
 
 /* What the boards reached in two more moves add: each move's successors, no board stored. No branch depends on
  * how many empty cells a board has or how many moves a row holds: the parents' moves are listed as for a stored
- * layer (list_moves), then each move's empty cells are listed from cells_of, and every (move, empty cell) pair adds
- * its row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
+ * layer (list_moves). A move's empty cells where no capture is possible each add one successor, a 1 put there: as
+ * many times the move's hashes, plus the hashes of a board of 1s in those cells (the hash is linear in the cells),
+ * each times the parent's counts. The other (move, empty cell) pairs are listed from cells_of, and each adds its
+ * row's hash changes and its row's moves times the move's hashes, each times the parent's counts. */
 #define TWO_BLOCK 128  /* moves whose (move, cell) pairs are listed at a time: at most 8 cells each */
 static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states, const uint32_t *counts, uint32_t n,
                                    __m256i acc)
@@ -641,23 +689,27 @@ static __m256i sum_last_two_layers(const fast_tables *T, const uint32_t *states,
     uint32_t pcell[8 * TWO_BLOCK + 8], pboard[8 * TWO_BLOCK + 8], pmove[8 * TWO_BLOCK + 8], pparent[8 * TWO_BLOCK + 8];
     __m256i acc_r = _mm256_setzero_si256();         /* sum of counts x row hash changes */
     __m256i acc_n = _mm256_setzero_si256();         /* sum of row moves x (counts x hashes) */
+    const __m128i *N = (const __m128i *)neighbour_lanes;
     for (uint32_t i = 1; i <= n;) {
         size_t k = list_moves(T, states, counts, &i, n, mv_board, mv_parent, &acc);
         for (size_t b0 = 0; b0 < k; b0 += TWO_BLOCK) {
             size_t nb = k - b0 < TWO_BLOCK ? k - b0 : TWO_BLOCK, np = 0;
             for (size_t q = 0; q < nb; q++) {
-                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q];
-                uint32_t e = empty_cells(x);
-                __m256i w = _mm256_mullo_epi32(hashes(T, x), load8(counts + 8 * (size_t)p));
+                uint32_t x = mv_board[b0 + q], p = mv_parent[b0 + q], e, cap = capture_cells(N, x, &e);
+                __m256i c = load8(counts + 8 * (size_t)p), w = _mm256_mullo_epi32(hashes(T, x), c);
                 _mm256_storeu_si256((__m256i *)wx[q], w);
                 /* a full move ends its paths: its own hashes, once */
                 acc = _mm256_add_epi32(acc, _mm256_and_si256(w, _mm256_set1_epi32(-(int)(e == 0))));
-                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[e]);
+                cap &= e;
+                uint32_t lone = e & ~cap;
+                acc_n = _mm256_add_epi32(acc_n, _mm256_mullo_epi32(w, _mm256_set1_epi32(__builtin_popcount(lone))));
+                acc_r = sum8(acc_r, hashes(T, _pdep_u32(lone, LOW_BITS)), counts + 8 * (size_t)p);
+                __m128i cs = _mm_loadl_epi64((const __m128i *)cells_of[cap]);
                 _mm256_storeu_si256((__m256i *)(pcell + np), _mm256_cvtepu8_epi32(cs));
                 _mm256_storeu_si256((__m256i *)(pboard + np), _mm256_set1_epi32((int)x));
                 _mm256_storeu_si256((__m256i *)(pmove + np), _mm256_set1_epi32((int)q));
                 _mm256_storeu_si256((__m256i *)(pparent + np), _mm256_set1_epi32((int)p));
-                np += (size_t)__builtin_popcount(e);
+                np += (size_t)__builtin_popcount(cap);
             }
             for (size_t r = 0; r < np; r++) {
                 uint32_t row = row_of(T, pboard[r], (int)pcell[r]);
