@@ -66,8 +66,9 @@
 #define LOW_BITS 0x01249249u  /* bit 0 of each cell */
 #define MAX_INDEX ((1u << 24) - 1)
 #define CELL_BITS 0x07FFFFFFu  /* the nine cells: a slot keeps these, the empty count follows from them */
-#define TAG_SHIFT 24
-#define TAG_MASK (0x1FFFull << TAG_SHIFT)  /* a slot: cells << 37 | tag << 24 | index */
+#define TAG_SHIFT 51
+#define KEY_SHIFT 24  /* a slot: tag << 51 | cells << 24 | index, the key (tag << 27 | cells) above the index */
+#define TAG_MASK (0x1FFFull << TAG_SHIFT)
 #ifndef TAG_MAX  /* the tests build with a tiny value, so that the tags wrap */
 #define TAG_MAX 0x1FFFu
 #endif
@@ -120,7 +121,7 @@ typedef struct {
 typedef struct {
     uint32_t *states[LAYER_BUFFERS], *counts[LAYER_BUFFERS];
     size_t cap[LAYER_BUFFERS];
-    uint64_t *table;  /* cells << 37 | tag << 24 | index */
+    uint64_t *table;  /* tag << 51 | cells << 24 | index */
     size_t table_cap;
     uint32_t tag;
 } fast_work;
@@ -348,19 +349,18 @@ static inline __m256i sum8(__m256i acc, __m256i h, const uint32_t *c)
     return _mm256_add_epi32(acc, _mm256_mullo_epi32(h, load8(c)));
 }
 
-/* 1 when slot entry e holds a board of this layer other than the one whose key (cells << 13 | tag) is given. One
- * comparison: with the tag difference rotated to the top, the entry is another board of this layer exactly when
- * the result is neither 0 (the same board) nor 2^51 or more (another layer's tag: an empty slot). */
+/* 1 when slot entry e holds a board of this layer other than the one whose key (tag << 27 | cells) is given. One
+ * comparison against a constant that fits an instruction: the keys' difference is another board of this layer
+ * exactly when it is neither 0 (the same board) nor 2^27 or more (another layer's tag: an empty slot). */
 static inline int other_board(uint64_t e, uint64_t key)
 {
-    uint64_t x = (e >> TAG_SHIFT) ^ key;
-    uint64_t r = (x >> 13) | (x << 51);
-    return r - 1 < (1ull << 51) - 1;
+    uint64_t x = (e >> KEY_SHIFT) ^ key;
+    return x - 1 < CELL_BITS;
 }
 
 static inline uint64_t slot_entry(uint32_t b, uint64_t tag, uint32_t idx)
 {
-    return (uint64_t)(b & CELL_BITS) << 37 | tag | idx;
+    return tag | (uint64_t)(b & CELL_BITS) << KEY_SHIFT | idx;
 }
 
 /* Insert board b of the layer being built (tag `tag`) with counts v; m is the number of boards so far. */
@@ -368,14 +368,15 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
                                                              uint32_t *states, uint32_t *counts, uint32_t m,
                                                              uint32_t b, size_t slot, __m256i v)
 {
-    uint64_t e = table[slot];
-    while (other_board(e, (uint64_t)(b & CELL_BITS) << 13 | tag >> TAG_SHIFT)) {
+    uint64_t key = tag >> KEY_SHIFT | (b & CELL_BITS), e = table[slot];
+    while (other_board(e, key)) {
         slot = (slot + 1) & mask;
         e = table[slot];
     }
-    uint32_t fresh = (e & TAG_MASK) != tag;
+    /* the probe stopped at this board (the same key) or at an empty slot (another tag) */
+    uint32_t fresh = (e >> KEY_SHIFT) != key;
     uint32_t idx = fresh ? m + 1 : (uint32_t)e & MAX_INDEX;
-    table[slot] = slot_entry(b, tag, idx);
+    table[slot] = key << KEY_SHIFT | idx;  /* slot_entry(b, tag, idx), from the key at hand */
     states[m + 1] = b;
     __m256i *dst = (__m256i *)(counts + 8 * (size_t)idx);
     _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), v));
@@ -383,6 +384,16 @@ static inline __attribute__((always_inline)) uint32_t insert(uint64_t *table, si
      * the store's place then waits on the insertion before, not on this one's table load */
     _mm256_storeu_si256((__m256i *)(counts + 8 * (size_t)(m + 2)), _mm256_setzero_si256());
     return m + fresh;
+}
+
+/* Move q of cm (board, slot, lane, parent) inserted, its parent's counts turned by its symmetry. */
+static inline __attribute__((always_inline)) uint32_t insert_move(uint64_t *table, size_t mask, uint64_t tag,
+                                                                  uint32_t *ns, uint32_t *nc, uint32_t m,
+                                                                  uint32_t (*cm)[LIST_MAX], size_t q,
+                                                                  const uint32_t *counts, const uint32_t *perm)
+{
+    __m256i v = _mm256_permutevar8x32_epi32(load8(counts + 8 * (size_t)cm[3][q]), load8(perm + 8 * cm[2][q]));
+    return insert(table, mask, tag, ns, nc, m, cm[0][q], cm[1][q], v);
 }
 
 /* The j canonical moves of cm (board, slot, lane, parent) merged into the layer; returns its new size. With
@@ -394,11 +405,15 @@ static __attribute__((noinline)) uint32_t insert_chunk(uint64_t *table, size_t m
                                                        size_t ahead)
 {
     for (size_t q = 0; q < j && q < ahead; q++) _mm_prefetch((const char *)(table + cm[1][q]), _MM_HINT_T0);
-    for (size_t q = 0; q < j; q++) {
-        if (ahead) _mm_prefetch((const char *)(table + cm[1][q + ahead < j ? q + ahead : j - 1]), _MM_HINT_T0);
-        __m256i v = _mm256_permutevar8x32_epi32(load8(counts + 8 * (size_t)cm[3][q]), load8(perm + 8 * cm[2][q]));
-        m = insert(table, mask, tag, ns, nc, m, cm[0][q], cm[1][q], v);
-    }
+    /* the prefetched stretch apart from the last `ahead` moves: no clamp of the prefetch's index in the loop, and
+     * gcc keeps one value fewer on the stack */
+    size_t q = 0;
+    if (ahead)
+        for (; q + ahead < j; q++) {
+            _mm_prefetch((const char *)(table + cm[1][q + ahead]), _MM_HINT_T0);
+            m = insert_move(table, mask, tag, ns, nc, m, cm, q, counts, perm);
+        }
+    for (; q < j; q++) m = insert_move(table, mask, tag, ns, nc, m, cm, q, counts, perm);
     return m;
 }
 
