@@ -655,16 +655,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
             goto ranked;
         }
-        for (int k = 0; k < pins; k++) {
-            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
-            before[k] = 0;
-            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
+        for (int k = 0; k < pins; k++) {  /* a pin's row byte is 8 * color + how often the color came before */
+            const unsigned row = (x->pin_rows[g] >> (8 * k)) & 255;
+            color[k] = row >> 3;
+            before[k] = row & 7;
         }
-#endif
-#ifdef PRUNE
         int64_t so_far = 0;  /* the measure of the counts so far */
-#endif
+#else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
+#endif
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
@@ -673,7 +672,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
             for (int j = 0; j < x->nvalid && !lost; j++) {
-                const int v = j ? x->big_first[j] : 0, was = cnt[x->valid[v]];
+                /* the first 256 set every count (a split that is not dropped there has them all) */
+                const int v = j ? x->big_first[j] : 0, was = i ? cnt[x->valid[v]] : 0;
                 const int c = (cnt[x->valid[v]] = was + mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
