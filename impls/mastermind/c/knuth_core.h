@@ -508,7 +508,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
-    mmv big_first[48];  /* see ctx_init */
+    mmv big_first[48];  /* see ctx_init; [0] is the score 0, counted first */
+    big_first[0] = vv[0];
     for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
 #endif
 #ifdef PRUNE
@@ -567,11 +568,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
+        const int is_poss = pass == 0;  /* pass 1 skips the possible secrets: no load of inposs[g] per candidate */
         /* the slot of the candidate AHEAD places on is fetched now: a probe is a cache miss */
         if (pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
             __builtin_prefetch(x->seen + (seen_slot(x->sigs[t + AHEAD]) & mask), 1);
 #else
-        const int g = t;
+        const int g = t, is_poss = x->inposs[g];
 #endif
         if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
         if (x->played[g]) continue;
@@ -602,7 +604,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define SCORE_AT(i) mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu)
 #endif
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
-        int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
+        int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - is_poss + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
         if (lanes <= 64) {
@@ -626,7 +628,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (largest > limit) continue;
             } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
                 /* dropped once every score left having a part of its own could not beat the best */
-                const int64_t beat = best_key < 0 ? -1 : best_key - x->inposs[g];  /* 2 parts must pass it */
+                const int64_t beat = best_key < 0 ? -1 : best_key - is_poss;  /* 2 parts must pass it */
                 int seen = none, v = 1;
                 for (; v < x->nvalid; v++) {
                     int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
@@ -652,7 +654,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             }
 #undef COUNT_OF
 #undef COUNT_EQ
-            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + is_poss;
             goto ranked;
         }
         for (int k = 0; k < pins; k++) {  /* a pin's row byte is 8 * color + how often the color came before */
@@ -661,6 +663,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             before[k] = row & 7;
         }
         int64_t so_far = 0;  /* the measure of the counts so far */
+        int counted[48];  /* the counts in big_first's order, filed under their scores once the split is kept */
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #endif
@@ -673,8 +676,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
             for (int j = 0; j < x->nvalid && !lost; j++) {
                 /* the first 256 set every count (a split that is not dropped there has them all) */
-                const int v = j ? x->big_first[j] : 0, was = i ? cnt[x->valid[v]] : 0;
-                const int c = (cnt[x->valid[v]] = was + mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? off : 0);
+                const int was = i ? counted[j] : 0;
+                const int c = (counted[j] = was + mmv_count_eq_n(sc, m, big_first[j])) - (j == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
 #else
@@ -683,6 +686,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         }
 #undef SCORE_AT
         if (lost) continue;
+#ifdef PRUNE
+        for (int j = 0; j < x->nvalid; j++) cnt[x->valid[j ? x->big_first[j] : 0]] = counted[j];
+#endif
         cnt[0] -= pad;
         }
 #else
@@ -693,7 +699,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         {
             int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
             if (q >= q_lost) continue;
-            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + is_poss;
         }
     ranked:
         if (key > best_key) {
@@ -701,7 +707,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (measure) q_lost = worse_from(x->strategy, q, np);
         }
 #else
-        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+        key = 2 * rank_of(x, cnt, np, terms) + is_poss;
         if (key > best_key) { best_key = key; best = g; }
 #endif
 #ifdef PRUNE
