@@ -508,9 +508,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
-    mmv big_first[48];  /* see ctx_init; [0] is the score 0, counted first */
-    big_first[0] = vv[0];
+    mmv big_first[48];  /* see ctx_init */
     for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
+    /* More than 64 secrets are counted in big_first's order with the score of no pegs last: a loser is seldom
+     * dropped on that part. */
+    mmv count_order[48];
+    int order_at[48];  /* valid[]'s index of each count */
+    for (int j = 0; j < x->nvalid; j++) {
+        order_at[j] = j + 1 < x->nvalid ? x->big_first[j + 1] : 0;
+        count_order[j] = vv[order_at[j]];
+    }
 #endif
 #ifdef PRUNE
     mmv bytes[16];
@@ -663,7 +670,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             before[k] = row & 7;
         }
         int64_t so_far = 0;  /* the measure of the counts so far */
-        int counted[48];  /* the counts in big_first's order, filed under their scores once the split is kept */
+        int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #endif
@@ -677,7 +684,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             for (int j = 0; j < x->nvalid && !lost; j++) {
                 /* the first 256 set every count (a split that is not dropped there has them all) */
                 const int was = i ? counted[j] : 0;
-                const int c = (counted[j] = was + mmv_count_eq_n(sc, m, big_first[j])) - (j == 0 ? off : 0);
+                const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
 #else
@@ -687,7 +694,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #undef SCORE_AT
         if (lost) continue;
 #ifdef PRUNE
-        for (int j = 0; j < x->nvalid; j++) cnt[x->valid[j ? x->big_first[j] : 0]] = counted[j];
+        for (int j = 0; j < x->nvalid; j++) cnt[x->valid[order_at[j]]] = counted[j];
 #endif
         cnt[0] -= pad;
         }
