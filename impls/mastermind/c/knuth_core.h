@@ -623,15 +623,19 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
-            const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
+            /* valid[0] is the score 0, which the padding lanes have; Knuth counts it last (below) */
+            const int none = x->strategy == KNUTH ? 0 : COUNT_OF(0) - pad;
             int largest = none, parts = none > 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
-            if (x->strategy == KNUTH) {  /* the largest part alone */
+            if (x->strategy == KNUTH) {  /* the largest part alone, the part of no pegs (seldom the one) last */
                 for (int v = 1; v < x->nvalid; v++) {
                     int c = COUNT_EQ(big_first[v]);
                     largest = c > largest ? c : largest;
                     if (largest > limit) break;
                 }
+                if (largest > limit) continue;
+                const int no_pegs = COUNT_OF(0) - pad;
+                largest = no_pegs > largest ? no_pegs : largest;
                 if (largest > limit) continue;
             } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
                 /* dropped once every score left having a part of its own could not beat the best */
