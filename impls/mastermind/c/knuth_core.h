@@ -510,6 +510,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
     mmv big_first[48];  /* see ctx_init */
     for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
+    /* More than 64 secrets are counted in big_first's order with the score of no pegs last: a loser is seldom
+     * dropped on that part. */
+    mmv count_order[48];
+    int order_at[48];  /* valid[]'s index of each count */
+    for (int j = 0; j < x->nvalid; j++) {
+        order_at[j] = j + 1 < x->nvalid ? x->big_first[j + 1] : 0;
+        count_order[j] = vv[order_at[j]];
+    }
 #endif
 #ifdef PRUNE
     mmv bytes[16];
@@ -567,11 +575,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
+        const int is_poss = pass == 0;  /* pass 1 skips the possible secrets: no load of inposs[g] per candidate */
         /* the slot of the candidate AHEAD places on is fetched now: a probe is a cache miss */
         if (pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
             __builtin_prefetch(x->seen + (seen_slot(x->sigs[t + AHEAD]) & mask), 1);
 #else
-        const int g = t;
+        const int g = t, is_poss = x->inposs[g];
 #endif
         if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
         if (x->played[g]) continue;
@@ -602,7 +611,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define SCORE_AT(i) mmv_score(sp, scn, stride, i, vp, pins, vc, used, nu)
 #endif
         /* Knuth: a candidate whose largest part already exceeds what the best so far allows cannot win. */
-        int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - x->inposs[g] + 2) / 2 : np;
+        int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - is_poss + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
         if (lanes <= 64) {
@@ -614,19 +623,23 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
-            const int none = COUNT_OF(0) - pad;  /* valid[0] is the score 0, which the padding lanes have */
+            /* valid[0] is the score 0, which the padding lanes have; Knuth counts it last (below) */
+            const int none = x->strategy == KNUTH ? 0 : COUNT_OF(0) - pad;
             int largest = none, parts = none > 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
-            if (x->strategy == KNUTH) {  /* the largest part alone */
+            if (x->strategy == KNUTH) {  /* the largest part alone, the part of no pegs (seldom the one) last */
                 for (int v = 1; v < x->nvalid; v++) {
                     int c = COUNT_EQ(big_first[v]);
                     largest = c > largest ? c : largest;
                     if (largest > limit) break;
                 }
                 if (largest > limit) continue;
+                const int no_pegs = COUNT_OF(0) - pad;
+                largest = no_pegs > largest ? no_pegs : largest;
+                if (largest > limit) continue;
             } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
                 /* dropped once every score left having a part of its own could not beat the best */
-                const int64_t beat = best_key < 0 ? -1 : best_key - x->inposs[g];  /* 2 parts must pass it */
+                const int64_t beat = best_key < 0 ? -1 : best_key - is_poss;  /* 2 parts must pass it */
                 int seen = none, v = 1;
                 for (; v < x->nvalid; v++) {
                     int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
@@ -652,19 +665,19 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             }
 #undef COUNT_OF
 #undef COUNT_EQ
-            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + is_poss;
             goto ranked;
         }
-        for (int k = 0; k < pins; k++) {
-            color[k] = (x->codes[g] >> (4 * (pins - 1 - k))) & 15;
-            before[k] = 0;
-            for (int j = 0; j < k; j++) before[k] += color[j] == color[k];
+        for (int k = 0; k < pins; k++) {  /* a pin's row byte is 8 * color + how often the color came before */
+            const unsigned row = (x->pin_rows[g] >> (8 * k)) & 255;
+            color[k] = row >> 3;
+            before[k] = row & 7;
         }
-#endif
-#ifdef PRUNE
         int64_t so_far = 0;  /* the measure of the counts so far */
-#endif
+        int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
+#else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
+#endif
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
@@ -673,8 +686,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
             for (int j = 0; j < x->nvalid && !lost; j++) {
-                const int v = j ? x->big_first[j] : 0, was = cnt[x->valid[v]];
-                const int c = (cnt[x->valid[v]] = was + mmv_count_eq_n(sc, m, vv[v])) - (v == 0 ? off : 0);
+                /* the first 256 set every count (a split that is not dropped there has them all) */
+                const int was = i ? counted[j] : 0;
+                const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
             }
 #else
@@ -683,6 +697,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         }
 #undef SCORE_AT
         if (lost) continue;
+#ifdef PRUNE
+        for (int j = 0; j < x->nvalid; j++) cnt[x->valid[order_at[j]]] = counted[j];
+#endif
         cnt[0] -= pad;
         }
 #else
@@ -693,7 +710,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         {
             int size[48], largest, parts = parts_of(x, cnt, size, &largest, measure, &q);
             if (q >= q_lost) continue;
-            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + x->inposs[g];
+            key = 2 * rank_of_parts(x, size, parts, largest, np, terms) + is_poss;
         }
     ranked:
         if (key > best_key) {
@@ -701,7 +718,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (measure) q_lost = worse_from(x->strategy, q, np);
         }
 #else
-        key = 2 * rank_of(x, cnt, np, terms) + x->inposs[g];
+        key = 2 * rank_of(x, cnt, np, terms) + is_poss;
         if (key > best_key) { best_key = key; best = g; }
 #endif
 #ifdef PRUNE
