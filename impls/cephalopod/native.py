@@ -192,7 +192,7 @@ def _prepare_fast(module: str, flags: tuple[str, ...] = (), reserve: bool = True
 
 
 def _prepare_fast_cores(workload):
-    """c-fast with the tests dealt out over every core, longest first (by their times in a first, untimed call)."""
+    """c-fast with the tests dealt out over every core, in deal_order's order (from their times in untimed calls)."""
     mod = fast_module()
     ffi, lib = mod.ffi, mod.lib
     arrays = tables.fast_tables()
@@ -218,8 +218,8 @@ def _prepare_fast_cores(workload):
             raise MemoryError("the C search ran out of memory")
         return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
 
-    batch()  # sizes and touches every workspace, and times each test for the order
-    order[:] = np.argsort(-seconds, kind="stable").astype(np.int32)
+    # untimed: sizes and touches every workspace, and times each test for the order
+    order[:] = deal_order(best_times(batch, seconds), range(n), threads)
     batch.keepalive = (arrays, t, works, work_ptrs, starts, depths, answers, boards, seconds, order)
     return batch
 
@@ -260,6 +260,16 @@ def deal_order(seconds: np.ndarray, tests, threads: int) -> list:
     return list(min(itertools.permutations(head), key=lambda p: dealt_time(seconds, p + tuple(tail), threads))) + tail
 
 
+def best_times(batch, seconds: np.ndarray, calls: int = 3) -> np.ndarray:
+    """Each test's best time over a few untimed calls of ``batch``, which writes them into ``seconds``: one call's
+    times may catch the machine busy."""
+    best = np.full(len(seconds), np.inf)
+    for _ in range(calls):
+        batch()
+        best = np.minimum(best, seconds)
+    return best
+
+
 def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.ndarray, int]:
     """The order of a batch's tests and how many of its first ones to split over the threads, from each test's time
     alone on one thread and split: the k longest split one after the other, then the rest dealt out (deal_order),
@@ -276,7 +286,7 @@ def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.
 
 def _prepare_fast_split(workload, plan: str = "split"):
     """c-fast over two kept threads: with ``plan`` "split", every test split over both (every layer built by the
-    two); "deal", every test dealt out whole, longest first by its time in an untimed call; "mixed", only the
+    two); "deal", every test dealt out whole in deal_order's order (each test's best of untimed calls); "mixed", only the
     longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed calls (every
     test alone on a thread, then every test split)."""
     mod = split_module()
@@ -304,19 +314,12 @@ def _prepare_fast_split(workload, plan: str = "split"):
             raise MemoryError("the C search ran out of memory, or its second thread could not be started")
         return Answers(answers.copy(), seconds.tolist(), boards.tolist(), _minor_faults() - faults)
 
-    def fastest(calls=3):  # each test's best of a few untimed calls: one call's times may catch the machine busy
-        best = np.full(n, np.inf)
-        for _ in range(calls):
-            batch()
-            best = np.minimum(best, seconds)
-        return best
-
     # untimed (this also starts the second thread and touches whatever the workload needs beyond the reservation)
     if plan != "split":
-        single = fastest()
+        single = best_times(batch, seconds)
     if plan != "deal":
         n_split[0] = n
-        split = fastest()
+        split = best_times(batch, seconds)
     if plan == "mixed":
         order[:], n_split[0] = split_plan(single, split, threads)
     elif plan == "deal":
@@ -358,15 +361,15 @@ FAST_VARIANTS = [
 
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast-cores", "cffi-avx2", _prepare_fast_cores, requires=FAST_NEEDS,
-    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, longest first (each "
-                "core its own workspace); a test's time is its own, so they overlap",
+    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, the "
+                "longest first unless another order ends sooner (each core its own workspace); a test's time is its own, so they overlap",
     build=partial(fast_module, "cephalopod_fast", ())))
 
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast-kept", "cffi-avx2", partial(_prepare_fast_split, plan="deal"),
     requires=FAST_NEEDS,
     description="C (split.c over fast.c), c-fast-cores on two threads kept between calls (c-fast-cores starts its "
-                "threads in every call): the tests dealt out whole, longest first by their times in an untimed call",
+                "threads in every call): the tests dealt out whole in the same order as c-fast-cores",
     build=split_module))
 
 SPLIT_WHAT = ("each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
