@@ -79,6 +79,8 @@ def run(args, registry) -> int:
     print(f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}, {impl.name}): "
           f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}"
           f"{note}; {seconds:.3f} s")
+    if same_game and s["total"] != int(known["total_guesses"]) and known.get("why_it_differs"):
+        print(f"  why the published total differs: {known['why_it_differs']}")
     return 0
 
 
