@@ -11,9 +11,10 @@
  * matches or beats: a Knuth candidate stops as soon as its largest part shows it cannot win; only the lowest
  * codeword of each class of interchangeable colors is tried (Ville's free colors, and colors no possible secret
  * holds), and of each orbit of Ville's symmetric codewords (pin and color permutations fixing the guesses
- * played); a guess scoring every possible secret as an earlier one does (same signature) is skipped; the possible
- * secrets go first, so the search ends when one of them reaches the best key any guess could, and the scan of
- * the other codewords ends at the first to reach the best key a guess that is not possible could.
+ * played); a guess scoring every possible secret as an earlier one does (same signature) is skipped, and so is
+ * one whose colors alone show it cannot win (split_bound: the pegs in all depend on the colors only); the
+ * possible secrets go first, so the search ends when one of them reaches the best key any guess could, and the
+ * scan of the other codewords ends at the first to reach the best key a guess that is not possible could.
  *
  * A module is built for one number of pins, KNUTH_PINS, and plays only games of that many: the per-pin player
  * is a constant-folded copy of the search, and one copy compiles in a seventh of the time of seven.
@@ -53,6 +54,11 @@ typedef struct {
     int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
+    uint32_t *color_set;           /* shared: per codeword, the index of its multiset of colors (ctx_init) */
+    int64_t *set_bound;            /* per thread: one search's bound per multiset of colors (see split_bound) */
+    uint32_t *set_tag, set_search; /* per thread: the search each bound was worked out in */
+    uint32_t *held_tag;            /* per thread: per multiset, the search whose possible secrets have it */
+    int *held_at, *held_by, *held_count, nheld; /* per thread: the possible secrets' multisets, one secret each */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
 } mm_ctx;
 
@@ -67,6 +73,17 @@ typedef struct {
 #define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
 
+/* The binomial C(a, b) for a <= 22 (15 colors and 8 pins at most). */
+static size_t choose_of(int a, int b) {
+    if (b < 0 || b > a) return 0;
+    size_t r = 1;
+    for (int i = 1; i <= b; i++) r = r * (a - b + i) / i;
+    return r;
+}
+
+/* How many multisets of `pins` colors there are: C(colors + pins - 1, pins). */
+static size_t color_sets(int pins, int colors) { return choose_of(colors + pins - 1, pins); }
+
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
     x->played = calloc(x->n, 1);
@@ -79,12 +96,22 @@ static int ctx_alloc(mm_ctx *x) {
     x->search = 0;
     x->npath = 0;
     x->rows = aligned_alloc(64, ROW_BYTES * 128 * KNUTH_PINS);
-    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows ? 0 : -1;
+    const size_t sets = color_sets(x->pins, x->colors);
+    x->set_bound = malloc(sizeof(int64_t) * sets);
+    x->set_tag = calloc(sets, sizeof(uint32_t));
+    x->set_search = 0;
+    x->held_tag = calloc(sets, sizeof(uint32_t));
+    x->held_at = malloc(sizeof(int) * sets);
+    x->held_by = malloc(sizeof(int) * sets);
+    x->held_count = malloc(sizeof(int) * sets);
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && x->set_bound &&
+           x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
+    x->color_set = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
@@ -111,15 +138,25 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         }
         x->pin_rows[i] = sel;
     }
+    /* A codeword's multiset of colors, ranked in the combinatorial number system: its colors ascending,
+     * c_1 <= ... <= c_p, made strictly increasing as c_j + j - 2, index sum of C(c_j + j - 2, j). */
+    if (!(x->color_set = malloc(sizeof(uint32_t) * n))) return -1;
+    for (int i = 0; i < n; i++) {
+        size_t index = 0;
+        for (int c = 1, j = 1; c <= colors; c++)
+            for (int k = 0; k < counts[16 * i + c]; k++, j++) index += choose_of(c + j - 2, j);
+        x->color_set[i] = (uint32_t)index;
+    }
     return 0;
 }
 
 static void ctx_free(mm_ctx *x) {
     free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
+    free(x->set_bound); free(x->set_tag); free(x->held_tag); free(x->held_at); free(x->held_by); free(x->held_count);
 }
 
 /* The prototype context also holds what its copies share. */
-static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); }
+static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); free(x->color_set); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -222,6 +259,64 @@ MM_INLINE int64_t worse_from(int strategy, int64_t best_q, int np) {
     return best_q + 65 + 64 * (int64_t)np;  /* q - best_q > 64 + 64 np */
 }
 
+/* The multisets of colors of the possible secrets, with one secret and the number of secrets holding each: a
+ * large search has far fewer of them than secrets. */
+static void hold_sets(mm_ctx *x, const int *poss, int np) {
+    x->nheld = 0;
+    for (int i = 0; i < np; i++) {
+        const uint32_t set = x->color_set[poss[i]];
+        if (x->held_tag[set] != x->set_search) {
+            x->held_tag[set] = x->set_search;
+            x->held_at[set] = x->nheld;
+            x->held_by[x->nheld] = poss[i];
+            x->held_count[x->nheld++] = 0;
+        }
+        x->held_count[x->held_at[set]]++;
+    }
+}
+
+/* A bound on the split of every guess with the colors of guess g, whatever their order: the pegs in all (black
+ * plus white) depend on the colors alone, and the secrets with t pegs fall into at most scores[t] parts, the
+ * scores with t pegs. Knuth: the largest part is at least the most even share of the largest such group; Most
+ * Parts: at most min(n_t, scores[t]) parts for each t; Expected Size and Entropy: the measure is at least that of
+ * every group split evenly (both terms are convex), less, for Entropy, 64 for the rounding of the table's terms
+ * (half a unit per part, under 45 parts, on either side). */
+static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const int *scores) {
+    int with[9] = {0};
+    const uint8_t *gc = x->counts + 16 * g;
+    for (int h = 0; h < x->nheld; h++) {  /* the possible secrets, a multiset at a time (see hold_sets) */
+        const uint8_t *sc = x->counts + 16 * x->held_by[h];
+        int t = 0;
+        for (int c = 1; c <= x->colors; c++) t += gc[c] < sc[c] ? gc[c] : sc[c];
+        with[t] += x->held_count[h];
+    }
+    int64_t bound = 0;
+    for (int t = 0; t <= x->pins; t++) {
+        const int n = with[t], k = scores[t];
+        if (!n) continue;
+        if (x->strategy == KNUTH) bound = (n + k - 1) / k > bound ? (n + k - 1) / k : bound;
+        else if (x->strategy == MOST_PARTS) bound += n < k ? n : k;
+        else bound += (n % k ? (n % k) * measure[n / k + 1] : 0) + (k - n % k) * measure[n / k];
+    }
+    return x->strategy == ENTROPY ? bound - 64 : bound;
+}
+
+/* The test a search applies before scoring a guess: whether its colors alone show that it cannot beat the best
+ * key so far (best_key; q_lost for Expected Size and Entropy, see worse_from). */
+typedef struct { int64_t best_key, q_lost; int np; const int64_t *measure; const int *scores; } mm_hope;
+
+MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
+    const uint32_t set = x->color_set[g];
+    if (x->set_tag[set] != x->set_search) {
+        x->set_tag[set] = x->set_search;
+        x->set_bound[set] = split_bound(x, g, h->measure, h->scores);
+    }
+    const int64_t bound = x->set_bound[set];
+    if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
+    if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
+    return bound >= h->q_lost;
+}
+
 #endif
 
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
@@ -312,7 +407,8 @@ MM_INLINE unsigned class_colors(unsigned all, unsigned z, unsigned f, unsigned u
 }
 
 static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
-                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
+                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs,
+                              const mm_hope *hope) {
     const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
     int index[8], kept[8], count = 0, k = 0;
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
@@ -340,9 +436,13 @@ static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *
             const int last = k + 1;
             for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
                 const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
+                const int code = idx * x->colors + d - 1;
+                /* one whose colors cannot beat the possible secrets' best is left out (as a guess splitting
+                 * the secrets as it does, if its prefix's twin is skipped, cannot beat it either) */
+                if (hopeless(x, code, 0, hope)) continue;
                 sigs[count] = kept_code == pins || !sig->fits ? 0
                               : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
-                out[count++] = idx * x->colors + d - 1;
+                out[count++] = code;
             }
             continue;
         }
@@ -555,6 +655,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mm_signature sig;
     plan_signature(&sig, pins, x->colors, at_pin, most_of);
     if (++x->search == 1u << 16) { memset(x->seen, 0, sizeof(uint64_t) * SEEN_SLOTS); x->search = 1; }
+    if (++x->set_search == 0) {
+        memset(x->set_tag, 0, sizeof(uint32_t) * color_sets(pins, x->colors));
+        memset(x->held_tag, 0, sizeof(uint32_t) * color_sets(pins, x->colors));
+        x->set_search = 1;
+    }
+    hold_sets(x, poss, np);
+    int scores[9] = {0};  /* how many scores have t pegs in all */
+    for (int v = 0; v < x->nvalid; v++) scores[(x->valid[v] >> 4) + (x->valid[v] & 15)]++;
+    mm_hope hope = {INT64_MIN, INT64_MAX, np, measure, scores};
     if (++x->prefix_search == 1u << 13) {
         memset(x->prefixes, 0, sizeof(uint64_t) * PREFIX_SLOTS);
         x->prefix_search = 1;
@@ -563,8 +672,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
+        hope.best_key = best_key; hope.q_lost = q_lost;
         const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands, &sig, at_pin,
-                                                              (uint64_t)x->search << 48, x->sigs);
+                                                              (uint64_t)x->search << 48, x->sigs, &hope);
         /* a table twice the candidates at least: a small search stays in a few cache lines */
         for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
 
@@ -588,6 +698,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
         if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
+        hope.best_key = best_key; hope.q_lost = q_lost;
+        if (hopeless(x, g, is_poss, &hope)) continue;
 #endif
         int64_t key;
 #ifdef PRUNE
