@@ -55,6 +55,8 @@ typedef struct {
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
     uint32_t *color_set;           /* shared: per codeword, the index of its multiset of colors (ctx_init) */
+    int *set_code;                 /* shared: per multiset of colors, a codeword holding it */
+    uint8_t *set_dead;             /* per thread: per multiset, whether pass 1's guesses with it cannot win */
     int64_t *set_bound;            /* per thread: one search's bound per multiset of colors (see split_bound) */
     uint32_t *set_tag, set_search; /* per thread: the search each bound was worked out in */
     uint32_t *held_tag;            /* per thread: per multiset, the search whose possible secrets have it */
@@ -104,14 +106,15 @@ static int ctx_alloc(mm_ctx *x) {
     x->held_at = malloc(sizeof(int) * sets);
     x->held_by = malloc(sizeof(int) * sets);
     x->held_count = malloc(sizeof(int) * sets);
+    x->set_dead = malloc(sets);
     return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && x->set_bound &&
-           x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count ? 0 : -1;
+           x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
-    x->color_set = NULL;
+    x->color_set = NULL; x->set_code = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
@@ -141,11 +144,13 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     /* A codeword's multiset of colors, ranked in the combinatorial number system: its colors ascending,
      * c_1 <= ... <= c_p, made strictly increasing as c_j + j - 2, index sum of C(c_j + j - 2, j). */
     if (!(x->color_set = malloc(sizeof(uint32_t) * n))) return -1;
-    for (int i = 0; i < n; i++) {
+    if (!(x->set_code = malloc(sizeof(int) * color_sets(pins, colors)))) return -1;
+    for (int i = n - 1; i >= 0; i--) {
         size_t index = 0;
         for (int c = 1, j = 1; c <= colors; c++)
             for (int k = 0; k < counts[16 * i + c]; k++, j++) index += choose_of(c + j - 2, j);
         x->color_set[i] = (uint32_t)index;
+        x->set_code[index] = i;
     }
     return 0;
 }
@@ -153,10 +158,11 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
 static void ctx_free(mm_ctx *x) {
     free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
     free(x->set_bound); free(x->set_tag); free(x->held_tag); free(x->held_at); free(x->held_by); free(x->held_count);
+    free(x->set_dead);
 }
 
 /* The prototype context also holds what its copies share. */
-static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); free(x->color_set); }
+static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); }
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -284,10 +290,19 @@ static void hold_sets(mm_ctx *x, const int *poss, int np) {
 static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const int *scores) {
     int with[9] = {0};
     const uint8_t *gc = x->counts + 16 * g;
+#ifdef __SSE2__
+    const __m128i guess = _mm_loadu_si128((const __m128i *)gc);
+#endif
     for (int h = 0; h < x->nheld; h++) {  /* the possible secrets, a multiset at a time (see hold_sets) */
         const uint8_t *sc = x->counts + 16 * x->held_by[h];
+#ifdef __SSE2__  /* the 16 count bytes at once (unused colors count 0 in both) */
+        const __m128i sum = _mm_sad_epu8(_mm_min_epu8(guess, _mm_loadu_si128((const __m128i *)sc)),
+                                         _mm_setzero_si128());
+        const int t = _mm_cvtsi128_si32(sum) + _mm_extract_epi16(sum, 4);
+#else
         int t = 0;
         for (int c = 1; c <= x->colors; c++) t += gc[c] < sc[c] ? gc[c] : sc[c];
+#endif
         with[t] += x->held_count[h];
     }
     int64_t bound = 0;
@@ -305,16 +320,25 @@ static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const
  * key so far (best_key; q_lost for Expected Size and Entropy, see worse_from). */
 typedef struct { int64_t best_key, q_lost; int np; const int64_t *measure; const int *scores; } mm_hope;
 
-MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
-    const uint32_t set = x->color_set[g];
+MM_INLINE int hopeless_set(mm_ctx *x, uint32_t set, int is_poss, const mm_hope *h) {
     if (x->set_tag[set] != x->set_search) {
         x->set_tag[set] = x->set_search;
-        x->set_bound[set] = split_bound(x, g, h->measure, h->scores);
+        x->set_bound[set] = split_bound(x, x->set_code[set], h->measure, h->scores);
     }
     const int64_t bound = x->set_bound[set];
     if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
     if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
     return bound >= h->q_lost;
+}
+
+MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
+    return hopeless_set(x, x->color_set[g], is_poss, h);
+}
+
+/* Pass 1's generator drops a guess whose colors are dead: one flag per multiset for the best after pass 0. */
+static void mark_dead_sets(mm_ctx *x, const mm_hope *h) {
+    const uint32_t sets = (uint32_t)color_sets(x->pins, x->colors);
+    for (uint32_t set = 0; set < sets; set++) x->set_dead[set] = (uint8_t)hopeless_set(x, set, 0, h);
 }
 
 #endif
@@ -407,8 +431,7 @@ MM_INLINE unsigned class_colors(unsigned all, unsigned z, unsigned f, unsigned u
 }
 
 static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
-                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs,
-                              const mm_hope *hope) {
+                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
     const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
     int index[8], kept[8], count = 0, k = 0;
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
@@ -437,12 +460,12 @@ static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *
             for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
                 const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
                 const int code = idx * x->colors + d - 1;
-                /* one whose colors cannot beat the possible secrets' best is left out (as a guess splitting
-                 * the secrets as it does, if its prefix's twin is skipped, cannot beat it either) */
-                if (hopeless(x, code, 0, hope)) continue;
                 sigs[count] = kept_code == pins || !sig->fits ? 0
                               : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
-                out[count++] = code;
+                out[count] = code;
+                /* one whose colors cannot beat the possible secrets' best is left out (as a guess splitting
+                 * the secrets as it does, if its prefix's twin is skipped, cannot beat it either) */
+                count += !x->set_dead[x->color_set[code]];
             }
             continue;
         }
@@ -673,8 +696,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
         hope.best_key = best_key; hope.q_lost = q_lost;
+        if (pass == 1) mark_dead_sets(x, &hope);
         const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands, &sig, at_pin,
-                                                              (uint64_t)x->search << 48, x->sigs, &hope);
+                                                              (uint64_t)x->search << 48, x->sigs);
         /* a table twice the candidates at least: a small search stays in a few cache lines */
         for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
 
