@@ -417,6 +417,14 @@ def test_the_play_command_says_why_a_published_total_differs(monkeypatch, capsys
         out = capsys.readouterr().out
         assert f"(published: {published_total}, at most 4)" in out
         assert ("why the published total differs: a key that saturates" in out) is says_why
+    # A row without its own reason: a float-ranked strategy names the float rounding, Knuth is not excused.
+    row = {"first_guess": "112", "total_guesses": str(want + 3), "max_guesses": "4", "why_it_differs": ""}
+    monkeypatch.setattr(command, "published", lambda *game: row)
+    assert command.run(args, REG) == 0
+    assert "why the published total differs" not in capsys.readouterr().out
+    args.strategy = "entropy"
+    assert command.run(args, REG) == 0
+    assert "why the published total differs: this strategy ranks by float sums" in capsys.readouterr().out
 
 
 def test_only_rows_known_to_differ_say_why():

@@ -79,9 +79,17 @@ def run(args, registry) -> int:
     print(f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}, {impl.name}): "
           f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}"
           f"{note}; {seconds:.3f} s")
-    if same_game and s["total"] != int(known["total_guesses"]) and known.get("why_it_differs"):
-        print(f"  why the published total differs: {known['why_it_differs']}")
+    if same_game and s["total"] != int(known["total_guesses"]):
+        why = known.get("why_it_differs") or FLOAT_RANKED.get(args.strategy)
+        if why:
+            print(f"  why the published total differs: {why}")
     return 0
+
+
+# Knuth and Most Parts rank by integers, so a total of theirs that differs is a fault, with nothing to excuse it.
+FLOAT_RANKED = dict.fromkeys(("expected_size", "entropy"), (
+    "this strategy ranks by float sums, and the project's GPU build (nvcc --use_fast_math) rounds near-equal "
+    "sums differently, so at some sizes its games, and total, differ by a few guesses (docs/suites.md)"))
 
 
 COMMAND = Command("mastermind", "play every game of a Mastermind game with Knuth's algorithm or another strategy: "
