@@ -350,7 +350,7 @@ SCORE = Kernel(
 # by a few guesses where near-equal sums round differently (data/mastermind_published_totals.csv: 3p8c, 4p7c,
 # 5p5c...); Knuth and Most Parts, ranked by integers, agree on every published game. The project then stores the
 # Expected Size rank in 32 bits, which saturates past an expected size of 4294.97; the suite keeps 64 bits, so the
-# strategy stays as defined at 6p9c, where the published total shows the saturation (docs/suites.md).
+# strategy stays as defined at 6p9c and 7p7c, where the published totals show the saturation (docs/suites.md).
 def strategy_terms(strategy: str, n_possible: int) -> np.ndarray:
     """The term a part of size s adds to the sum, s = 0..n_possible (term[0] is never used): float32 for
     Expected Size, float64 p * log(p) of the float32 p for Entropy (subtracted)."""
