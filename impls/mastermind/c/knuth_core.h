@@ -75,6 +75,7 @@ typedef struct {
 #define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
 
+#ifdef PRUNE
 /* The binomial C(a, b) for a <= 22 (15 colors and 8 pins at most). */
 static size_t choose_of(int a, int b) {
     if (b < 0 || b > a) return 0;
@@ -85,6 +86,7 @@ static size_t choose_of(int a, int b) {
 
 /* How many multisets of `pins` colors there are: C(colors + pins - 1, pins). */
 static size_t color_sets(int pins, int colors) { return choose_of(colors + pins - 1, pins); }
+#endif
 
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
@@ -98,6 +100,8 @@ static int ctx_alloc(mm_ctx *x) {
     x->search = 0;
     x->npath = 0;
     x->rows = aligned_alloc(64, ROW_BYTES * 128 * KNUTH_PINS);
+    int sets_ok = 1;
+#ifdef PRUNE  /* the multiset bound's buffers (see split_bound); builds without PRUNE never use them */
     const size_t sets = color_sets(x->pins, x->colors);
     x->set_bound = malloc(sizeof(int64_t) * sets);
     x->set_tag = calloc(sets, sizeof(uint32_t));
@@ -107,8 +111,12 @@ static int ctx_alloc(mm_ctx *x) {
     x->held_by = malloc(sizeof(int) * sets);
     x->held_count = malloc(sizeof(int) * sets);
     x->set_dead = malloc(sets);
-    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && x->set_bound &&
-           x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead ? 0 : -1;
+    sets_ok = x->set_bound && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead;
+#else
+    x->set_bound = NULL; x->set_tag = x->held_tag = NULL; x->held_at = x->held_by = x->held_count = NULL;
+    x->set_dead = NULL;
+#endif
+    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && sets_ok ? 0 : -1;
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
@@ -143,6 +151,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     }
     /* A codeword's multiset of colors, ranked in the combinatorial number system: its colors ascending,
      * c_1 <= ... <= c_p, made strictly increasing as c_j + j - 2, index sum of C(c_j + j - 2, j). */
+#ifdef PRUNE
     if (!(x->color_set = malloc(sizeof(uint32_t) * n))) return -1;
     if (!(x->set_code = malloc(sizeof(int) * color_sets(pins, colors)))) return -1;
     for (int i = n - 1; i >= 0; i--) {
@@ -152,6 +161,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         x->color_set[i] = (uint32_t)index;
         x->set_code[index] = i;
     }
+#endif
     return 0;
 }
 
