@@ -286,9 +286,9 @@ def split_plan(single: np.ndarray, split: np.ndarray, threads: int) -> tuple[np.
 
 def _prepare_fast_split(workload, plan: str = "split"):
     """c-fast over two kept threads: with ``plan`` "split", every test split over both (every layer built by the
-    two); "deal", every test dealt out whole in deal_order's order (each test's best of untimed calls); "mixed", only the
-    longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed calls (every
-    test alone on a thread, then every test split)."""
+    two); "deal", every test dealt out whole in deal_order's order (each test's best of untimed calls); "mixed",
+    only the longest tests split and the rest dealt out whole, where to stop splitting chosen from two untimed
+    calls (every test alone on a thread, then every test split)."""
     mod = split_module()
     ffi, lib = mod.ffi, mod.lib
     arrays = tables.fast_tables()
@@ -361,8 +361,9 @@ FAST_VARIANTS = [
 
 IMPLEMENTATIONS.append(Implementation(
     "cephalopod.hashsum", "c-fast-cores", "cffi-avx2", _prepare_fast_cores, requires=FAST_NEEDS,
-    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, the "
-                "longest first unless another order ends sooner (each core its own workspace); a test's time is its own, so they overlap",
+    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, the longest first "
+                "unless another order ends sooner (each core its own workspace); a test's time is its own, so they "
+                "overlap",
     build=partial(fast_module, "cephalopod_fast", ())))
 
 IMPLEMENTATIONS.append(Implementation(
