@@ -75,6 +75,7 @@ typedef struct {
 #define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
 #define CHUNK 4096 /* candidates made at a time (see mm_codes) */
+#define RUN_SECRETS 64 /* searches of more possible secrets make no runs (see forced_loses): one bit each */
 
 #ifdef PRUNE
 /* The binomial C(a, b) for a <= 22 (15 colors and 8 pins at most). */
@@ -331,15 +332,19 @@ static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const
  * key so far (best_key; q_lost for Expected Size and Entropy, see worse_from). */
 typedef struct { int64_t best_key, q_lost; int np; const int64_t *measure; const int *scores; } mm_hope;
 
+/* Whether a guess whose split is bounded by bound (as split_bound bounds it) cannot beat the best. */
+MM_INLINE int bound_loses(const mm_ctx *x, int64_t bound, int is_poss, const mm_hope *h) {
+    if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
+    if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
+    return bound >= h->q_lost;
+}
+
 MM_INLINE int hopeless_set(mm_ctx *x, uint32_t set, int is_poss, const mm_hope *h) {
     if (x->set_tag[set] != x->set_search) {
         x->set_tag[set] = x->set_search;
         x->set_bound[set] = split_bound(x, x->set_code[set], h->measure, h->scores);
     }
-    const int64_t bound = x->set_bound[set];
-    if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
-    if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
-    return bound >= h->q_lost;
+    return bound_loses(x, x->set_bound[set], is_poss, h);
 }
 
 MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
@@ -460,12 +465,21 @@ typedef struct {
     unsigned closed[MAX_SYMS], any_closed;  /* per symmetry, the lengths j < pins whose first j pins it permutes */
     int k, index[8], kept[8];
     uint32_t prefix[8];         /* the colors of the pins before pin k, a nibble each */
+    /* Possible secrets that score alike against every guess below a prefix (see forced_loses), for each prefix
+     * length j: runs of secrets with one multiset of colors and the same pins from pin j on, as their first j
+     * pins; a run starts at each bit of run_starts[j]. */
+    const mm_hope *hope;
+    unsigned run_lengths;       /* the prefix lengths j that have a run */
+    int in_runs[8];
+    uint64_t run_starts[8];
+    uint32_t run_prefix[8][RUN_SECRETS];
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
     uint64_t sum[8], held[8];   /* held: how many pins so far have each color, a nibble each */
 } mm_codes;
 
 static void start_codes(mm_codes *g, int colors, unsigned z, unsigned f, const mm_signature *sig,
-                        const unsigned *at_pin, uint64_t tag, const mm_sym *syms, int nsyms, int pins) {
+                        const unsigned *at_pin, uint64_t tag, const mm_sym *syms, int nsyms, int pins,
+                        const mm_ctx *x, const int *poss, int np, const mm_hope *hope) {
     g->sig = sig; g->at_pin = at_pin; g->tag = tag; g->z = z; g->f = f;
     g->all = ((1u << (colors + 1)) - 1) & ~1u;
     g->syms = syms; g->nsyms = nsyms; g->any_closed = 0;
@@ -477,6 +491,30 @@ static void start_codes(mm_codes *g, int colors, unsigned z, unsigned f, const m
             if (from == (1u << j) - 1) g->closed[s] |= 1u << j;
         }
         g->any_closed |= g->closed[s];
+    }
+    g->hope = hope; g->run_lengths = 0;
+    for (int j = 2; np <= RUN_SECRETS && j <= pins - 2; j++) {
+        const uint32_t rest = (1u << (4 * (pins - j))) - 1;  /* the pins from pin j on */
+        uint64_t taken = 0;
+        int m = 0;
+        g->run_starts[j] = 0;
+        for (int a = 0; a < np; a++) {
+            if (taken >> a & 1) continue;
+            const uint32_t code = x->codes[poss[a]];
+            const int first = m;
+            for (int b = a + 1; b < np; b++) {
+                if (taken >> b & 1 || x->color_set[poss[b]] != x->color_set[poss[a]] ||
+                    ((x->codes[poss[b]] ^ code) & rest)) continue;
+                if (m == first) {
+                    g->run_starts[j] |= 1ull << m;
+                    g->run_prefix[j][m++] = code >> (4 * (pins - j));
+                }
+                g->run_prefix[j][m++] = x->codes[poss[b]] >> (4 * (pins - j));
+                taken |= 1ull << b;
+            }
+        }
+        g->in_runs[j] = m;
+        if (m) g->run_lengths |= 1u << j;
     }
     g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
     g->left[0] = class_colors(g->all, z, f, 0);
@@ -491,6 +529,28 @@ MM_INLINE int below_by_symmetry(const mm_codes *g, uint32_t prefix, int length) 
         if (image < prefix) return 1;
     }
     return 0;
+}
+
+/* Two possible secrets with one multiset of colors get the same pegs in all from any guess, and where they also
+ * have the same pins from pin j on, the same black pegs there. So below a prefix of j pins that gives them the
+ * same black pegs, every guess puts them in one part: the split is the union of such groups at best. Its bound
+ * (the largest group, the number of groups, or the groups' measure, less the rounding of Entropy's terms, half a
+ * unit for each part and each group) decides, as split_bound's does, whether the prefix's guesses can win. */
+MM_INLINE int forced_loses(const mm_ctx *x, const mm_codes *g, uint32_t prefix, int j) {
+    const mm_hope *h = g->hope;
+    const int64_t *measure = h->measure;
+    int64_t bound = x->strategy == KNUTH ? 1 : x->strategy == MOST_PARTS ? h->np : h->np * measure[1];
+    int count[8] = {0};  /* per number of black pegs, the run's secrets so far */
+    for (int i = 0; i < g->in_runs[j]; i++) {
+        if (g->run_starts[j] >> i & 1) memset(count, 0, sizeof count);
+        const uint32_t d = prefix ^ g->run_prefix[j][i];
+        const int c = count[j - __builtin_popcount((d | d >> 1 | d >> 2 | d >> 3) & 0x11111111u)]++;
+        if (x->strategy == KNUTH) bound = c + 1 > bound ? c + 1 : bound;
+        else if (x->strategy == MOST_PARTS) bound -= c > 0;
+        else bound += measure[c + 1] - measure[c] - measure[1];
+    }
+    if (x->strategy == ENTROPY) bound -= 64 + h->np;
+    return bound_loses(x, bound, 0, h);
 }
 
 /* The next codewords, at most room (room >= 2 * colors), into out and their signatures into sigs; 0 at the end. */
@@ -519,6 +579,7 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
          * pin so far is kept, the signature names the choice alone. Before the last pin the choices are too many
          * for the table, and a twin there costs only a few probes of seen_before. */
         if (sig->fits && kept_now <= k && k + 2 < pins && prefix_seen(x, k, sum_now)) continue;
+        if (g->run_lengths >> (k + 1) & 1 && forced_loses(x, g, prefix_now, k + 1)) continue;
         const unsigned used_now = g->used[k] | 1u << c;
         const uint64_t held_now = g->held[k] + (1ull << (4 * c));
         if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
@@ -770,7 +831,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (pass == 1) {
             hope.best_key = best_key; hope.q_lost = q_lost;
             mark_dead_sets(x, &hope);
-            start_codes(&codes, x->colors, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms, pins);
+            start_codes(&codes, x->colors, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms, pins, x, poss,
+                        np, &hope);
         }
     for (;;) {  /* pass 1: a chunk of candidates at a time */
         int count = np;
