@@ -51,6 +51,7 @@ typedef struct {
     uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    uint8_t valid_at[256];         /* each score byte's index in valid[] */
     int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
@@ -129,7 +130,10 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
         for (int w = 0; b + w <= pins; w++)
-            if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
+            if (!(b == pins - 1 && w == 1)) {
+                x->valid_at[(b << 4) | w] = (uint8_t)x->nvalid;
+                x->valid[x->nvalid++] = (b << 4) | w;
+            }
     x->win = pins << 4;
     /* The nonzero scores, those of about half the pins in pegs first: most of a split's secrets are there, so a
      * split that cannot win shows it sooner (any order gives the same counts). */
@@ -905,7 +909,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
             /* valid[0] is the score 0, which the padding lanes have; Knuth counts it last (below) */
-            const int none = x->strategy == KNUTH ? 0 : COUNT_OF(0) - pad;
+            const int none = x->strategy >= EXPECTED_SIZE ? COUNT_OF(0) - pad : 0;
             int largest = none, parts = none > 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
             if (x->strategy == KNUTH) {  /* the largest part alone, the part of no pegs (seldom the one) last */
@@ -918,16 +922,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 const int no_pegs = COUNT_OF(0) - pad;
                 largest = no_pegs > largest ? no_pegs : largest;
                 if (largest > limit) continue;
-            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
-                /* dropped once every score left having a part of its own could not beat the best */
-                const int64_t beat = best_key < 0 ? -1 : best_key - is_poss;  /* 2 parts must pass it */
-                int seen = none, v = 1;
-                for (; v < x->nvalid; v++) {
-                    int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
-                    parts += c > 0;
-                    if (2 * (int64_t)(parts + (left < open ? left : open)) <= beat) break;
-                }
-                if (v < x->nvalid) continue;
+            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone: the scores that occur */
+                /* a bit per score (its index in valid[]), one pass over the secrets rather than a count per
+                 * score (a count per secret instead was slower for the other strategies: they stop early) */
+                uint8_t score[2 * MMV_BYTES] __attribute__((aligned(64)));
+                mmv_store(score, sc);
+                if (two) mmv_store(score + MMV_BYTES, sc2);
+                uint64_t occur = 0;
+                for (int i = 0; i < np; i++) occur |= 1ull << x->valid_at[score[i]];
+                parts = __builtin_popcountll(occur);
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
