@@ -51,6 +51,7 @@ typedef struct {
     uint32_t prefix_search;        /* their search's tag, 1..0x1FFF */
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
+    uint8_t valid_at[256];         /* each score byte's index in valid[] */
     int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
@@ -74,6 +75,8 @@ typedef struct {
 #define AHEAD 16
 #define ROW_BYTES 64 /* a row of the pin table: up to 64 secrets */
 #define PREFIX_SLOTS (1 << 14)
+#define CHUNK 4096 /* candidates made at a time (see mm_codes) */
+#define RUN_SECRETS 64 /* searches of more possible secrets make no runs (see forced_loses): one bit each */
 
 #ifdef PRUNE
 /* The binomial C(a, b) for a <= 22 (15 colors and 8 pins at most). */
@@ -127,7 +130,10 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
         for (int w = 0; b + w <= pins; w++)
-            if (!(b == pins - 1 && w == 1)) x->valid[x->nvalid++] = (b << 4) | w;
+            if (!(b == pins - 1 && w == 1)) {
+                x->valid_at[(b << 4) | w] = (uint8_t)x->nvalid;
+                x->valid[x->nvalid++] = (b << 4) | w;
+            }
     x->win = pins << 4;
     /* The nonzero scores, those of about half the pins in pegs first: most of a split's secrets are there, so a
      * split that cannot win shows it sooner (any order gives the same counts). */
@@ -330,15 +336,19 @@ static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const
  * key so far (best_key; q_lost for Expected Size and Entropy, see worse_from). */
 typedef struct { int64_t best_key, q_lost; int np; const int64_t *measure; const int *scores; } mm_hope;
 
+/* Whether a guess whose split is bounded by bound (as split_bound bounds it) cannot beat the best. */
+MM_INLINE int bound_loses(const mm_ctx *x, int64_t bound, int is_poss, const mm_hope *h) {
+    if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
+    if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
+    return bound >= h->q_lost;
+}
+
 MM_INLINE int hopeless_set(mm_ctx *x, uint32_t set, int is_poss, const mm_hope *h) {
     if (x->set_tag[set] != x->set_search) {
         x->set_tag[set] = x->set_search;
         x->set_bound[set] = split_bound(x, x->set_code[set], h->measure, h->scores);
     }
-    const int64_t bound = x->set_bound[set];
-    if (x->strategy == KNUTH) return h->best_key >= 0 && bound > h->np - (h->best_key - is_poss + 2) / 2;
-    if (x->strategy == MOST_PARTS) return 2 * bound + is_poss <= h->best_key;
-    return bound >= h->q_lost;
+    return bound_loses(x, x->set_bound[set], is_poss, h);
 }
 
 MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
@@ -440,31 +450,142 @@ MM_INLINE unsigned class_colors(unsigned all, unsigned z, unsigned f, unsigned u
     return (all & ~(z | f)) | (used & (z | f)) | (zu & -zu) | (fu & -fu);
 }
 
-static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *out,
-                              const mm_signature *sig, const unsigned *at_pin, uint64_t tag, uint64_t *sigs) {
-    const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
-    int index[8], kept[8], count = 0, k = 0;
+/* Ville's symmetric codewords: a permutation of the pins with a relabelling of the colors that maps every guess
+ * played so far to itself maps the possible secrets onto themselves and keeps every score, so a candidate and its
+ * image split them into parts of the same sizes and are both possible or neither. One such symmetry: pin k of the
+ * image is color[pin from[k] of the code]. */
+typedef struct { uint8_t from[8], color[16]; } mm_sym;
+#define MAX_SYMS 64
+
+/* Where class_lowest_codes stopped: a search's candidates are made a chunk at a time, so each chunk leaves out
+ * the colors that the guesses scored before it showed dead, and none is made once the answer is known. */
+typedef struct {
+    const mm_signature *sig;
+    const unsigned *at_pin;
+    uint64_t tag;
+    unsigned all, z, f;
+    const mm_sym *syms;
+    int nsyms;
+    unsigned closed[MAX_SYMS], any_closed;  /* per symmetry, the lengths j < pins whose first j pins it permutes */
+    int k, index[8], kept[8];
+    uint32_t prefix[8];         /* the colors of the pins before pin k, a nibble each */
+    /* Possible secrets that score alike against every guess below a prefix (see forced_loses), for each prefix
+     * length j: runs of secrets with one multiset of colors and the same pins from pin j on, as their first j
+     * pins; a run starts at each bit of run_starts[j]. */
+    const mm_hope *hope;
+    unsigned run_lengths;       /* the prefix lengths j that have a run */
+    int in_runs[8];
+    uint64_t run_starts[8];
+    uint32_t run_prefix[8][RUN_SECRETS];
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
-    uint64_t sum[8], held[8];  /* held: how many pins so far have each color, a nibble each */
-    used[0] = 0; index[0] = 0; kept[0] = 0; sum[0] = 0; held[0] = 0;
-    left[0] = class_colors(all, z, f, 0);
-    for (;;) {
-        if (!left[k]) {
-            if (--k < 0) break;
+    uint64_t sum[8], held[8];   /* held: how many pins so far have each color, a nibble each */
+} mm_codes;
+
+static void start_codes(mm_codes *g, int colors, unsigned z, unsigned f, const mm_signature *sig,
+                        const unsigned *at_pin, uint64_t tag, const mm_sym *syms, int nsyms, int pins,
+                        const mm_ctx *x, const int *poss, int np, const mm_hope *hope) {
+    g->sig = sig; g->at_pin = at_pin; g->tag = tag; g->z = z; g->f = f;
+    g->all = ((1u << (colors + 1)) - 1) & ~1u;
+    g->syms = syms; g->nsyms = nsyms; g->any_closed = 0;
+    for (int s = 0; s < nsyms; s++) {
+        unsigned from = 0;
+        g->closed[s] = 0;
+        for (int j = 1; j < pins; j++) {
+            from |= 1u << syms[s].from[j - 1];
+            if (from == (1u << j) - 1) g->closed[s] |= 1u << j;
+        }
+        g->any_closed |= g->closed[s];
+    }
+    g->hope = hope; g->run_lengths = 0;
+    for (int j = 2; np <= RUN_SECRETS && j <= pins - 2; j++) {
+        const uint32_t rest = (1u << (4 * (pins - j))) - 1;  /* the pins from pin j on */
+        uint64_t taken = 0;
+        int m = 0;
+        g->run_starts[j] = 0;
+        for (int a = 0; a < np; a++) {
+            if (taken >> a & 1) continue;
+            const uint32_t code = x->codes[poss[a]];
+            const int first = m;
+            for (int b = a + 1; b < np; b++) {
+                if (taken >> b & 1 || x->color_set[poss[b]] != x->color_set[poss[a]] ||
+                    ((x->codes[poss[b]] ^ code) & rest)) continue;
+                if (m == first) {
+                    g->run_starts[j] |= 1ull << m;
+                    g->run_prefix[j][m++] = code >> (4 * (pins - j));
+                }
+                g->run_prefix[j][m++] = x->codes[poss[b]] >> (4 * (pins - j));
+                taken |= 1ull << b;
+            }
+        }
+        g->in_runs[j] = m;
+        if (m) g->run_lengths |= 1u << j;
+    }
+    g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
+    g->left[0] = class_colors(g->all, z, f, 0);
+}
+
+MM_INLINE int below_by_symmetry(const mm_codes *g, uint32_t prefix, int length) {
+    for (int s = 0; s < g->nsyms; s++) {
+        if (!(g->closed[s] >> length & 1)) continue;
+        uint32_t image = 0;
+        for (int i = 0; i < length; i++)
+            image = image << 4 | g->syms[s].color[(prefix >> (4 * (length - 1 - g->syms[s].from[i]))) & 15];
+        if (image < prefix) return 1;
+    }
+    return 0;
+}
+
+/* Two possible secrets with one multiset of colors get the same pegs in all from any guess, and where they also
+ * have the same pins from pin j on, the same black pegs there. So below a prefix of j pins that gives them the
+ * same black pegs, every guess puts them in one part: the split is the union of such groups at best. Its bound
+ * (the largest group, the number of groups, or the groups' measure, less the rounding of Entropy's terms, half a
+ * unit for each part and each group) decides, as split_bound's does, whether the prefix's guesses can win. */
+MM_INLINE int forced_loses(const mm_ctx *x, const mm_codes *g, uint32_t prefix, int j) {
+    const mm_hope *h = g->hope;
+    const int64_t *measure = h->measure;
+    int64_t bound = x->strategy == KNUTH ? 1 : x->strategy == MOST_PARTS ? h->np : h->np * measure[1];
+    int count[8] = {0};  /* per number of black pegs, the run's secrets so far */
+    for (int i = 0; i < g->in_runs[j]; i++) {
+        if (g->run_starts[j] >> i & 1) memset(count, 0, sizeof count);
+        const uint32_t d = prefix ^ g->run_prefix[j][i];
+        const int c = count[j - __builtin_popcount((d | d >> 1 | d >> 2 | d >> 3) & 0x11111111u)]++;
+        if (x->strategy == KNUTH) bound = c + 1 > bound ? c + 1 : bound;
+        else if (x->strategy == MOST_PARTS) bound -= c > 0;
+        else bound += measure[c + 1] - measure[c] - measure[1];
+    }
+    if (x->strategy == ENTROPY) bound -= 64 + h->np;
+    return bound_loses(x, bound, 0, h);
+}
+
+/* The next codewords, at most room (room >= 2 * colors), into out and their signatures into sigs; 0 at the end. */
+static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64_t *sigs, int room) {
+    const mm_signature *sig = g->sig;
+    const unsigned *at_pin = g->at_pin, all = g->all, z = g->z, f = g->f;
+    const uint64_t tag = g->tag;
+    int count = 0, k = g->k;
+    while (k >= 0 && count + x->colors <= room) {
+        if (!g->left[k]) {
+            k--;
             continue;
         }
-        const int c = __builtin_ctz(left[k]);
-        left[k] &= left[k] - 1;
-        int idx = index[k] * x->colors + c - 1, kept_now = kept[k] + (at_pin[k] >> c & 1);
-        uint64_t sum_now = sum[k] + sig->add[k][c][(held[k] >> (4 * c)) & 15];
+        const int c = __builtin_ctz(g->left[k]);
+        g->left[k] &= g->left[k] - 1;
+        int idx = g->index[k] * x->colors + c - 1, kept_now = g->kept[k] + (at_pin[k] >> c & 1);
+        uint64_t sum_now = g->sum[k] + sig->add[k][c][(g->held[k] >> (4 * c)) & 15];
+        const uint32_t prefix_now = g->prefix[k] << 4 | c;
+        /* A symmetry that permutes the first k + 1 pins among themselves maps this prefix to one below it: then
+         * every codeword here has a lower image (lowest_of_orbit's test, for the whole subtree at once). */
+        if (g->any_closed >> (k + 1) & 1 && below_by_symmetry(g, prefix_now, k + 1)) continue;
         /* Two first-pin choices with the same signature lead to the same signatures whatever follows (a color's
          * count digit already holds its count capped by most[]), so every codeword below the later one scores
          * as a lower one does: one below the earlier choice, or its color class's lowest, at most that. So the
          * later choice's codewords are not generated (none that is possible: pass 0 had those). Where every
-         * pin so far is kept, the signature names the choice alone. */
-        if (sig->fits && kept_now <= k && prefix_seen(x, k, sum_now)) continue;
-        const unsigned used_now = used[k] | 1u << c;
-        const uint64_t held_now = held[k] + (1ull << (4 * c));
+         * pin so far is kept, the signature names the choice alone. Before the last pin the choices are too many
+         * for the table, and a twin there costs only a few probes of seen_before. */
+        if (sig->fits && kept_now <= k && k + 2 < pins && prefix_seen(x, k, sum_now)) continue;
+        if (g->run_lengths >> (k + 1) & 1 && forced_loses(x, g, prefix_now, k + 1)) continue;
+        const unsigned used_now = g->used[k] | 1u << c;
+        const uint64_t held_now = g->held[k] + (1ull << (4 * c));
         if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
             const int last = k + 1;
             for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
@@ -473,25 +594,19 @@ static int class_lowest_codes(mm_ctx *x, int pins, unsigned z, unsigned f, int *
                 sigs[count] = kept_code == pins || !sig->fits ? 0
                               : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
                 out[count] = code;
-                /* one whose colors cannot beat the possible secrets' best is left out (as a guess splitting
-                 * the secrets as it does, if its prefix's twin is skipped, cannot beat it either) */
+                /* one whose colors cannot beat the best so far is left out (as a guess splitting the secrets
+                 * as it does, if its prefix's twin is skipped, cannot beat it either) */
                 count += !x->set_dead[x->color_set[code]];
             }
             continue;
         }
-        used[k + 1] = used_now; index[k + 1] = idx; kept[k + 1] = kept_now; sum[k + 1] = sum_now;
-        held[k + 1] = held_now;
-        left[++k] = class_colors(all, z, f, used_now);
+        g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
+        g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now;
+        g->left[++k] = class_colors(all, z, f, used_now);
     }
+    g->k = k;
     return count;
 }
-
-/* Ville's symmetric codewords: a permutation of the pins with a relabelling of the colors that maps every guess
- * played so far to itself maps the possible secrets onto themselves and keeps every score, so a candidate and its
- * image split them into parts of the same sizes and are both possible or neither. One such symmetry: pin k of the
- * image is color[pin from[k] of the code]. */
-typedef struct { uint8_t from[8], color[16]; } mm_sym;
-#define MAX_SYMS 64
 
 /* The symmetries fixing every played guess, other than the identity, found by choosing the pins' sources one at a
  * time while the colors they imply stay a one-to-one map; colors no guess holds map to themselves (relabelling
@@ -553,10 +668,18 @@ MM_INLINE uint32_t class_lowest(uint32_t code, int pins, unsigned z, unsigned f)
 /* Is code (already the lowest of its color class) the lowest codeword its symmetries and color classes reach? */
 MM_INLINE int lowest_of_orbit(uint32_t code, int pins, const mm_sym *syms, int nsyms, unsigned z, unsigned f) {
     for (int s = 0; s < nsyms; s++) {
+        /* the image's pins from the first, while they equal the code's: most images are above it at once */
+        int k = 0, mapped = 0, own = 0;
+        for (; k < pins; k++) {
+            mapped = syms[s].color[(code >> (4 * (pins - 1 - syms[s].from[k]))) & 15];
+            own = (code >> (4 * (pins - 1 - k))) & 15;
+            if (mapped != own) break;
+        }
+        if (k == pins || mapped > own) continue;
         uint32_t image = 0;
-        for (int k = 0; k < pins; k++)
+        for (k = 0; k < pins; k++)
             image = (image << 4) | syms[s].color[(code >> (4 * (pins - 1 - syms[s].from[k]))) & 15];
-        if (image < code && class_lowest(image, pins, z, f) < code) return 0;
+        if (class_lowest(image, pins, z, f) < code) return 0;
     }
     return 1;
 }
@@ -701,16 +824,32 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         memset(x->prefixes, 0, sizeof(uint64_t) * PREFIX_SLOTS);
         x->prefix_search = 1;
     }
-    unsigned mask = 0;
+    unsigned mask = 255;
+    mm_codes codes;
+    const int room = x->n < CHUNK ? x->n : CHUNK;
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
-        hope.best_key = best_key; hope.q_lost = q_lost;
-        if (pass == 1) mark_dead_sets(x, &hope);
-        const int count = pass == 0 ? np : class_lowest_codes(x, pins, z, f, x->cands, &sig, at_pin,
-                                                              (uint64_t)x->search << 48, x->sigs);
-        /* a table twice the candidates at least: a small search stays in a few cache lines */
-        for (mask = 255; mask < SEEN_SLOTS - 1 && mask < 2u * count; mask = 2 * mask + 1) {}
+        int64_t marked = best_key;  /* the best key that set_dead was marked for */
+        int made = 0;
+        if (pass == 1) {
+            hope.best_key = best_key; hope.q_lost = q_lost;
+            mark_dead_sets(x, &hope);
+            start_codes(&codes, x->colors, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms, pins, x, poss,
+                        np, &hope);
+        }
+    for (;;) {  /* pass 1: a chunk of candidates at a time */
+        int count = np;
+        if (pass == 1) {
+            if (best_key != marked) {
+                hope.best_key = marked = best_key; hope.q_lost = q_lost;
+                mark_dead_sets(x, &hope);
+            }
+            if (!(count = class_lowest_codes(x, pins, &codes, x->cands, x->sigs, room))) break;
+            /* a table twice the candidates so far at least: a small search stays in a few cache lines (one
+             * stored under a smaller mask may be missed later, which only costs a twin its scoring) */
+            for (made += count; mask < SEEN_SLOTS - 1 && mask < 2u * made; mask = 2 * mask + 1) {}
+        }
 
 #else
     for (int pass = 1; pass < 2; pass++) {
@@ -730,10 +869,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (x->played[g]) continue;
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
-        if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
         hope.best_key = best_key; hope.q_lost = q_lost;
         if (hopeless(x, g, is_poss, &hope)) continue;
+        if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
+        if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
         int64_t key;
 #ifdef PRUNE
@@ -770,7 +909,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
             /* valid[0] is the score 0, which the padding lanes have; Knuth counts it last (below) */
-            const int none = x->strategy == KNUTH ? 0 : COUNT_OF(0) - pad;
+            const int none = x->strategy >= EXPECTED_SIZE ? COUNT_OF(0) - pad : 0;
             int largest = none, parts = none > 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
             if (x->strategy == KNUTH) {  /* the largest part alone, the part of no pegs (seldom the one) last */
@@ -783,16 +922,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 const int no_pegs = COUNT_OF(0) - pad;
                 largest = no_pegs > largest ? no_pegs : largest;
                 if (largest > limit) continue;
-            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone */
-                /* dropped once every score left having a part of its own could not beat the best */
-                const int64_t beat = best_key < 0 ? -1 : best_key - is_poss;  /* 2 parts must pass it */
-                int seen = none, v = 1;
-                for (; v < x->nvalid; v++) {
-                    int c = COUNT_EQ(big_first[v]), left = np - (seen += c), open = x->nvalid - 1 - v;
-                    parts += c > 0;
-                    if (2 * (int64_t)(parts + (left < open ? left : open)) <= beat) break;
-                }
-                if (v < x->nvalid) continue;
+            } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone: the scores that occur */
+                /* a bit per score (its index in valid[]), one pass over the secrets rather than a count per
+                 * score (a count per secret instead was slower for the other strategies: they stop early) */
+                uint8_t score[2 * MMV_BYTES] __attribute__((aligned(64)));
+                mmv_store(score, sc);
+                if (two) mmv_store(score + MMV_BYTES, sc2);
+                uint64_t occur = 0;
+                for (int i = 0; i < np; i++) occur |= 1ull << x->valid_at[score[i]];
+                parts = __builtin_popcountll(occur);
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     q = measure[none];
@@ -874,6 +1012,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #endif
     }
 #ifdef PRUNE
+        if (pass == 0 || best_key >= key_max_impossible) break;
+    }
     /* a possible secret at key_max, or past what any other guess can reach, is the answer */
     if (pass == 0 && (best_key == key_max || best_key > key_max_impossible)) break;
 #endif
