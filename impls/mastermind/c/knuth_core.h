@@ -355,7 +355,8 @@ MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
     return hopeless_set(x, x->color_set[g], is_poss, h);
 }
 
-/* Pass 1's generator drops a guess whose colors are dead: one flag per multiset for the best after pass 0. */
+/* Pass 1's generator drops a guess whose colors are dead: one flag per multiset, marked for pass 0's best and
+ * again before each chunk of candidates once the best has improved. */
 static void mark_dead_sets(mm_ctx *x, const mm_hope *h) {
     const uint32_t sets = (uint32_t)color_sets(x->pins, x->colors);
     for (uint32_t set = 0; set < sets; set++) x->set_dead[set] = (uint8_t)hopeless_set(x, set, 0, h);
