@@ -265,9 +265,10 @@ def test_every_player_equals_the_reference_on_whole_small_games(pins, colors, fi
 @pytest.mark.parametrize("strategy", spec.STRATEGIES)
 @pytest.mark.parametrize("pins, colors, first", [(4, 6, "1123"), (5, 4, "11223"), (4, 7, "1234"), (3, 9, "123")])
 def test_the_guess_reductions_change_no_game(pins, colors, first, strategy):
-    """Ville's free colors, the colors no possible secret holds and the possible secrets tried first (the cut
-    variants) play every game exactly as every score computed does (the -full variants), on one thread and on
-    every core."""
+    """Every cut of the cut variants (Ville's free colors and symmetric codewords, the colors no possible secret
+    holds, guesses that score alike, the bounds by multiset of colors and by secrets that score alike below a
+    prefix, the possible secrets tried first) plays every game exactly as every score computed does (the -full
+    variants), on one thread and on every core."""
     impls = {i.name: i for i in PLAYERS if not oracle.features.unavailable(i.requires)}
     pairs = [("c-sliced-avx2-full", "c-sliced-avx2"), ("c-sliced-avx2-full", "c-sliced-avx2-mt"),
              ("c-sliced-avx512-full", "c-sliced-avx512"), ("c-sliced-avx512-full", "c-sliced-avx512-mt")]
