@@ -482,23 +482,12 @@ typedef struct {
     uint64_t sum[8], held[8];   /* held: how many pins so far have each color, a nibble each */
 } mm_codes;
 
-static void start_codes(mm_codes *g, int colors, unsigned z, unsigned f, const mm_signature *sig,
-                        const unsigned *at_pin, uint64_t tag, const mm_sym *syms, int nsyms, int pins,
-                        const mm_ctx *x, const int *poss, int np, const mm_hope *hope) {
-    g->sig = sig; g->at_pin = at_pin; g->tag = tag; g->z = z; g->f = f;
-    g->all = ((1u << (colors + 1)) - 1) & ~1u;
-    g->syms = syms; g->nsyms = nsyms; g->any_closed = 0;
-    for (int s = 0; s < nsyms; s++) {
-        unsigned from = 0;
-        g->closed[s] = 0;
-        for (int j = 1; j < pins; j++) {
-            from |= 1u << syms[s].from[j - 1];
-            if (from == (1u << j) - 1) g->closed[s] |= 1u << j;
-        }
-        g->any_closed |= g->closed[s];
-    }
-    g->hope = hope; g->run_lengths = 0;
-    for (int j = 2; np <= RUN_SECRETS && j <= pins - 2; j++) {
+/* The runs of forced_loses for the possible secrets poss[0..np), at every prefix length 2..pins - 2: a run's
+ * secrets share one multiset of colors and the pins from pin j on. A search of more than RUN_SECRETS has none. */
+static void plan_runs(mm_codes *g, const mm_ctx *x, const int *poss, int np, int pins) {
+    g->run_lengths = 0;
+    if (np > RUN_SECRETS) return;
+    for (int j = 2; j <= pins - 2; j++) {
         const uint32_t rest = (1u << (4 * (pins - j))) - 1;  /* the pins from pin j on */
         uint64_t taken = 0;
         int m = 0;
@@ -521,6 +510,25 @@ static void start_codes(mm_codes *g, int colors, unsigned z, unsigned f, const m
         g->in_runs[j] = m;
         if (m) g->run_lengths |= 1u << j;
     }
+}
+
+/* A search's generator at its first codeword, with the prefix lengths each symmetry permutes and the runs. */
+static void start_codes(mm_codes *g, const mm_ctx *x, const int *poss, int np, int pins, unsigned z, unsigned f,
+                        const mm_signature *sig, const unsigned *at_pin, uint64_t tag, const mm_sym *syms,
+                        int nsyms, const mm_hope *hope) {
+    g->sig = sig; g->at_pin = at_pin; g->tag = tag; g->z = z; g->f = f; g->hope = hope;
+    g->all = ((1u << (x->colors + 1)) - 1) & ~1u;
+    g->syms = syms; g->nsyms = nsyms; g->any_closed = 0;
+    for (int s = 0; s < nsyms; s++) {
+        unsigned from = 0;
+        g->closed[s] = 0;
+        for (int j = 1; j < pins; j++) {
+            from |= 1u << syms[s].from[j - 1];
+            if (from == (1u << j) - 1) g->closed[s] |= 1u << j;
+        }
+        g->any_closed |= g->closed[s];
+    }
+    plan_runs(g, x, poss, np, pins);
     g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
     g->left[0] = class_colors(g->all, z, f, 0);
 }
@@ -836,8 +844,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (pass == 1) {
             hope.best_key = best_key; hope.q_lost = q_lost;
             mark_dead_sets(x, &hope);
-            start_codes(&codes, x->colors, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms, pins, x, poss,
-                        np, &hope);
+            start_codes(&codes, x, poss, np, pins, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms,
+                        &hope);
         }
     for (;;) {  /* pass 1: a chunk of candidates at a time */
         int count = np;
