@@ -267,8 +267,8 @@ def test_every_player_equals_the_reference_on_whole_small_games(pins, colors, fi
 def test_the_guess_reductions_change_no_game(pins, colors, first, strategy):
     """Every cut of the cut variants (Ville's free colors and symmetric codewords, the colors no possible secret
     holds, guesses that score alike, the bounds by multiset of colors and by secrets that score alike below a
-    prefix, the possible secrets tried first) plays every game exactly as every score computed does (the -full
-    variants), on one thread and on every core."""
+    prefix, the possible secrets tried first, and Knuth's first scan of a few scores) plays every game exactly as
+    every score computed does (the -full variants), on one thread and on every core."""
     impls = {i.name: i for i in PLAYERS if not oracle.features.unavailable(i.requires)}
     pairs = [("c-sliced-avx2-full", "c-sliced-avx2"), ("c-sliced-avx2-full", "c-sliced-avx2-mt"),
              ("c-sliced-avx512-full", "c-sliced-avx512"), ("c-sliced-avx512-full", "c-sliced-avx512-mt")]

@@ -77,6 +77,8 @@ typedef struct {
 #define PREFIX_SLOTS (1 << 14)
 #define CHUNK 4096 /* candidates made at a time (see mm_codes) */
 #define RUN_SECRETS 64 /* searches of more possible secrets make no runs (see forced_loses): one bit each */
+#define ADAPT 256 /* guesses scored between two sorts of a search's count order (see count_order) */
+#define KNUTH_FIRST 6 /* the scores a Knuth split of more than 64 secrets counts in its first scan */
 
 #ifdef PRUNE
 /* The binomial C(a, b) for a <= 22 (15 colors and 8 pins at most). */
@@ -773,16 +775,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv vv[48];
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
-    mmv big_first[48];  /* see ctx_init */
-    for (int j = 1; j < x->nvalid; j++) big_first[j] = vv[x->big_first[j]];
-    /* More than 64 secrets are counted in big_first's order with the score of no pegs last: a loser is seldom
-     * dropped on that part. */
+    /* A split's parts are counted in count_order, at first big_first's order with the score of no pegs last (a
+     * loser is seldom dropped on that part); every ADAPT scored guesses the order is sorted again, the counts
+     * on which most losers showed first. */
     mmv count_order[48];
     int order_at[48];  /* valid[]'s index of each count */
     for (int j = 0; j < x->nvalid; j++) {
         order_at[j] = j + 1 < x->nvalid ? x->big_first[j + 1] : 0;
         count_order[j] = vv[order_at[j]];
     }
+    int lost_on[48] = {0}, scanned = 0;  /* how many losers showed on each count, how many guesses were scored */
 #endif
 #ifdef PRUNE
     mmv bytes[16];
@@ -908,6 +910,18 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - is_poss + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
+        if (++scanned % ADAPT == 0) {
+            /* the counts that lost most often first: insertion sort, stable */
+            for (int j = 1; j < x->nvalid; j++) {
+                const int h = lost_on[j], at = order_at[j];
+                const mmv o = count_order[j];
+                int k = j;
+                for (; k > 0 && lost_on[k - 1] < h; k--) {
+                    lost_on[k] = lost_on[k - 1]; order_at[k] = order_at[k - 1]; count_order[k] = count_order[k - 1];
+                }
+                lost_on[k] = h; order_at[k] = at; count_order[k] = o;
+            }
+        }
         if (lanes <= 64) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
@@ -917,20 +931,17 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
-            /* valid[0] is the score 0, which the padding lanes have; Knuth counts it last (below) */
-            const int none = x->strategy >= EXPECTED_SIZE ? COUNT_OF(0) - pad : 0;
-            int largest = none, parts = none > 0, size[48];
-            /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it. */
-            if (x->strategy == KNUTH) {  /* the largest part alone, the part of no pegs (seldom the one) last */
-                for (int v = 1; v < x->nvalid; v++) {
-                    int c = COUNT_EQ(big_first[v]);
+            int largest = 0, parts = 0, size[48];
+            /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it, the
+             * counts taken in count_order (valid[0] is the score 0, which the padding lanes have). */
+            if (x->strategy == KNUTH) {  /* the largest part alone */
+                int j = 0;
+                for (; j < x->nvalid; j++) {
+                    const int c = COUNT_EQ(count_order[j]) - (order_at[j] == 0 ? pad : 0);
                     largest = c > largest ? c : largest;
                     if (largest > limit) break;
                 }
-                if (largest > limit) continue;
-                const int no_pegs = COUNT_OF(0) - pad;
-                largest = no_pegs > largest ? no_pegs : largest;
-                if (largest > limit) continue;
+                if (j < x->nvalid) { lost_on[j]++; continue; }
             } else if (x->strategy == MOST_PARTS) {  /* the number of parts alone: the scores that occur */
                 /* a bit per score (its index in valid[]), one pass over the secrets rather than a count per
                  * score (a count per secret instead was slower for the other strategies: they stop early) */
@@ -942,14 +953,16 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 parts = __builtin_popcountll(occur);
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
-                    q = measure[none];
-                    for (int v = 1; v < x->nvalid; v++) {
-                        q += measure[COUNT_EQ(big_first[v])];
+                    int j = 0;
+                    for (; j < x->nvalid; j++) {
+                        q += measure[COUNT_EQ(count_order[j]) - (order_at[j] == 0 ? pad : 0)];
                         if (q >= q_lost) break;
                     }
-                    if (q >= q_lost) continue;
+                    if (j < x->nvalid) { lost_on[j]++; continue; }
                 }
+                const int none = COUNT_OF(0) - pad;
                 size[0] = none;
+                parts = none > 0;
                 for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
                     int c = COUNT_OF(v);
                     size[parts] = c;
@@ -971,6 +984,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #endif
+#ifdef PRUNE
+        /* Knuth counts the first KNUTH_FIRST scores of count_order in a first scan: a loser mostly shows on one
+         * of them. The secrets it did not count are in the other parts, so where they are no more than its
+         * largest part, that is the split's largest; otherwise a second scan counts the other scores. */
+        for (int from = 0, to = x->strategy == KNUTH && KNUTH_FIRST < x->nvalid ? KNUTH_FIRST : x->nvalid;;) {
+#endif
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
@@ -978,16 +997,33 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
-            for (int j = 0; j < x->nvalid && !lost; j++) {
+            for (int j = from; j < to && !lost; j++) {
                 /* the first 256 set every count (a split that is not dropped there has them all) */
                 const int was = i ? counted[j] : 0;
                 const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
+                lost_on[j] += lost;
             }
 #else
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #endif
         }
+#ifdef PRUNE
+            if (lost || to == x->nvalid) break;
+            int sum = 0, largest = 0;
+            for (int j = 0; j < to; j++) {
+                const int c = counted[j] - (order_at[j] == 0 ? pad : 0);
+                sum += c;
+                largest = c > largest ? c : largest;
+            }
+            if (np - sum <= largest) {  /* the other parts are left empty: they change neither the largest nor
+                                         * the key (the score of no pegs keeps its padding, taken off below) */
+                for (int j = to; j < x->nvalid; j++) counted[j] = order_at[j] == 0 ? pad : 0;
+                break;
+            }
+            from = to; to = x->nvalid;
+        }
+#endif
 #undef SCORE_AT
         if (lost) continue;
 #ifdef PRUNE
