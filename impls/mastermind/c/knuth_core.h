@@ -910,8 +910,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - is_poss + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
-        if (++scanned % ADAPT == 0) {
-            /* the counts that lost most often first: insertion sort, stable */
+        if (x->strategy != MOST_PARTS && ++scanned % ADAPT == 0) {
+            /* the counts that lost most often first: insertion sort, stable (Most Parts loses on no count) */
             for (int j = 1; j < x->nvalid; j++) {
                 const int h = lost_on[j], at = order_at[j];
                 const mmv o = count_order[j];
