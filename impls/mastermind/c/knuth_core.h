@@ -742,6 +742,20 @@ MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
         acc = mmv_add(acc, mmv_load(x->rows + (128 * k + ((sel >> (8 * k)) & 255)) * ROW_BYTES + i));
     return acc;
 }
+
+/* A search's count order (the scores, order_at, and their vectors, count_order) sorted by how many losers showed
+ * on each count, most first; an insertion sort, stable, as the order changes little from one sort to the next. */
+static void sort_by_losses(int *lost_on, int *order_at, mmv *count_order, int n) {
+    for (int j = 1; j < n; j++) {
+        const int h = lost_on[j], at = order_at[j];
+        const mmv o = count_order[j];
+        int k = j;
+        for (; k > 0 && lost_on[k - 1] < h; k--) {
+            lost_on[k] = lost_on[k - 1]; order_at[k] = order_at[k - 1]; count_order[k] = count_order[k - 1];
+        }
+        lost_on[k] = h; order_at[k] = at; count_order[k] = o;
+    }
+}
 #endif
 
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
@@ -910,18 +924,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int64_t limit = x->strategy == KNUTH && best_key >= 0 ? np - (best_key - is_poss + 2) / 2 : np;
         int lost = 0;
 #ifdef PRUNE
-        if (x->strategy != MOST_PARTS && ++scanned % ADAPT == 0) {
-            /* the counts that lost most often first: insertion sort, stable (Most Parts loses on no count) */
-            for (int j = 1; j < x->nvalid; j++) {
-                const int h = lost_on[j], at = order_at[j];
-                const mmv o = count_order[j];
-                int k = j;
-                for (; k > 0 && lost_on[k - 1] < h; k--) {
-                    lost_on[k] = lost_on[k - 1]; order_at[k] = order_at[k - 1]; count_order[k] = count_order[k - 1];
-                }
-                lost_on[k] = h; order_at[k] = at; count_order[k] = o;
-            }
-        }
+        /* Most Parts loses on no count */
+        if (x->strategy != MOST_PARTS && ++scanned % ADAPT == 0)
+            sort_by_losses(lost_on, order_at, count_order, x->nvalid);
         if (lanes <= 64) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
