@@ -790,8 +790,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
     /* A split's parts are counted in count_order, at first big_first's order with the score of no pegs last (a
-     * loser is seldom dropped on that part); every ADAPT scored guesses the order is sorted again, the counts
-     * on which most losers showed first. */
+     * loser is seldom dropped on that part); but for Most Parts, every ADAPT scored guesses the order is sorted
+     * again, the counts on which most losers showed first. */
     mmv count_order[48];
     int order_at[48];  /* valid[]'s index of each count */
     for (int j = 0; j < x->nvalid; j++) {
@@ -1003,7 +1003,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
             for (int j = from; j < to && !lost; j++) {
-                /* the first 256 set every count (a split that is not dropped there has them all) */
+                /* the first 256 set every count of this scan (a split not dropped there has them all) */
                 const int was = i ? counted[j] : 0;
                 const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
                 lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
