@@ -58,6 +58,10 @@ typedef struct {
     uint32_t *color_set;           /* shared: per codeword, the index of its multiset of colors (ctx_init) */
     int *set_code;                 /* shared: per multiset of colors, a codeword holding it */
     uint8_t *set_dead;             /* per thread: per multiset, whether pass 1's guesses with it cannot win */
+    uint32_t *sub_next;            /* shared: per multiset of fewer than `pins` colors and per color, the multiset
+                                    * with that color added (its number among the smaller ones, or its set) */
+    uint8_t *sub_live;             /* per thread: per multiset of fewer than `pins` colors, whether some multiset
+                                    * of `pins` colors holding it is not dead */
     int64_t *set_bound;            /* per thread: one search's bound per multiset of colors (see split_bound) */
     uint32_t *set_tag, set_search; /* per thread: the search each bound was worked out in */
     uint32_t *held_tag;            /* per thread: per multiset, the search whose possible secrets have it */
@@ -116,18 +120,59 @@ static int ctx_alloc(mm_ctx *x) {
     x->held_by = malloc(sizeof(int) * sets);
     x->held_count = malloc(sizeof(int) * sets);
     x->set_dead = malloc(sets);
-    sets_ok = x->set_bound && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead;
+    x->sub_live = malloc(color_sets(x->pins - 1, x->colors + 1));
+    sets_ok = x->set_bound && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead
+              && x->sub_live;
 #else
     x->set_bound = NULL; x->set_tag = x->held_tag = NULL; x->held_at = x->held_by = x->held_count = NULL;
-    x->set_dead = NULL;
+    x->set_dead = NULL; x->sub_live = NULL;
 #endif
     return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && sets_ok ? 0 : -1;
 }
 
+#ifdef PRUNE
+/* The rank of the multiset of the colors c[0..j) (ascending) among those of j colors, in the combinatorial number
+ * system (as ctx_init ranks a codeword's). */
+static size_t multiset_rank(const int *c, int j) {
+    size_t index = 0;
+    for (int i = 1; i <= j; i++) index += choose_of(c[i - 1] + i - 2, i);
+    return index;
+}
+
+/* sub_next for the multisets of 0..pins - 1 colors, numbered by size, then rank: those of j colors start at
+ * color_sets(j - 1, colors + 1), the number of smaller ones. A multiset of pins - 1 colors and one more color
+ * give the rank of a codeword's multiset (color_set). */
+static int plan_sub_sets(mm_ctx *x) {
+    const int pins = x->pins, colors = x->colors;
+    if (!(x->sub_next = malloc(sizeof(uint32_t) * 16 * color_sets(pins - 1, colors + 1)))) return -1;
+    for (int j = 0; j < pins; j++) {
+        int c[8];
+        for (int i = 0; i < j; i++) c[i] = 1;
+        for (;;) {  /* every ascending c[0..j), in turn */
+            const size_t at = (j ? color_sets(j - 1, colors + 1) : 0) + multiset_rank(c, j);
+            const size_t next_base = j + 1 < pins ? color_sets(j, colors + 1) : 0;
+            for (int add = 1; add <= colors; add++) {
+                int d[8], m = 0;
+                for (int i = 0; i < j && c[i] <= add; i++) d[m++] = c[i];
+                d[m++] = add;
+                for (int i = m - 1; i < j; i++) d[m++] = c[i];
+                x->sub_next[16 * at + add] = (uint32_t)(next_base + multiset_rank(d, j + 1));
+            }
+            int i = j - 1;
+            while (i >= 0 && c[i] == colors) i--;
+            if (i < 0) break;
+            c[i]++;
+            for (int k = i + 1; k < j; k++) c[k] = c[i];
+        }
+    }
+    return 0;
+}
+#endif
+
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
-    x->color_set = NULL; x->set_code = NULL;
+    x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
@@ -169,6 +214,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         x->color_set[i] = (uint32_t)index;
         x->set_code[index] = i;
     }
+    if (plan_sub_sets(x)) return -1;
 #endif
     return 0;
 }
@@ -176,11 +222,13 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
 static void ctx_free(mm_ctx *x) {
     free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
     free(x->set_bound); free(x->set_tag); free(x->held_tag); free(x->held_at); free(x->held_by); free(x->held_count);
-    free(x->set_dead);
+    free(x->set_dead); free(x->sub_live);
 }
 
 /* The prototype context also holds what its copies share. */
-static void proto_free(mm_ctx *x) { ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); }
+static void proto_free(mm_ctx *x) {
+    ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next);
+}
 
 /* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
  * order (the symmetries of a node need the guesses themselves). */
@@ -362,6 +410,18 @@ MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
 static void mark_dead_sets(mm_ctx *x, const mm_hope *h) {
     const uint32_t sets = (uint32_t)color_sets(x->pins, x->colors);
     for (uint32_t set = 0; set < sets; set++) x->set_dead[set] = (uint8_t)hopeless_set(x, set, 0, h);
+    /* then whether each smaller multiset has a live one above it, from the largest down */
+    for (int j = x->pins - 1; j >= 0; j--) {
+        const size_t from = j ? color_sets(j - 1, x->colors + 1) : 0, to = color_sets(j, x->colors + 1);
+        for (size_t at = from; at < to; at++) {
+            uint8_t live = 0;
+            for (int c = 1; c <= x->colors; c++) {
+                const uint32_t next = x->sub_next[16 * at + c];
+                live |= j + 1 == x->pins ? !x->set_dead[next] : x->sub_live[next];
+            }
+            x->sub_live[at] = live;
+        }
+    }
 }
 
 #endif
@@ -481,6 +541,7 @@ typedef struct {
     uint64_t run_starts[8];
     uint32_t run_prefix[8][RUN_SECRETS];
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
+    uint32_t sub[8];            /* the multiset of the pins before pin k (its number in sub_next) */
     uint64_t sum[8], held[8];   /* held: how many pins so far have each color, a nibble each */
 } mm_codes;
 
@@ -532,6 +593,7 @@ static void start_codes(mm_codes *g, const mm_ctx *x, const int *poss, int np, i
     }
     plan_runs(g, x, poss, np, pins);
     g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
+    g->sub[0] = 0;  /* the empty multiset */
     g->left[0] = class_colors(g->all, z, f, 0);
 }
 
@@ -583,7 +645,9 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         g->left[k] &= g->left[k] - 1;
         int idx = g->index[k] * x->colors + c - 1, kept_now = g->kept[k] + (at_pin[k] >> c & 1);
         uint64_t sum_now = g->sum[k] + sig->add[k][c][(g->held[k] >> (4 * c)) & 15];
-        const uint32_t prefix_now = g->prefix[k] << 4 | c;
+        const uint32_t prefix_now = g->prefix[k] << 4 | c, sub_now = x->sub_next[16 * g->sub[k] + c];
+        /* every codeword below this prefix has dead colors (mark_dead_sets): the whole subtree is skipped */
+        if (!x->sub_live[sub_now]) continue;
         /* A symmetry that permutes the first k + 1 pins among themselves maps this prefix to one below it: then
          * every codeword here has a lower image (lowest_of_orbit's test, for the whole subtree at once). */
         if (g->any_closed >> (k + 1) & 1 && below_by_symmetry(g, prefix_now, k + 1)) continue;
@@ -607,12 +671,12 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
                 out[count] = code;
                 /* one whose colors cannot beat the best so far is left out (as a guess splitting the secrets
                  * as it does, if its prefix's twin is skipped, cannot beat it either) */
-                count += !x->set_dead[x->color_set[code]];
+                count += !x->set_dead[x->sub_next[16 * sub_now + d]];
             }
             continue;
         }
         g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
-        g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now;
+        g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now;
         g->left[++k] = class_colors(all, z, f, used_now);
     }
     g->k = k;
