@@ -141,5 +141,6 @@ def test_report_html_in_chromium_has_no_errors_no_requests_no_overflow_and_names
     frame = pd.read_csv(b / "results.csv")
     passed = frame[(frame.status == "PASS") & (frame.kernel != "swarbench.overhead")]
     for kernel, group in passed.groupby("kernel"):
-        assert shown[kernel] == group.sort_values("ns_per_op_median").implementation.iloc[0], (kernel, shown)
+        fastest = group.sort_values(["ns_per_op_median", "implementation"]).implementation.iloc[0]
+        assert shown[kernel] == fastest, (kernel, shown)
     assert chromium.evaluate("document.querySelectorAll('svg.chart').length") >= 2

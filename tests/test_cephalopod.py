@@ -264,7 +264,11 @@ def test_reserved_buffers_spare_a_solve_the_page_faults_fresh_ones_pay():
         batch = IMPLS[name].prepare(workload)
         batch()
         faults[name] = KERNEL.summarize(batch())["page_faults"]
-    assert faults["c-fast-fresh"] > 1000 and faults["c-fast"] < 100 and faults["c-fast-cores"] < 100, faults
+    # where every anonymous mapping gets huge pages, fresh buffers fault once per 2 MiB, not per 4 KiB page
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    huge = thp.exists() and "[always]" in thp.read_text()
+    assert faults["c-fast-fresh"] > (10 if huge else 1000), faults
+    assert faults["c-fast"] < 100 and faults["c-fast-cores"] < 100, faults
     assert faults["c-fast-split"] < 100 and faults["c-fast-split-deal"] < 100 and faults["c-fast-kept"] < 100, faults
 
 

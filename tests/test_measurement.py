@@ -13,6 +13,7 @@ import pytest
 
 from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
 from swarbench import engine, results
+from swarbench.bench.timing import REPREPARE_BELOW_S
 
 MISBEHAVING = """
     import ctypes, time
@@ -222,7 +223,10 @@ def test_counters_count_a_batch_or_say_why_not():
     def work():
         return sum(range(200_000))
 
-    counts, calls = counters.count(work, 0.004, counters.software_clock_events())
+    try:
+        counts, calls = counters.count(work, 0.004, counters.software_clock_events())
+    except counters.CounterError as e:  # perf_event_paranoid 3 or a container's seccomp shuts the call off
+        pytest.skip(f"perf_event_open refused: {e}")
     assert calls == 5  # about 20 ms of calls
     per_op = counters.per_op(counts, calls, 200_000)
     assert 0.05 < per_op["hw_task_clock_ns_per_op"] < 500  # ns of CPU per loop step, of the right order
@@ -650,10 +654,14 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
     again = [r["case"].split(":")[1] for r in records if r.get("phase") == "preparing again (fresh inputs)"]
-    assert sorted(again) == ["c-swar"] * 3 + ["rightthenwrong"] * 3  # passes 2 to 4
+    # passes 2 to 4, each while the preparation before took under REPREPARE_BELOW_S (a stall of this shared
+    # machine can make one take longer, and the passes left then keep that batch)
+    assert set(again) == {"c-swar", "rightthenwrong"} and again.count("rightthenwrong") <= 3
     # what preparing again costs is kept, apart from the first preparation
     (line,) = [r for r in records if r.get("event") == "result" and r["implementation"] == "c-swar"]
-    assert len(line["reprepare_s"]) == 3 and all(0 < s < 1 for s in line["reprepare_s"])
+    costs = line["reprepare_s"]
+    assert len(costs) == again.count("c-swar") and all(0 < s < 1 for s in costs)
+    assert all(s < REPREPARE_BELOW_S for s in costs[:-1]) and (len(costs) == 3 or costs[-1] >= REPREPARE_BELOW_S)
     assert frame.loc["c-swar", "reprepare_s"] == pytest.approx(sorted(line["reprepare_s"])[1])
 
 

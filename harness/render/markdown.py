@@ -29,12 +29,17 @@ def _bullet(text: str) -> list[str]:
     return textwrap.wrap(text, 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
 
 
+def _paragraph(text: str) -> list[str]:
+    # a machine's name and SIMD flags can run long; markdown joins the lines back into one paragraph
+    return textwrap.wrap(text, 120, break_on_hyphens=False, break_long_words=False)
+
+
 def render(view: RunView) -> str:
     s = summarize(view)
     h = s.header
-    out = [f"# {h['title']}", "",
-           " · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
-                                  f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p)]
+    out = [f"# {h['title']}", ""]
+    out += _paragraph(" · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
+                                             f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p))
     if h["command"]:
         # a long command line is continued with backslashes, as a shell reads it back
         parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
@@ -65,7 +70,8 @@ def render(view: RunView) -> str:
             out.append("")
         out += [x for note in section.notes for x in _bullet(note)]
     m = view.machine
-    out += ["", "## Machine", "",
-            f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; {m.get('python', '')}; "
-            f"{m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; commit {m.get('git_commit') or '-'}"]
+    out += ["", "## Machine", ""]
+    out += _paragraph(f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; "
+                      f"{m.get('python', '')}; {m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; "
+                      f"commit {m.get('git_commit') or '-'}")
     return "\n".join(out) + "\n"
