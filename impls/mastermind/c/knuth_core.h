@@ -854,8 +854,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int v = 0; v < x->nvalid; v++) vv[v] = mmv_set1(x->valid[v]);
 #ifdef PRUNE
     /* A split's parts are counted in count_order, at first big_first's order with the score of no pegs last (a
-     * loser is seldom dropped on that part); but for Most Parts, every ADAPT scored guesses the order is sorted
-     * again, the counts on which most losers showed first. */
+     * loser is seldom dropped on that part); then, for every strategy but Most Parts, it is sorted again every
+     * ADAPT scored guesses, the counts on which most losers showed first. */
     mmv count_order[48];
     int order_at[48];  /* valid[]'s index of each count */
     for (int j = 0; j < x->nvalid; j++) {
