@@ -132,7 +132,7 @@ static int ctx_alloc(mm_ctx *x) {
 
 #ifdef PRUNE
 /* The rank of the multiset of the colors c[0..j) (ascending) among those of j colors, in the combinatorial number
- * system (as ctx_init ranks a codeword's). */
+ * system: c_1 <= ... <= c_j made strictly increasing as c_i + i - 2, the rank is the sum of C(c_i + i - 2, i). */
 static size_t multiset_rank(const int *c, int j) {
     size_t index = 0;
     for (int i = 1; i <= j; i++) index += choose_of(c[i - 1] + i - 2, i);
@@ -202,15 +202,15 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         }
         x->pin_rows[i] = sel;
     }
-    /* A codeword's multiset of colors, ranked in the combinatorial number system: its colors ascending,
-     * c_1 <= ... <= c_p, made strictly increasing as c_j + j - 2, index sum of C(c_j + j - 2, j). */
+    /* A codeword's multiset of colors, ranked (multiset_rank) from its colors in ascending order. */
 #ifdef PRUNE
     if (!(x->color_set = malloc(sizeof(uint32_t) * n))) return -1;
     if (!(x->set_code = malloc(sizeof(int) * color_sets(pins, colors)))) return -1;
     for (int i = n - 1; i >= 0; i--) {
-        size_t index = 0;
-        for (int c = 1, j = 1; c <= colors; c++)
-            for (int k = 0; k < counts[16 * i + c]; k++, j++) index += choose_of(c + j - 2, j);
+        int ascending[8], j = 0;
+        for (int c = 1; c <= colors; c++)
+            for (int k = 0; k < counts[16 * i + c]; k++) ascending[j++] = c;
+        const size_t index = multiset_rank(ascending, j);
         x->color_set[i] = (uint32_t)index;
         x->set_code[index] = i;
     }
