@@ -919,7 +919,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int pass = 0; pass < 2; pass++) {
         /* Pass 1 keeps pass 0's best: the possible secrets are not scored again, and their keys are odd, so no
          * other guess ties one of them. */
-        int64_t marked = best_key;  /* the best key that set_dead was marked for */
+        int64_t marked = best_key, marked_q = q_lost;  /* the best key (and q_lost) set_dead was marked for */
         int made = 0;
         if (pass == 1) {
             hope.best_key = best_key; hope.q_lost = q_lost;
@@ -930,8 +930,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (;;) {  /* pass 1: a chunk of candidates at a time */
         int count = np;
         if (pass == 1) {
-            if (best_key != marked) {
-                hope.best_key = marked = best_key; hope.q_lost = q_lost;
+            if (best_key != marked || q_lost != marked_q) {
+                hope.best_key = marked = best_key; hope.q_lost = marked_q = q_lost;
                 mark_dead_sets(x, &hope);
             }
             if (!(count = class_lowest_codes(x, pins, &codes, x->cands, x->sigs, room))) break;
@@ -958,8 +958,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         if (x->played[g]) continue;
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
-        hope.best_key = best_key; hope.q_lost = q_lost;
-        if (hopeless(x, g, is_poss, &hope)) continue;
+        /* pass 1's generator made no guess with dead colors: they need testing again only for a better best */
+        if (pass == 0 || best_key != marked || q_lost != marked_q) {
+            hope.best_key = best_key; hope.q_lost = q_lost;
+            if (hopeless(x, g, is_poss, &hope)) continue;
+        }
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
         if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
