@@ -955,7 +955,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         const int g = t, is_poss = x->inposs[g];
 #endif
         if ((t & 255) == 0 && stopped(x)) { best = -1; goto done; }
+#ifndef PRUNE  /* pass 0's guesses are possible secrets, never played; a played guess in pass 1 puts every possible
+                 secret in one part, the worst split, and loses to pass 0's best with no test */
         if (x->played[g]) continue;
+#endif
 #ifdef PRUNE
         if (pass == 0 && !lowest_of_class(x->codes[g], pins, z, f)) continue;
         /* pass 1's generator made no guess with dead colors: they need testing again only for a better best */
