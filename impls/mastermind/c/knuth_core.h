@@ -42,7 +42,7 @@ typedef struct {
     int pins, colors, n, strategy;
     const uint32_t *codes;         /* n codewords, ascending */
     const uint8_t *counts;         /* n x 16 color counts */
-    uint8_t *played, *inposs;      /* n flags each, one pair per thread */
+    uint8_t *played, *inposs;      /* n flags each, one pair per thread (played only without PRUNE) */
     int *cands;                    /* per thread: n slots for the candidates of one search */
     uint64_t *sigs;                /* per thread: their signatures (see class_lowest_codes) */
     uint64_t *seen;                /* per thread: the guess signatures of one search, tagged (see seen_before) */
@@ -99,7 +99,12 @@ static size_t color_sets(int pins, int colors) { return choose_of(colors + pins 
 
 /* One thread's own buffers (a copied context gets new ones). */
 static int ctx_alloc(mm_ctx *x) {
-    x->played = calloc(x->n, 1);
+    int played_ok = 1;
+#ifdef PRUNE  /* the cut builds never test a guess for having been played (see choose_p) */
+    x->played = NULL;
+#else
+    played_ok = (x->played = calloc(x->n, 1)) != NULL;
+#endif
     x->inposs = calloc(x->n, 1);
     x->seen = calloc(SEEN_SLOTS, sizeof(uint64_t));
     x->prefixes = calloc(PREFIX_SLOTS, sizeof(uint64_t));
@@ -127,7 +132,7 @@ static int ctx_alloc(mm_ctx *x) {
     x->set_bound = NULL; x->set_tag = x->held_tag = NULL; x->held_at = x->held_by = x->held_count = NULL;
     x->set_dead = NULL; x->sub_live = NULL;
 #endif
-    return x->played && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && sets_ok ? 0 : -1;
+    return played_ok && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && sets_ok ? 0 : -1;
 }
 
 #ifdef PRUNE
@@ -230,10 +235,20 @@ static void proto_free(mm_ctx *x) {
     ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next);
 }
 
-/* Guesses are played and taken back last first: the flags say whether a codeword was played, the path in what
- * order (the symmetries of a node need the guesses themselves). */
-MM_INLINE void play(mm_ctx *x, int g) { x->played[g] = 1; x->path[x->npath++] = g; }
-MM_INLINE void unplay(mm_ctx *x) { x->played[x->path[--x->npath]] = 0; }
+/* Guesses are played and taken back last first: the path says in what order (the symmetries of a node need the
+ * guesses themselves), and builds without PRUNE keep a flag per codeword as well. */
+MM_INLINE void play(mm_ctx *x, int g) {
+#ifndef PRUNE
+    x->played[g] = 1;
+#endif
+    x->path[x->npath++] = g;
+}
+MM_INLINE void unplay(mm_ctx *x) {
+#ifndef PRUNE
+    x->played[x->path[x->npath - 1]] = 0;
+#endif
+    x->npath--;
+}
 
 MM_INLINE int stopped(const mm_ctx *x) { return __atomic_load_n(&x->status[1], __ATOMIC_RELAXED) != 0; }
 
