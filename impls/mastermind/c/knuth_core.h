@@ -855,7 +855,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     const int stride = (np + 63) & ~63;
     /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
-    uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
+    uint8_t *sp = aligned_alloc(64, (size_t)stride * (24 + KNUTH_PINS));
     if (!sp) { free(terms); FREE_MEASURE; for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
@@ -883,6 +883,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
     int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
+    /* Guesses scored one after another mostly share their first pins (the generator goes depth first). So for a
+     * search of more than 64 secrets, each secret's score from the first k pins of the latest guess is kept at
+     * part + k * stride (k = 1 .. pins - 1), for the secrets before part_filled[k], while later guesses have the
+     * same first k pins (part_of[k]): a guess adds only the pins where it differs from the guess before. */
+    uint8_t *part = sp + (size_t)stride * 24;
+    uint32_t part_of[8];
+    int part_filled[8] = {0};
+    for (int k = 0; k < 8; k++) part_of[k] = 0xFFFFFFFFu;  /* no prefix: codes are below 2^32 - 1 */
 #endif
 #endif
 #ifdef PRUNE
@@ -995,7 +1003,6 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         } else {
 #ifdef PRUNE
         uint8_t color[8], before[8];
-#define SCORE_AT(i) mmv_score_pins(sp, scn, stride, i, color, before, bytes, pins)
 #else
         mmv vp[8], vc[16];
         int used[16], nu = 0;
@@ -1069,6 +1076,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             color[k] = row >> 3;
             before[k] = row & 7;
         }
+        for (int k = 1; k < pins; k++) {  /* the prefixes this guess does not share with the one before */
+            const uint32_t of = x->codes[g] >> (4 * (pins - k));
+            if (of != part_of[k]) { part_of[k] = of; part_filled[k] = 0; }
+        }
         int64_t so_far = 0;  /* the measure of the counts so far */
         int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
 #else
@@ -1083,7 +1094,25 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
             const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
+#ifdef PRUNE
+/* what pin k of the guess adds to the score of the MMV_BYTES secrets from secret i on */
+#define PIN_AT(k, i) mmv_score_pins(sp + (k) * stride, scn, stride, i, color + (k), before + (k), bytes, 1)
+            int k = 1;
+            while (k < pins && part_filled[k] > i) k++;
+            for (; k < pins; k++) {  /* the kept scores from here on are this guess's prefixes' */
+                uint8_t *to = part + (size_t)k * stride + i;
+                for (int j = 0; j < m * MMV_BYTES; j += MMV_BYTES)
+                    mmv_store(to + j, k == 1 ? PIN_AT(0, i + j)
+                                             : mmv_add(mmv_load(to - stride + j), PIN_AT(k - 1, i + j)));
+                part_filled[k] = i + 256;
+            }
+            for (int j = 0; j < m; j++)
+                sc[j] = mmv_add(mmv_load(part + (size_t)(pins - 1) * stride + i + j * MMV_BYTES),
+                                PIN_AT(pins - 1, i + j * MMV_BYTES));
+#undef PIN_AT
+#else
             for (int j = 0; j < m; j++) sc[j] = SCORE_AT(i + j * MMV_BYTES);
+#endif
 #ifdef PRUNE
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
