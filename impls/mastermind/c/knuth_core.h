@@ -313,14 +313,17 @@ MM_INLINE int64_t rank_of(const mm_ctx *x, const int *cnt, int np, const void *t
 
 #ifdef PRUNE
 /* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
- * float keys do wherever two splits are far apart (see worse_from): s*s, and s ln s in units of 2^-20. */
+ * float keys do wherever two splits are far apart (see worse_from): s*s - s, and s ln s in units of 2^-20. Both
+ * are 0 for a part of one, so the measure so far of a split still being counted is a bound that shows a loser
+ * early. (With s*s, each secret not yet counted would add at least 1 more, and the bound would reach a loser's
+ * measure only near the end of its count.) The parts' sizes sum to np, so s*s - s orders splits as s*s does. */
 static int64_t *make_measure(int strategy, int np) {
     if (strategy < EXPECTED_SIZE) return NULL;
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
     if (!m) return NULL;
     m[0] = 0;
-    if (strategy == EXPECTED_SIZE)  /* (s-1)^2 + 2s - 1: a loop the compiler has no reason to vectorise */
-        for (int s = 1; s <= np; s++) m[s] = m[s - 1] + 2 * s - 1;
+    if (strategy == EXPECTED_SIZE)  /* a loop the compiler has no reason to vectorise */
+        for (int s = 1; s <= np; s++) m[s] = m[s - 1] + 2 * (s - 1);
     else
         for (int s = 1; s <= np; s++) m[s] = llround(s * log(s) * 1048576.0);
     return m;
@@ -330,10 +333,10 @@ static int64_t *make_measure(int strategy, int np) {
  * rounding, or INT64_MAX: from there on a split's float key cannot win and is not computed, and since a split's
  * measure only grows as its parts are counted, the count stops there. A split has k <= 44 parts; u = 2^-24 (float
  * rounding).
- * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; by the bound
- * for recursive summation |F - q/np| <= 45u/(1 - 45u) q/np < 2^-17 q/np. So when (q - best_q) 2^17 > q + best_q
- * + np, F - F_best > (q - best_q)/np - 2^-17 (q + best_q)/np > 2^-17 > 7e-6: its key is at least 7 below the
- * best's (the double product's rounding is below 1e-3 for np < 2^20).
+ * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; with Q = q + np
+ * the sum of s*s, by the bound for recursive summation |F - Q/np| <= 45u/(1 - 45u) Q/np < 2^-17 Q/np. So when
+ * (Q - B) 2^17 > Q + B + np (B = best_q + np), F - F_best > (Q - B)/np - 2^-17 (Q + B)/np > 2^-17 > 7e-6: its key
+ * is at least 7 below the best's (the double product's rounding is below 1e-3 for np < 2^20).
  * Entropy: the key is round(1e9 H), H the float sum of -p ln p over float p = s/np. Each partial sum is rounded
  * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5;
  * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
@@ -341,8 +344,8 @@ static int64_t *make_measure(int strategy, int np) {
  * lower, H more than 3.9e-5 lower and the key lower by thousands. */
 MM_INLINE int64_t worse_from(int strategy, int64_t best_q, int np) {
     if (best_q == INT64_MAX || np >= (1 << 20)) return INT64_MAX;
-    /* (q - best_q) 2^17 > q + best_q + np, that is q (2^17 - 1) > best_q (2^17 + 1) + np */
-    if (strategy == EXPECTED_SIZE) return (best_q * ((1 << 17) + 1) + np) / ((1 << 17) - 1) + 1;
+    /* (Q - B) 2^17 > Q + B + np, that is Q (2^17 - 1) > B (2^17 + 1) + np */
+    if (strategy == EXPECTED_SIZE) return ((best_q + np) * ((1 << 17) + 1) + np) / ((1 << 17) - 1) + 1 - np;
     return best_q + 65 + 64 * (int64_t)np;  /* q - best_q > 64 + 64 np */
 }
 
