@@ -322,7 +322,7 @@ static int64_t *make_measure(int strategy, int np) {
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
     if (!m) return NULL;
     m[0] = 0;
-    if (strategy == EXPECTED_SIZE)  /* a loop the compiler has no reason to vectorise */
+    if (strategy == EXPECTED_SIZE)  /* each from the one before: s*s - s = (s-1)^2 - (s-1) + 2(s-1) */
         for (int s = 1; s <= np; s++) m[s] = m[s - 1] + 2 * (s - 1);
     else
         for (int s = 1; s <= np; s++) m[s] = llround(s * log(s) * 1048576.0);
@@ -858,7 +858,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     const int stride = (np + 63) & ~63;
     /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
-    uint8_t *sp = aligned_alloc(64, (size_t)stride * (24 + KNUTH_PINS));
+#ifdef PRUNE
+    const int kept_rows = KNUTH_PINS;  /* the prefixes' scores (see part below) */
+#else
+    const int kept_rows = 0;
+#endif
+    uint8_t *sp = aligned_alloc(64, (size_t)stride * (24 + kept_rows));
     if (!sp) { free(terms); FREE_MEASURE; for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0; return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
