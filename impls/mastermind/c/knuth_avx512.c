@@ -3,7 +3,6 @@
  * interchangeable colors tried, and the possible secrets tried first (see knuth_core.h). */
 #define ROW_BATCH 1
 #define PRUNE 1
-#define SMALL_NP 12
 #define FILTER_SCORE(x, gi, si) score_sse2((x)->codes[si], (x)->counts + 16 * (si), (x)->codes[gi], \
                                            (x)->counts + 16 * (gi), pins)
 #include "knuth_core.h"

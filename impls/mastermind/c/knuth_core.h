@@ -52,6 +52,7 @@ typedef struct {
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order (their flags are in played) */
     int valid[48], nvalid, win;    /* the score bytes that can occur, ascending */
     uint8_t valid_at[256];         /* each score byte's index in valid[] */
+    uint64_t with_pegs[9];         /* per number of pegs in all, its scores (bits by valid[] index) */
     int big_first[48];             /* valid[]'s indices 1.. in the order a split's parts are counted (ctx_init) */
     uint64_t *pin_rows;            /* shared: per codeword, its pins' rows of the pin table, a byte each (ctx_init) */
     uint8_t *rows;                 /* per thread: one search's score of each pin choice (see fill_rows) */
@@ -63,6 +64,7 @@ typedef struct {
     uint8_t *sub_live;             /* per thread: per multiset of fewer than `pins` colors, whether some multiset
                                     * of `pins` colors holding it is not dead */
     int64_t *set_bound;            /* per thread: one search's bound per multiset of colors (see split_bound) */
+    uint64_t *set_held;            /* per thread: with it, the scores (bits by valid[] index) some secret can get */
     uint32_t *set_tag, set_search; /* per thread: the search each bound was worked out in */
     uint32_t *held_tag;            /* per thread: per multiset, the search whose possible secrets have it */
     int *held_at, *held_by, *held_count, nheld; /* per thread: the possible secrets' multisets, one secret each */
@@ -71,9 +73,6 @@ typedef struct {
 
 #ifndef FILTER_SCORE
 #define FILTER_SCORE PAIR_SCORE
-#endif
-#ifndef SMALL_NP
-#define SMALL_NP 0 /* at most this many possible secrets are scored one by one even in batch variants */
 #endif
 #define SEEN_SLOTS (1 << 16)
 #define AHEAD 16
@@ -118,6 +117,7 @@ static int ctx_alloc(mm_ctx *x) {
 #ifdef PRUNE  /* the multiset bound's buffers (see split_bound); builds without PRUNE never use them */
     const size_t sets = color_sets(x->pins, x->colors);
     x->set_bound = malloc(sizeof(int64_t) * sets);
+    x->set_held = malloc(sizeof(uint64_t) * sets);
     x->set_tag = calloc(sets, sizeof(uint32_t));
     x->set_search = 0;
     x->held_tag = calloc(sets, sizeof(uint32_t));
@@ -126,11 +126,11 @@ static int ctx_alloc(mm_ctx *x) {
     x->held_count = malloc(sizeof(int) * sets);
     x->set_dead = malloc(sets);
     x->sub_live = malloc(color_sets(x->pins - 1, x->colors + 1));
-    sets_ok = x->set_bound && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count && x->set_dead
-              && x->sub_live;
+    sets_ok = x->set_bound && x->set_held && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count
+              && x->set_dead && x->sub_live;
 #else
-    x->set_bound = NULL; x->set_tag = x->held_tag = NULL; x->held_at = x->held_by = x->held_count = NULL;
-    x->set_dead = NULL; x->sub_live = NULL;
+    x->set_bound = NULL; x->set_held = NULL; x->set_tag = x->held_tag = NULL;
+    x->held_at = x->held_by = x->held_count = NULL; x->set_dead = NULL; x->sub_live = NULL;
 #endif
     return played_ok && x->inposs && x->seen && x->prefixes && x->cands && x->sigs && x->rows && sets_ok ? 0 : -1;
 }
@@ -180,10 +180,12 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
     x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
+    memset(x->with_pegs, 0, sizeof x->with_pegs);
     for (int b = 0; b <= pins; b++)
         for (int w = 0; b + w <= pins; w++)
             if (!(b == pins - 1 && w == 1)) {
                 x->valid_at[(b << 4) | w] = (uint8_t)x->nvalid;
+                x->with_pegs[b + w] |= 1ull << x->nvalid;
                 x->valid[x->nvalid++] = (b << 4) | w;
             }
     x->win = pins << 4;
@@ -226,8 +228,8 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
 
 static void ctx_free(mm_ctx *x) {
     free(x->played); free(x->inposs); free(x->seen); free(x->cands); free(x->sigs); free(x->prefixes); free(x->rows);
-    free(x->set_bound); free(x->set_tag); free(x->held_tag); free(x->held_at); free(x->held_by); free(x->held_count);
-    free(x->set_dead); free(x->sub_live);
+    free(x->set_bound); free(x->set_held); free(x->set_tag); free(x->held_tag); free(x->held_at); free(x->held_by);
+    free(x->held_count); free(x->set_dead); free(x->sub_live);
 }
 
 /* The prototype context also holds what its copies share. */
@@ -371,7 +373,7 @@ static void hold_sets(mm_ctx *x, const int *poss, int np) {
  * Parts: at most min(n_t, scores[t]) parts for each t; Expected Size and Entropy: the measure is at least that of
  * every group split evenly (both terms are convex), less, for Entropy, 64 for the rounding of the table's terms
  * (half a unit per part, under 45 parts, on either side). */
-static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const int *scores) {
+static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const int *scores, uint64_t *held) {
     int with[9] = {0};
     const uint8_t *gc = x->counts + 16 * g;
 #ifdef __SSE2__
@@ -389,6 +391,8 @@ static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const
 #endif
         with[t] += x->held_count[h];
     }
+    *held = 0;
+    for (int t = 0; t <= x->pins; t++) *held |= with[t] ? x->with_pegs[t] : 0;
     int64_t bound = 0;
     for (int t = 0; t <= x->pins; t++) {
         const int n = with[t], k = scores[t];
@@ -414,7 +418,7 @@ MM_INLINE int bound_loses(const mm_ctx *x, int64_t bound, int is_poss, const mm_
 MM_INLINE int hopeless_set(mm_ctx *x, uint32_t set, int is_poss, const mm_hope *h) {
     if (x->set_tag[set] != x->set_search) {
         x->set_tag[set] = x->set_search;
-        x->set_bound[set] = split_bound(x, x->set_code[set], h->measure, h->scores);
+        x->set_bound[set] = split_bound(x, x->set_code[set], h->measure, h->scores, x->set_held + set);
     }
     return bound_loses(x, x->set_bound[set], is_poss, h);
 }
@@ -554,6 +558,8 @@ typedef struct {
      * length j: runs of secrets with one multiset of colors and the same pins from pin j on, as their first j
      * pins; a run starts at each bit of run_starts[j]. */
     const mm_hope *hope;
+    int rows_first;             /* sigs[] gets each codeword's pin_rows, not its signature (see choose_p) */
+    uint64_t sel[8];            /* the pin_rows bytes of the pins before pin k */
     unsigned run_lengths;       /* the prefix lengths j that have a run */
     int in_runs[8];
     uint64_t run_starts[8];
@@ -612,7 +618,21 @@ static void start_codes(mm_codes *g, const mm_ctx *x, const int *poss, int np, i
     plan_runs(g, x, poss, np, pins);
     g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
     g->sub[0] = 0;  /* the empty multiset */
+    g->sel[0] = 0;
     g->left[0] = class_colors(g->all, z, f, 0);
+}
+
+/* The colors d that pin `length` cannot take after the first `length` pins of prefix: swapping d with an earlier
+ * pin's color c > d, where no possible secret holds either color on either pin, gives a lower codeword scoring
+ * every possible secret alike (no black peg moves, and the colors are the same). */
+MM_INLINE unsigned swap_lower(const unsigned *at_pin, uint32_t prefix, int length) {
+    const unsigned here = at_pin[length];
+    unsigned lower = 0;
+    for (int i = 0; i < length; i++) {
+        const unsigned c = (prefix >> (4 * (length - 1 - i))) & 15;
+        if (!((at_pin[i] | here) >> c & 1)) lower |= ((1u << c) - 1) & ~at_pin[i];
+    }
+    return lower & ~here;
 }
 
 MM_INLINE int below_by_symmetry(const mm_codes *g, uint32_t prefix, int length) {
@@ -664,6 +684,7 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         int idx = g->index[k] * x->colors + c - 1, kept_now = g->kept[k] + (at_pin[k] >> c & 1);
         uint64_t sum_now = g->sum[k] + sig->add[k][c][(g->held[k] >> (4 * c)) & 15];
         const uint32_t prefix_now = g->prefix[k] << 4 | c, sub_now = x->sub_next[16 * g->sub[k] + c];
+        const uint64_t sel_now = g->sel[k] | (8 * c + ((g->held[k] >> (4 * c)) & 15)) << (8 * k);
         /* every codeword below this prefix has dead colors (mark_dead_sets): the whole subtree is skipped */
         if (!x->sub_live[sub_now]) continue;
         /* A symmetry that permutes the first k + 1 pins among themselves maps this prefix to one below it: then
@@ -681,11 +702,15 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         const uint64_t held_now = g->held[k] + (1ull << (4 * c));
         if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
             const int last = k + 1;
-            for (unsigned m = class_colors(all, z, f, used_now); m; m &= m - 1) {
+            const unsigned colors_here = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, last);
+            for (unsigned m = colors_here; m; m &= m - 1) {
                 const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
                 const int code = idx * x->colors + d - 1;
-                sigs[count] = kept_code == pins || !sig->fits ? 0
-                              : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
+                if (g->rows_first)
+                    sigs[count] = sel_now | (8 * d + ((held_now >> (4 * d)) & 15)) << (8 * last);
+                else
+                    sigs[count] = kept_code == pins || !sig->fits ? 0
+                                  : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
                 out[count] = code;
                 /* one whose colors cannot beat the best so far is left out (as a guess splitting the secrets
                  * as it does, if its prefix's twin is skipped, cannot beat it either) */
@@ -694,8 +719,9 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
             continue;
         }
         g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
-        g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now;
-        g->left[++k] = class_colors(all, z, f, used_now);
+        g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now; g->sel[k + 1] = sel_now;
+        g->left[k + 1] = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, k + 1);
+        k++;
     }
     g->k = k;
     return count;
@@ -891,6 +917,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
     int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
+    uint64_t rows_head = ~0ull;  /* the first pins' row bytes whose sum is head_sc (no row byte is 255) */
+    mmv head_sc = mmv_set1(0), head_sc2 = head_sc;
     /* Guesses scored one after another mostly share their first pins (the generator goes depth first). So for a
      * search of more than 64 secrets, each secret's score from the first k pins of the latest guess is kept at
      * part + k * stride (k = 1 .. pins - 1), for the secrets before part_filled[k], while later guesses have the
@@ -945,6 +973,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         x->prefix_search = 1;
     }
     unsigned mask = 255;
+    /* A search of 64 secrets at most probes no table of signatures: scoring by rows drops a loser sooner than a
+     * probe would, and a guess splitting the secrets as one scored before it cannot beat the best, as its key is
+     * that guess's. Its generator hands over the pin_rows bytes instead of the signatures. Most Parts, which
+     * drops no loser early, keeps the table. */
+    const int rows_first = lanes <= 64 && x->strategy != MOST_PARTS;
     mm_codes codes;
     const int room = x->n < CHUNK ? x->n : CHUNK;
     for (int pass = 0; pass < 2; pass++) {
@@ -957,6 +990,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             mark_dead_sets(x, &hope);
             start_codes(&codes, x, poss, np, pins, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms,
                         &hope);
+            codes.rows_first = rows_first;
         }
     for (;;) {  /* pass 1: a chunk of candidates at a time */
         int count = np;
@@ -978,9 +1012,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     for (int t = 0; t < count; t++) {
 #ifdef PRUNE
         const int g = pass == 0 ? poss[t] : x->cands[t];
-        const int is_poss = pass == 0;  /* pass 1 skips the possible secrets: no load of inposs[g] per candidate */
+        /* pass 1 skips the possible secrets, or scores them as not possible (see rows_first): no load of
+         * inposs[g] per candidate */
+        const int is_poss = pass == 0;
         /* the slot of the candidate AHEAD places on is fetched now: a probe is a cache miss */
-        if (pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
+        if (!rows_first && pass == 1 && t + AHEAD < count && x->sigs[t + AHEAD])
             __builtin_prefetch(x->seen + (seen_slot(x->sigs[t + AHEAD]) & mask), 1);
 #else
         const int g = t, is_poss = x->inposs[g];
@@ -998,17 +1034,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (hopeless(x, g, is_poss, &hope)) continue;
         }
         if (nsyms && !lowest_of_orbit(x->codes[g], pins, syms, nsyms, z, f)) continue;
-        if (pass == 1 && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
+        /* (a possible secret met again scores below its pass 0 key: see rows_first) */
+        if (pass == 1 && !rows_first && (seen_before(x, x->sigs[t], mask) || x->inposs[g])) continue;
 #endif
         int64_t key;
 #ifdef PRUNE
         int64_t q = 0;  /* Expected Size, Entropy: the split's measure */
 #endif
 #ifdef ROW_BATCH
-        if (SMALL_NP && np <= SMALL_NP) {
-            for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
-            for (int i = 0; i < np; i++) cnt[FILTER_SCORE(x, g, poss[i])]++;
-        } else {
 #ifdef PRUNE
         uint8_t color[8], before[8];
 #else
@@ -1031,18 +1064,31 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
-            if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes); rows_filled = 1; }
-            const uint64_t sel = x->pin_rows[g];
-            mmv sc = score_by_rows(x, sel, 0, pins), sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins) : sc;
+            if (!rows_filled) {
+                fill_rows(x, sp, scn, stride, lanes, pins, bytes);
+                /* the padding lanes of the first pin's rows score 0xFF, which no score is: no count takes them */
+                for (int r = 0; r < 128; r++) memset(x->rows + r * ROW_BYTES + np, 0xFF, lanes - np);
+                rows_filled = 1;
+            }
+            const uint64_t sel = pass == 1 && rows_first ? x->sigs[t] : x->pin_rows[g];
+            const uint64_t head = sel & ((1ull << (8 * (pins - 1))) - 1);
+            if (head != rows_head) {  /* the generator's last pin varies fastest: the others' sum is kept */
+                rows_head = head;
+                head_sc = score_by_rows(x, sel, 0, pins - 1);
+                head_sc2 = two ? score_by_rows(x, sel, MMV_BYTES, pins - 1) : head_sc;
+            }
+            const uint8_t *last_row = x->rows + (128 * (pins - 1) + ((sel >> (8 * (pins - 1))) & 255)) * ROW_BYTES;
+            mmv sc = mmv_add(head_sc, mmv_load(last_row)),
+                sc2 = two ? mmv_add(head_sc2, mmv_load(last_row + MMV_BYTES)) : sc;
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
 #define COUNT_OF(v) COUNT_EQ(vv[v])
             int largest = 0, parts = 0, size[48];
             /* A split that cannot win is dropped as soon as one part (Knuth) or the measure so far shows it, the
-             * counts taken in count_order (valid[0] is the score 0, which the padding lanes have). */
+             * counts taken in count_order. */
             if (x->strategy == KNUTH) {  /* the largest part alone */
                 int j = 0;
                 for (; j < x->nvalid; j++) {
-                    const int c = COUNT_EQ(count_order[j]) - (order_at[j] == 0 ? pad : 0);
+                    const int c = COUNT_EQ(count_order[j]);
                     largest = c > largest ? c : largest;
                     if (largest > limit) break;
                 }
@@ -1060,15 +1106,12 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     int j = 0;
                     for (; j < x->nvalid; j++) {
-                        q += measure[COUNT_EQ(count_order[j]) - (order_at[j] == 0 ? pad : 0)];
+                        q += measure[COUNT_EQ(count_order[j])];
                         if (q >= q_lost) break;
                     }
                     if (j < x->nvalid) { lost_on[j]++; continue; }
                 }
-                const int none = COUNT_OF(0) - pad;
-                size[0] = none;
-                parts = none > 0;
-                for (int v = 1; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
+                for (int v = 0; v < x->nvalid; v++) {  /* the parts that occur, in score order, without a branch */
                     int c = COUNT_OF(v);
                     size[parts] = c;
                     parts += c > 0;
@@ -1090,6 +1133,11 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         }
         int64_t so_far = 0;  /* the measure of the counts so far */
         int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
+        /* a score with pegs in all that no secret gets against these colors (split_bound) is not counted */
+        const uint32_t set = x->color_set[g];
+        if (x->set_tag[set] != x->set_search) (void)hopeless_set(x, set, is_poss, &hope);
+        const uint64_t held = x->set_held[set];
+        int scan[48], nscan;  /* the scores of count_order (their places in it) this scan counts */
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #endif
@@ -1098,6 +1146,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
          * of them. The secrets it did not count are in the other parts, so where they are no more than its
          * largest part, that is the split's largest; otherwise a second scan counts the other scores. */
         for (int from = 0, to = x->strategy == KNUTH && KNUTH_FIRST < x->nvalid ? KNUTH_FIRST : x->nvalid;;) {
+            nscan = 0;
+            for (int j = from; j < to; j++)
+                if (held >> order_at[j] & 1) scan[nscan++] = j;
+                else counted[j] = order_at[j] == 0 ? pad : 0;  /* the padding lanes score 0 */
 #endif
         for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
             mmv sc[256 / MMV_BYTES];
@@ -1124,7 +1176,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
             const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
-            for (int j = from; j < to && !lost; j++) {
+            for (int e = 0; e < nscan && !lost; e++) {
+                const int j = scan[e];
                 /* the first 256 set every count of this scan (a split not dropped there has them all) */
                 const int was = i ? counted[j] : 0;
                 const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
@@ -1157,7 +1210,6 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         for (int j = 0; j < x->nvalid; j++) cnt[x->valid[order_at[j]]] = counted[j];
 #endif
         cnt[0] -= pad;
-        }
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
