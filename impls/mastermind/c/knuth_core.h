@@ -425,6 +425,12 @@ MM_INLINE int hopeless_set(mm_ctx *x, uint32_t set, int is_poss, const mm_hope *
     return bound_loses(x, x->set_bound[set], is_poss, h);
 }
 
+/* The scores (bits by valid[] index) some possible secret can get from a guess with this multiset of colors. */
+MM_INLINE uint64_t held_scores(mm_ctx *x, uint32_t set, const mm_hope *h) {
+    (void)hopeless_set(x, set, 0, h);  /* works out the set's bound, and with it this, once a search */
+    return x->set_held[set];
+}
+
 MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
     return hopeless_set(x, x->color_set[g], is_poss, h);
 }
@@ -884,7 +890,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
     const int stride = (np + 63) & ~63;
-    /* the vectors scored: padded lanes score 0 and come off the count of score 0 */
+    /* the vectors scored: padded lanes score 0 and come off the count of score 0 (0xFF, counted by none, in a
+     * search scored by rows: see fill_rows's caller) */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
 #ifdef PRUNE
     const int kept_rows = KNUTH_PINS;  /* the prefixes' scores (see part below) */
@@ -1136,9 +1143,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
         int64_t so_far = 0;  /* the measure of the counts so far */
         int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
         /* a score with pegs in all that no secret gets against these colors (split_bound) is not counted */
-        const uint32_t set = x->color_set[g];
-        if (x->set_tag[set] != x->set_search) (void)hopeless_set(x, set, is_poss, &hope);
-        const uint64_t held = x->set_held[set];
+        const uint64_t held = held_scores(x, x->color_set[g], &hope);
         int scan[48], nscan;  /* the scores of count_order (their places in it) this scan counts */
 #else
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
