@@ -38,6 +38,8 @@
 
 enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 #define MAX_DEPTH 32
+#define SMALL_SECRETS 32 /* searches of this many secrets or fewer count their split's pairs first (pair_floor) */
+#define PAIRS (SMALL_SECRETS * (SMALL_SECRETS - 1) / 2)
 
 
 typedef struct {
@@ -63,14 +65,17 @@ typedef struct {
     uint8_t *set_dead;             /* per thread: per multiset, whether pass 1's guesses with it cannot win */
     uint32_t *sub_next;            /* shared: per multiset of fewer than `pins` colors and per color, the multiset
                                     * with that color added (its number among the smaller ones, or its set) */
-    uint8_t *sub_live;             /* per thread: per multiset of fewer than `pins` colors, whether some multiset
-                                    * of `pins` colors holding it is not dead */
+    uint16_t *sub_live;            /* per thread: per multiset of fewer than `pins` colors, the colors (bits) whose
+                                    * addition leaves it in some multiset of `pins` colors that is not dead */
     int64_t *set_bound;            /* per thread: one search's bound per multiset of colors (see split_bound) */
     uint64_t *set_held;            /* per thread: with it, the scores (bits by valid[] index) some secret can get */
     uint32_t *set_tag, set_search; /* per thread: the search each bound was worked out in */
     uint32_t *held_tag;            /* per thread: per multiset, the search whose possible secrets have it */
     int *held_at, *held_by, *held_count, nheld; /* per thread: the possible secrets' multisets, one secret each */
     int64_t *status;               /* [0] games finished, [1] stop when non-zero */
+    /* shared, Expected Size and Entropy: per number of secrets n <= SMALL_SECRETS and of pairs of them in one
+     * part, the least measure of a split of n secrets with that many such pairs (see least_measures) */
+    int64_t *pair_floor;
 } mm_ctx;
 
 #ifndef FILTER_SCORE
@@ -127,7 +132,7 @@ static int ctx_alloc(mm_ctx *x) {
     x->held_by = malloc(sizeof(int) * sets);
     x->held_count = malloc(sizeof(int) * sets);
     x->set_dead = malloc(sets);
-    x->sub_live = malloc(color_sets(x->pins - 1, x->colors + 1));
+    x->sub_live = malloc(sizeof(uint16_t) * color_sets(x->pins - 1, x->colors + 1));
     sets_ok = x->set_bound && x->set_held && x->set_tag && x->held_tag && x->held_at && x->held_by && x->held_count
               && x->set_dead && x->sub_live;
 #else
@@ -176,10 +181,14 @@ static int plan_sub_sets(mm_ctx *x) {
 }
 #endif
 
+#ifdef PRUNE
+static int least_measures(mm_ctx *x);
+#endif
+
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
-    x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL;
+    x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL; x->pair_floor = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     memset(x->with_pegs, 0, sizeof x->with_pegs);
@@ -223,7 +232,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
         x->color_set[i] = (uint32_t)index;
         x->set_code[index] = i;
     }
-    if (plan_sub_sets(x)) return -1;
+    if (plan_sub_sets(x) || least_measures(x)) return -1;
 #endif
     return 0;
 }
@@ -236,7 +245,7 @@ static void ctx_free(mm_ctx *x) {
 
 /* The prototype context also holds what its copies share. */
 static void proto_free(mm_ctx *x) {
-    ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next);
+    ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next); free(x->pair_floor);
 }
 
 /* Guesses are played and taken back last first: the path says in what order (the symmetries of a node need the
@@ -331,6 +340,34 @@ static int64_t *make_measure(int strategy, int np) {
     else
         for (int s = 1; s <= np; s++) m[s] = llround(s * log(s) * 1048576.0);
     return m;
+}
+
+/* For every n <= SMALL_SECRETS and every number of pairs of secrets sharing a part, the least measure of a split
+ * of n secrets with that many pairs (a part of s secrets holds s(s-1)/2 of them), as pair_floor: a bound on a split
+ * from its pairs alone. For Expected Size it is twice the pairs; a number of pairs no split has gets 0. */
+static int least_measures(mm_ctx *x) {
+    enum { N = SMALL_SECRETS };
+    if (x->strategy < EXPECTED_SIZE) return 0;
+    int64_t *m = make_measure(x->strategy, N);
+    int64_t (*least)[PAIRS + 1] = malloc(sizeof(int64_t) * (N + 1) * (PAIRS + 1));  /* n secrets, parts of 2+ */
+    x->pair_floor = malloc(sizeof(int64_t) * (N + 1) * (PAIRS + 1));
+    if (!m || !least || !x->pair_floor) { free(m); free(least); return -1; }
+    for (int n = 0; n <= N; n++)
+        for (int p = 0; p <= PAIRS; p++) least[n][p] = n == 0 && p == 0 ? 0 : INT64_MAX;
+    for (int n = 2; n <= N; n++)
+        for (int p = 0; p <= PAIRS; p++)
+            for (int part = 2, in = 1; part <= n && in <= p; in += part, part++)  /* in: the part's pairs */
+                if (least[n - part][p - in] != INT64_MAX && least[n - part][p - in] + m[part] < least[n][p])
+                    least[n][p] = least[n - part][p - in] + m[part];
+    for (int p = 0; p <= PAIRS; p++) {
+        int64_t low = INT64_MAX;
+        for (int n = 0; n <= N; n++) {  /* the other secrets are parts of one, measure 0 */
+            low = least[n][p] < low ? least[n][p] : low;
+            x->pair_floor[n * (PAIRS + 1) + p] = low == INT64_MAX ? 0 : low;
+        }
+    }
+    free(m); free(least);
+    return 0;
 }
 
 /* The least measure q of a split that ranks below the best so far (measure best_q) whatever the float sums'
@@ -440,14 +477,14 @@ MM_INLINE int hopeless(mm_ctx *x, int g, int is_poss, const mm_hope *h) {
 static void mark_dead_sets(mm_ctx *x, const mm_hope *h) {
     const uint32_t sets = (uint32_t)color_sets(x->pins, x->colors);
     for (uint32_t set = 0; set < sets; set++) x->set_dead[set] = (uint8_t)hopeless_set(x, set, 0, h);
-    /* then whether each smaller multiset has a live one above it, from the largest down */
+    /* then which colors lead each smaller multiset to a live one above it, from the largest down */
     for (int j = x->pins - 1; j >= 0; j--) {
         const size_t from = j ? color_sets(j - 1, x->colors + 1) : 0, to = color_sets(j, x->colors + 1);
         for (size_t at = from; at < to; at++) {
-            uint8_t live = 0;
+            uint16_t live = 0;
             for (int c = 1; c <= x->colors; c++) {
                 const uint32_t next = x->sub_next[16 * at + c];
-                live |= j + 1 == x->pins ? !x->set_dead[next] : x->sub_live[next];
+                live |= (j + 1 == x->pins ? !x->set_dead[next] : x->sub_live[next] != 0) << c;
             }
             x->sub_live[at] = live;
         }
@@ -710,7 +747,10 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         const uint64_t held_now = g->held[k] + (1ull << (4 * c));
         if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
             const int last = k + 1;
-            const unsigned colors_here = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, last);
+            /* a color that makes the guess's multiset dead is masked off: such a guess cannot beat the best so
+             * far (nor can one splitting the secrets as it does, if its prefix's twin is skipped) */
+            const unsigned colors_here = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, last)
+                                         & x->sub_live[sub_now];
             for (unsigned m = colors_here; m; m &= m - 1) {
                 const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
                 const int code = idx * x->colors + d - 1;
@@ -719,16 +759,14 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
                 else
                     sigs[count] = kept_code == pins || !sig->fits ? 0
                                   : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
-                out[count] = code;
-                /* one whose colors cannot beat the best so far is left out (as a guess splitting the secrets
-                 * as it does, if its prefix's twin is skipped, cannot beat it either) */
-                count += !x->set_dead[x->sub_next[16 * sub_now + d]];
+                out[count++] = code;
             }
             continue;
         }
         g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
         g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now; g->sel[k + 1] = sel_now;
-        g->left[k + 1] = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, k + 1);
+        g->left[k + 1] = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, k + 1)
+                         & x->sub_live[sub_now];
         k++;
     }
     g->k = k;
@@ -857,6 +895,49 @@ MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
     for (int k = 1; k < pins; k++)
         acc = mmv_add(acc, mmv_load(x->rows + (128 * k + ((sel >> (8 * k)) & 255)) * ROW_BYTES + i));
     return acc;
+}
+
+/* How many pairs of the first 16 bytes of sc are equal. Each byte is compared with the one r places on,
+ * cyclically, for r = 1..8 (for r = 8 the first eight bytes only, so no pair counts twice): two rotations to a
+ * compare, with no branch, where counting parts one by one stops at an unforeseeable count. */
+MM_INLINE int equal_pairs16(mmv sc) {
+    static const uint8_t turn[4][32] __attribute__((aligned(32))) = {
+        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1},
+        {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3},
+        {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5},
+        {7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7}};
+#if MMV_BYTES == 64
+    const __m256i both = _mm256_broadcastsi128_si256(_mm512_castsi512_si128(sc));
+#else
+    const __m256i both = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc));
+#endif
+    int pairs = 0;
+    for (int t = 0; t < 4; t++) {  /* the last: r = 7 on every byte, r = 8 on the first eight */
+        const unsigned same = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            both, _mm256_shuffle_epi8(both, _mm256_load_si256((const __m256i *)turn[t]))));
+        pairs += __builtin_popcount(t < 3 ? same : same & 0xFFFFFFu);
+    }
+    return pairs;
+}
+
+/* The same for the first 32 bytes: each against the one r places on, cyclically, r = 1..16, the matches summed per
+ * byte and then once. */
+MM_INLINE int equal_pairs32(mmv sc) {
+#if MMV_BYTES == 64
+    const __m256i v = _mm512_castsi512_si256(sc);
+#else
+    const __m256i v = sc;
+#endif
+    const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
+    __m256i same = _mm256_setzero_si256();
+#define TURN(r) same = _mm256_sub_epi8(same, _mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)))
+    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
+    TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
+#undef TURN
+    const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
+    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
+           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, swapped)) & 0xFFFFu);
 }
 
 /* A search's count order (the scores, order_at, and their vectors, count_order) sorted by how many losers showed
@@ -1075,8 +1156,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             const int two = lanes > MMV_BYTES;
             if (!rows_filled) {
                 fill_rows(x, sp, scn, stride, lanes, pins, bytes);
-                /* the padding lanes of the first pin's rows score 0xFF, which no score is: no count takes them */
-                for (int r = 0; r < 128; r++) memset(x->rows + r * ROW_BYTES + np, 0xFF, lanes - np);
+                /* the padding lanes of the first pin's rows score 0xFF, 0xFE, ..., which no score is: no count
+                 * takes them, and no two are equal (see equal_pairs16) */
+                for (int r = 0; r < 128; r++)
+                    for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
                 rows_filled = 1;
             }
             const uint64_t sel = pass == 1 && rows_first ? x->sigs[t] : x->pin_rows[g];
@@ -1113,6 +1196,10 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 parts = __builtin_popcountll(occur);
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
+                    /* a few secrets: first the least measure a split with as many pairs in one part can have */
+                    if (np <= SMALL_SECRETS &&
+                        x->pair_floor[np * (PAIRS + 1) + (np <= 16 ? equal_pairs16(sc) : equal_pairs32(sc))] >= q_lost)
+                        continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
                         q += measure[COUNT_EQ(count_order[j])];
