@@ -14,9 +14,10 @@
  * played); a guess scoring every possible secret as an earlier one does (same signature; a search of 64 secrets
  * or fewer scores it instead, see rows_first) is skipped, and so is one that two of its pins' colors, swapped,
  * make lower with the same scores (swap_lower), and one whose colors alone show it cannot win (split_bound: the
- * pegs in all depend on the colors only); the possible secrets go first, so the search ends when one of them
- * reaches the best key any guess could, and the scan of the other codewords ends at the first to reach the best
- * key a guess that is not possible could.
+ * pegs in all depend on the colors only), or, in a search of 32 secrets or fewer, the pairs of secrets it leaves
+ * in one part (pair_floor; Expected Size and Entropy); the possible secrets go first, so the search ends when one
+ * of them reaches the best key any guess could, and the scan of the other codewords ends at the first to reach
+ * the best key a guess that is not possible could.
  *
  * A module is built for one number of pins, KNUTH_PINS, and plays only games of that many: the per-pin player
  * is a constant-folded copy of the search, and one copy compiles in a seventh of the time of seven.
