@@ -898,31 +898,9 @@ MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
     return acc;
 }
 
-/* How many pairs of the first 16 bytes of sc are equal. Each byte is compared with the one r places on,
- * cyclically, for r = 1..8 (for r = 8 the first eight bytes only, so no pair counts twice): two rotations to a
- * compare, with no branch, where counting parts one by one stops at an unforeseeable count. */
-MM_INLINE int equal_pairs16(mmv sc) {
-    static const uint8_t turn[4][32] __attribute__((aligned(32))) = {
-        {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1},
-        {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3},
-        {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5},
-        {7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7}};
-#if MMV_BYTES == 64
-    const __m256i both = _mm256_broadcastsi128_si256(_mm512_castsi512_si128(sc));
-#else
-    const __m256i both = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc));
-#endif
-    int pairs = 0;
-    for (int t = 0; t < 4; t++) {  /* the last: r = 7 on every byte, r = 8 on the first eight */
-        const unsigned same = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-            both, _mm256_shuffle_epi8(both, _mm256_load_si256((const __m256i *)turn[t]))));
-        pairs += __builtin_popcount(t < 3 ? same : same & 0xFFFFFFu);
-    }
-    return pairs;
-}
-
-/* The same for the first 32 bytes: each against the one r places on, cyclically, r = 1..16, the matches summed per
- * byte and then once. */
+/* How many pairs of the first 32 bytes of sc are equal: each byte against the one r places on, cyclically, for
+ * r = 1..16 (r = 16 from the first half only, so no pair counts twice), the matches summed per byte and then once.
+ * No branch, where counting parts one by one stops at a count no predictor foresees. */
 MM_INLINE int equal_pairs32(mmv sc) {
 #if MMV_BYTES == 64
     const __m256i v = _mm512_castsi512_si256(sc);
@@ -972,8 +950,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned. */
     const int stride = (np + 63) & ~63;
-    /* the vectors scored: padded lanes score 0 and come off the count of score 0 (0xFF, counted by none, in a
-     * search scored by rows: see fill_rows's caller) */
+    /* the vectors scored: padded lanes score 0 and come off the count of score 0 (in a search scored by rows they
+     * score distinct bytes that are no score, counted by none: see fill_rows's caller) */
     const int lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
 #ifdef PRUNE
     const int kept_rows = KNUTH_PINS;  /* the prefixes' scores (see part below) */
@@ -1158,7 +1136,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (!rows_filled) {
                 fill_rows(x, sp, scn, stride, lanes, pins, bytes);
                 /* the padding lanes of the first pin's rows score 0xFF, 0xFE, ..., which no score is: no count
-                 * takes them, and no two are equal (see equal_pairs16) */
+                 * takes them, and no two are equal (see equal_pairs32) */
                 for (int r = 0; r < 128; r++)
                     for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
                 rows_filled = 1;
@@ -1198,9 +1176,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     /* a few secrets: first the least measure a split with as many pairs in one part can have */
-                    if (np <= SMALL_SECRETS &&
-                        x->pair_floor[np * (PAIRS + 1) + (np <= 16 ? equal_pairs16(sc) : equal_pairs32(sc))] >= q_lost)
-                        continue;
+                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs32(sc)] >= q_lost) continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
                         q += measure[COUNT_EQ(count_order[j])];
