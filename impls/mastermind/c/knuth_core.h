@@ -15,9 +15,10 @@
  * or fewer scores it instead, see rows_first) is skipped, and so is one that two of its pins' colors, swapped,
  * make lower with the same scores (swap_lower), and one whose colors alone show it cannot win (split_bound: the
  * pegs in all depend on the colors only), or, in a search of 32 secrets or fewer, the pairs of secrets it leaves
- * in one part (pair_floor; Expected Size and Entropy); the possible secrets go first, so the search ends when one
- * of them reaches the best key any guess could, and the scan of the other codewords ends at the first to reach
- * the best key a guess that is not possible could.
+ * in one part (pair_floor; Expected Size and Entropy; the generator scores these itself), and, in a search of 64
+ * or fewer, one whose last pin adds the same scores as a lower color's (class_rows); the possible secrets go
+ * first, so the search ends when one of them reaches the best key any guess could, and the scan of the other
+ * codewords ends at the first to reach the best key a guess that is not possible could.
  *
  * A module is built for one number of pins, KNUTH_PINS, and plays only games of that many: the per-pin player
  * is a constant-folded copy of the search, and one copy compiles in a seventh of the time of seven.
@@ -611,8 +612,19 @@ typedef struct {
     uint64_t run_starts[8];
     uint32_t run_prefix[8][RUN_SECRETS];
     unsigned used[8], left[8];  /* left: the colors pin k has still to take */
+    unsigned lower[8][8];       /* [j][later]: swap_lower's colors for pin later from the first j pins */
     uint32_t sub[8];            /* the multiset of the pins before pin k (its number in sub_next) */
     uint64_t sum[8], held[8];   /* held: how many pins so far have each color, a nibble each */
+#ifdef ROW_BATCH
+    /* A search scored by rows makes one guess of those that share all but the last pin and whose last pins add
+     * equal rows: they split the secrets alike. A search of SMALL_SECRETS or fewer, Expected Size or Entropy
+     * (fuse), also scores the guesses' pairs (see pair_floor) and makes only those they leave a chance; acc[k] is
+     * the secrets' score from the pins before pin k, added a row at a time (see fill_rows). */
+    uint64_t last_like[128];        /* per last-pin row byte, its class of equal rows (see class_rows) */
+    int fuse;
+    const int64_t *floor_of_pairs;  /* pair_floor's row for this many secrets */
+    __m256i acc[8];
+#endif
 } mm_codes;
 
 /* The runs of forced_loses for the possible secrets poss[0..np), at every prefix length 2..pins - 2: a run's
@@ -665,20 +677,20 @@ static void start_codes(mm_codes *g, const mm_ctx *x, const int *poss, int np, i
     g->k = 0; g->used[0] = 0; g->index[0] = 0; g->kept[0] = 0; g->sum[0] = 0; g->held[0] = 0; g->prefix[0] = 0;
     g->sub[0] = 0;  /* the empty multiset */
     g->sel[0] = 0;
+#ifdef ROW_BATCH
+    g->fuse = 0;
+    g->acc[0] = _mm256_setzero_si256();
+#endif
+    memset(g->lower[0], 0, sizeof g->lower[0]);
     g->left[0] = class_colors(g->all, z, f, 0);
 }
 
-/* The colors d that pin `length` cannot take after the first `length` pins of prefix: swapping d with an earlier
- * pin's color c > d, where no possible secret holds either color on either pin, gives a lower codeword scoring
- * every possible secret alike (no black peg moves, and the colors are the same). */
-MM_INLINE unsigned swap_lower(const unsigned *at_pin, uint32_t prefix, int length) {
-    const unsigned here = at_pin[length];
-    unsigned lower = 0;
-    for (int i = 0; i < length; i++) {
-        const unsigned c = (prefix >> (4 * (length - 1 - i))) & 15;
-        if (!((at_pin[i] | here) >> c & 1)) lower |= ((1u << c) - 1) & ~at_pin[i];
-    }
-    return lower & ~here;
+/* The colors d that a later pin cannot take because pin i has color c: swapping d with c > d, where no possible
+ * secret holds either color on either pin, gives a lower codeword scoring every possible secret alike (no black
+ * peg moves, and the colors are the same). Pin `later` gives up the union of these over the pins before it, less
+ * at_pin[later] (kept per prefix in mm_codes's lower, a pin at a time). */
+MM_INLINE unsigned swap_lower(const unsigned *at_pin, int i, unsigned c, int later) {
+    return (at_pin[i] | at_pin[later]) >> c & 1 ? 0 : ((1u << c) - 1) & ~at_pin[i];
 }
 
 MM_INLINE int below_by_symmetry(const mm_codes *g, uint32_t prefix, int length) {
@@ -713,6 +725,51 @@ MM_INLINE int forced_loses(const mm_ctx *x, const mm_codes *g, uint32_t prefix, 
     if (x->strategy == ENTROPY) bound -= 64 + h->np;
     return bound_loses(x, bound, 0, h);
 }
+
+#ifdef ROW_BATCH
+#if MMV_BYTES == 64
+#define MMV_LOW32(v) _mm512_castsi512_si256(v)
+#else
+#define MMV_LOW32(v) (v)
+#endif
+
+/* How many pairs of the 32 bytes of v are equal: each byte against the one r places on, cyclically, for
+ * r = 1..16 (r = 16 from the first half only, so no pair counts twice), the matches summed per byte and then once.
+ * No branch, where counting parts one by one stops at a count no predictor foresees. */
+MM_INLINE int equal_pairs32(__m256i v) {
+    const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
+    __m256i same = _mm256_setzero_si256();
+#define TURN(r) same = _mm256_sub_epi8(same, _mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)))
+    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
+    TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
+#undef TURN
+    const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
+    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
+           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, swapped)) & 0xFFFFu);
+}
+
+/* Row k * 128 + byte of the pin table (see fill_rows): the first 32 secrets' scores from one pin choice. */
+MM_INLINE __m256i row_of(const mm_ctx *x, int k, unsigned byte) {
+    return _mm256_load_si256((const __m256i *)(x->rows + (128 * k + byte) * ROW_BYTES));
+}
+
+/* The rows of pin k (row byte 8 c + b: color c after b earlier pins of c) in classes of equal rows (their first
+ * 32 bytes, or all 64 where wide), a bit per class, numbered as first met; rows past the 64th class get none (0). */
+static void class_rows(const mm_ctx *x, int k, int wide, uint64_t *like) {
+    unsigned byte_of[64];
+    int classes = 0;
+    for (int c = 1; c <= x->colors; c++)
+        for (int b = 0; b < x->pins; b++) {
+            const unsigned byte = 8 * c + b;
+            const uint8_t *row = x->rows + (128 * k + byte) * ROW_BYTES;
+            int e = 0;
+            while (e < classes && memcmp(row, x->rows + (128 * k + byte_of[e]) * ROW_BYTES, wide ? 64 : 32)) e++;
+            if (e == classes && classes < 64) byte_of[classes++] = byte;
+            like[byte] = e < 64 ? 1ull << e : 0;
+        }
+}
+#endif
 
 /* The next codewords, at most room (room >= 2 * colors), into out and their signatures into sigs; 0 at the end. */
 static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64_t *sigs, int room) {
@@ -750,14 +807,31 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
             const int last = k + 1;
             /* a color that makes the guess's multiset dead is masked off: such a guess cannot beat the best so
              * far (nor can one splitting the secrets as it does, if its prefix's twin is skipped) */
-            const unsigned colors_here = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, last)
+            const unsigned lower = (g->lower[k][last] | swap_lower(at_pin, k, c, last)) & ~at_pin[last];
+            const unsigned colors_here = class_colors(all, z, f, used_now) & ~lower
                                          & x->sub_live[sub_now];
+#ifdef ROW_BATCH
+            const __m256i head = g->fuse ? _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255))
+                                         : _mm256_setzero_si256();
+            const int64_t q_lost = g->hope->q_lost;  /* as the chunk began: the search's own is no larger */
+            uint64_t met = 0;  /* the classes of last_like met so far */
+#endif
             for (unsigned m = colors_here; m; m &= m - 1) {
                 const int d = __builtin_ctz(m), kept_code = kept_now + (at_pin[last] >> d & 1);
                 const int code = idx * x->colors + d - 1;
-                if (g->rows_first)
-                    sigs[count] = sel_now | (8 * d + ((held_now >> (4 * d)) & 15)) << (8 * last);
-                else
+                if (g->rows_first) {
+                    const unsigned byte = 8 * d + ((held_now >> (4 * d)) & 15);
+#ifdef ROW_BATCH
+                    /* a last color adding the same row as a lower one splits the secrets alike: it cannot win */
+                    const uint64_t like = g->last_like[byte];
+                    if (met & like) continue;
+                    met |= like;
+                    if (g->fuse && g->floor_of_pairs[equal_pairs32(_mm256_add_epi8(head, row_of(x, last, byte)))]
+                                   >= q_lost)
+                        continue;
+#endif
+                    sigs[count] = sel_now | (uint64_t)byte << (8 * last);
+                } else
                     sigs[count] = kept_code == pins || !sig->fits ? 0
                                   : tag | (sum_now + sig->add[last][d][(held_now >> (4 * d)) & 15]);
                 out[count++] = code;
@@ -766,7 +840,12 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         }
         g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
         g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now; g->sel[k + 1] = sel_now;
-        g->left[k + 1] = class_colors(all, z, f, used_now) & ~swap_lower(at_pin, prefix_now, k + 1)
+#ifdef ROW_BATCH
+        if (g->fuse) g->acc[k + 1] = _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255));
+#endif
+        for (int later = k + 1; later < pins; later++)
+            g->lower[k + 1][later] = g->lower[k][later] | swap_lower(at_pin, k, c, later);
+        g->left[k + 1] = class_colors(all, z, f, used_now) & ~(g->lower[k + 1][k + 1] & ~at_pin[k + 1])
                          & x->sub_live[sub_now];
         k++;
     }
@@ -881,14 +960,19 @@ MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
 #if defined(ROW_BATCH) && defined(PRUNE)
 /* For up to 64 possible secrets: what a pin adds to each one's score, for every pin k, color c and count b of c in
  * the earlier pins (row 128 k + 8 c + b), so a guess is scored by adding one row per pin (see pin_rows). */
-static void fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
-                      const mmv *bytes) {
+static int fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
+                     const mmv *bytes, int np) {
     for (int k = 0; k < pins; k++)
         for (uint8_t c = 1; c <= x->colors; c++)
             for (uint8_t b = 0; b < pins; b++)
                 for (int i = 0; i < lanes; i += MMV_BYTES)
                     mmv_store(x->rows + (128 * k + 8 * c + b) * ROW_BYTES + i,
                               mmv_score_pins(sp + k * stride, scn, stride, i, &c, &b, bytes, 1));
+    /* the padding lanes of the first pin's rows score 0xFF, 0xFE, ..., which no score is: no count takes them,
+     * and no two are equal (see equal_pairs32) */
+    for (int r = 0; r < 128; r++)
+        for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
+    return 1;
 }
 
 MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
@@ -896,27 +980,6 @@ MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
     for (int k = 1; k < pins; k++)
         acc = mmv_add(acc, mmv_load(x->rows + (128 * k + ((sel >> (8 * k)) & 255)) * ROW_BYTES + i));
     return acc;
-}
-
-/* How many pairs of the first 32 bytes of sc are equal: each byte against the one r places on, cyclically, for
- * r = 1..16 (r = 16 from the first half only, so no pair counts twice), the matches summed per byte and then once.
- * No branch, where counting parts one by one stops at a count no predictor foresees. */
-MM_INLINE int equal_pairs32(mmv sc) {
-#if MMV_BYTES == 64
-    const __m256i v = _mm512_castsi512_si256(sc);
-#else
-    const __m256i v = sc;
-#endif
-    const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
-    __m256i same = _mm256_setzero_si256();
-#define TURN(r) same = _mm256_sub_epi8(same, _mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)))
-    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
-    TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
-#undef TURN
-    const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
-    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
-    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
-           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, swapped)) & 0xFFFFu);
 }
 
 /* A search's count order (the scores, order_at, and their vectors, count_order) sorted by how many losers showed
@@ -1060,6 +1123,14 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             start_codes(&codes, x, poss, np, pins, z, f, &sig, at_pin, (uint64_t)x->search << 48, syms, nsyms,
                         &hope);
             codes.rows_first = rows_first;
+            if (rows_first) {
+                if (!rows_filled) rows_filled = fill_rows(x, sp, scn, stride, lanes, pins, bytes, np);
+                class_rows(x, pins - 1, lanes > 32, codes.last_like);
+                if (measure && np <= SMALL_SECRETS) {
+                    codes.fuse = 1;
+                    codes.floor_of_pairs = x->pair_floor + np * (PAIRS + 1);
+                }
+            }
         }
     for (;;) {  /* pass 1: a chunk of candidates at a time */
         int count = np;
@@ -1133,14 +1204,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
-            if (!rows_filled) {
-                fill_rows(x, sp, scn, stride, lanes, pins, bytes);
-                /* the padding lanes of the first pin's rows score 0xFF, 0xFE, ..., which no score is: no count
-                 * takes them, and no two are equal (see equal_pairs32) */
-                for (int r = 0; r < 128; r++)
-                    for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
-                rows_filled = 1;
-            }
+            if (!rows_filled) rows_filled = fill_rows(x, sp, scn, stride, lanes, pins, bytes, np);
             const uint64_t sel = pass == 1 && rows_first ? x->sigs[t] : x->pin_rows[g];
             const uint64_t head = sel & ((1ull << (8 * (pins - 1))) - 1);
             if (head != rows_head) {  /* the generator's last pin varies fastest: the others' sum is kept */
@@ -1176,7 +1240,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     /* a few secrets: first the least measure a split with as many pairs in one part can have */
-                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs32(sc)] >= q_lost) continue;
+                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs32(MMV_LOW32(sc))] >= q_lost)
+                        continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
                         q += measure[COUNT_EQ(count_order[j])];
