@@ -960,8 +960,8 @@ MM_INLINE int seen_before(mm_ctx *x, uint64_t tagged, unsigned mask) {
 #if defined(ROW_BATCH) && defined(PRUNE)
 /* For up to 64 possible secrets: what a pin adds to each one's score, for every pin k, color c and count b of c in
  * the earlier pins (row 128 k + 8 c + b), so a guess is scored by adding one row per pin (see pin_rows). */
-static int fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
-                     const mmv *bytes, int np) {
+static void fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stride, int lanes, int pins,
+                      const mmv *bytes, int np) {
     for (int k = 0; k < pins; k++)
         for (uint8_t c = 1; c <= x->colors; c++)
             for (uint8_t b = 0; b < pins; b++)
@@ -972,7 +972,6 @@ static int fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int strid
      * and no two are equal (see equal_pairs32) */
     for (int r = 0; r < 128; r++)
         for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
-    return 1;
 }
 
 MM_INLINE mmv score_by_rows(const mm_ctx *x, uint64_t sel, int i, int pins) {
@@ -1048,7 +1047,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #ifdef PRUNE
     mmv bytes[16];
     for (int b = 0; b < 16; b++) bytes[b] = mmv_set1(b);
-    int rows_filled = 0;  /* fill_rows runs once a search, when a guess is first scored by rows */
+    int rows_filled = 0;  /* fill_rows runs once a search: when a guess is first scored by rows, or pass 1 begins */
     uint64_t rows_head = ~0ull;  /* the first pins' row bytes whose sum is head_sc (no row byte is 255) */
     mmv head_sc = mmv_set1(0), head_sc2 = head_sc;
     /* Guesses scored one after another mostly share their first pins (the generator goes depth first). So for a
@@ -1124,7 +1123,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                         &hope);
             codes.rows_first = rows_first;
             if (rows_first) {
-                if (!rows_filled) rows_filled = fill_rows(x, sp, scn, stride, lanes, pins, bytes, np);
+                if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes, np); rows_filled = 1; }
                 class_rows(x, pins - 1, lanes > 32, codes.last_like);
                 if (measure && np <= SMALL_SECRETS) {
                     codes.fuse = 1;
@@ -1204,7 +1203,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             /* One row of 64 secrets at most: each part's size is one count (two with 32-byte vectors), ranked as
              * it comes (rank_of_parts, as rank_of, with no table of parts in between). */
             const int two = lanes > MMV_BYTES;
-            if (!rows_filled) rows_filled = fill_rows(x, sp, scn, stride, lanes, pins, bytes, np);
+            if (!rows_filled) { fill_rows(x, sp, scn, stride, lanes, pins, bytes, np); rows_filled = 1; }
             const uint64_t sel = pass == 1 && rows_first ? x->sigs[t] : x->pin_rows[g];
             const uint64_t head = sel & ((1ull << (8 * (pins - 1))) - 1);
             if (head != rows_head) {  /* the generator's last pin varies fastest: the others' sum is kept */
