@@ -90,6 +90,8 @@ typedef struct {
 #define CHUNK 4096 /* candidates made at a time (see mm_codes) */
 #define RUN_SECRETS 64 /* searches of more possible secrets make no runs (see forced_loses): one bit each */
 #define ADAPT 256 /* guesses scored between two sorts of a search's count order (see count_order) */
+#define BLOCK_MOST 1024 /* secrets scored and counted between two tests of a split of more than 64 (choose_p) */
+_Static_assert(BLOCK_MOST / 32 < 256, "a block's counts are summed in bytes first (mmv_count_eq4_n)");
 #define KNUTH_FIRST 6 /* the scores a Knuth split of more than 64 secrets counts in its first scan */
 
 #ifdef PRUNE
@@ -996,6 +998,48 @@ static void sort_by_losses(int *lost_on, int *order_at, mmv *count_order, int n)
 }
 #endif
 
+#if defined(ROW_BATCH) && defined(PRUNE)
+/* One block's counts of the scores scan[0..nscan) (places in count_order; the first block sets them), added to
+ * counted[]: the place in scan of the count that shows the split cannot win (past limit, or the measure so far,
+ * *so_far, reaching q_lost), or nscan. */
+MM_INLINE int count_block(const mmv *sc, int m, const int *scan, int nscan, const mmv *count_order,
+                          const int *order_at, int *counted, int first, int off, int limit, const int64_t *measure,
+                          int64_t *so_far, int64_t q_lost) {
+    int64_t q = *so_far;
+    int e = 0;
+#define COUNTED(at, add) do { \
+        const int j = scan[at], was = first ? 0 : counted[j], now = was + (add); \
+        counted[j] = now; \
+        const int c = now - (order_at[j] == 0 ? off : 0);  /* the padding lanes score 0 */ \
+        if (c > limit || (measure && (q += measure[c] - measure[was]) >= q_lost)) { e = at; goto done; } \
+    } while (0)
+    for (; e + 3 < nscan; e += 4) {  /* four counts at a time, one pass over the block */
+        const mmv b[4] = {count_order[scan[e]], count_order[scan[e + 1]], count_order[scan[e + 2]],
+                          count_order[scan[e + 3]]};
+        const uint64_t four = mmv_count_eq4_n(sc, m, b);
+        COUNTED(e, (int)(four & 0xFFFF));
+        COUNTED(e + 1, (int)(four >> 16 & 0xFFFF));
+        COUNTED(e + 2, (int)(four >> 32 & 0xFFFF));
+        COUNTED(e + 3, (int)(four >> 48));
+    }
+    for (; e < nscan; e++) COUNTED(e, mmv_count_eq_n(sc, m, count_order[scan[e]]));
+#undef COUNTED
+done:
+    *so_far = q;
+    return e;
+}
+
+/* The same as a function of its own, which keeps the measure so far in a register: inside choose_p it lived in
+ * memory, and each count waited for the one before to store it. */
+static __attribute__((noinline)) int count_block_apart(const mmv *sc, int m, const int *scan, int nscan,
+                                                       const mmv *count_order, const int *order_at, int *counted,
+                                                       int first, int off, int limit, const int64_t *measure,
+                                                       int64_t *so_far, int64_t q_lost) {
+    return count_block(sc, m, scan, nscan, count_order, order_at, counted, first, off, limit, measure, so_far,
+                       q_lost);
+}
+#endif
+
 /* The next guess for the possible secrets poss[0..np), or -1 when stopped or out of memory. */
 MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     int cnt[129];
@@ -1269,11 +1313,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             if (of != part_of[k]) { part_of[k] = of; part_filled[k] = 0; }
         }
         int64_t so_far = 0;  /* the measure of the counts so far */
+        /* A loser other than Knuth's shows only near the end of its count, so it is tested less often: the counts
+         * of a larger block cost less each (Knuth's shows early, on one count). */
+        const int block = x->strategy == KNUTH ? 256 : BLOCK_MOST;
         int counted[48];  /* the counts in count_order, filed under their scores once the split is kept */
         /* a score with pegs in all that no secret gets against these colors (split_bound) is not counted */
         const uint64_t held = held_scores(x, x->color_set[g], &hope);
         int scan[48], nscan;  /* the scores of count_order (their places in it) this scan counts */
 #else
+        const int block = 256;
         for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] = 0;
 #endif
 #ifdef PRUNE
@@ -1286,9 +1334,9 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (held >> order_at[j] & 1) scan[nscan++] = j;
                 else counted[j] = order_at[j] == 0 ? pad : 0;  /* the padding lanes score 0 */
 #endif
-        for (int i = 0; i < lanes && !lost; i += 256) {  /* 256 secrets at a time, scored, then counted */
-            mmv sc[256 / MMV_BYTES];
-            const int m = (lanes - i < 256 ? lanes - i : 256) / MMV_BYTES;
+        for (int i = 0; i < lanes && !lost; i += block) {  /* a block of secrets at a time, scored, then counted */
+            mmv sc[BLOCK_MOST / MMV_BYTES];
+            const int m = (lanes - i < block ? lanes - i : block) / MMV_BYTES;
 #ifdef PRUNE
 /* what pin k of the guess adds to the score of the MMV_BYTES secrets from secret i on */
 #define PIN_AT(k, i) mmv_score_pins(sp + (k) * stride, scn, stride, i, color + (k), before + (k), bytes, 1)
@@ -1299,7 +1347,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 for (int j = 0; j < m * MMV_BYTES; j += MMV_BYTES)
                     mmv_store(to + j, k == 1 ? PIN_AT(0, i + j)
                                              : mmv_add(mmv_load(to - stride + j), PIN_AT(k - 1, i + j)));
-                part_filled[k] = i + 256;
+                part_filled[k] = i + block;
             }
             for (int j = 0; j < m; j++)
                 sc[j] = mmv_add(mmv_load(part + (size_t)(pins - 1) * stride + i + j * MMV_BYTES),
@@ -1310,15 +1358,15 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
 #endif
 #ifdef PRUNE
             /* Parts only grow, so each count may lose at once: past the limit, or the measure so far past q_lost. */
-            const int off = i + 256 >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
-            for (int e = 0; e < nscan && !lost; e++) {
-                const int j = scan[e];
-                /* the first 256 set every count of this scan (a split not dropped there has them all) */
-                const int was = i ? counted[j] : 0;
-                const int c = (counted[j] = was + mmv_count_eq_n(sc, m, count_order[j])) - (order_at[j] == 0 ? off : 0);
-                lost = c > limit || (measure && (so_far += measure[c] - measure[was]) >= q_lost);
-                lost_on[j] += lost;
-            }
+            const int off = i + block >= lanes ? pad : 0;  /* the padding lanes, all in the last vectors, score 0 */
+            /* Knuth's losers mostly show on a block's first counts, and a call cost it more than it saved; its
+             * blocks are 256 secrets, and saying so lets the compiler unroll their counts */
+            const int e = x->strategy == KNUTH
+                          ? count_block(sc, m < 256 / MMV_BYTES ? m : 256 / MMV_BYTES, scan, nscan, count_order,
+                                        order_at, counted, i == 0, off, (int)limit, measure, &so_far, q_lost)
+                          : count_block_apart(sc, m, scan, nscan, count_order, order_at, counted, i == 0, off,
+                                              (int)limit, measure, &so_far, q_lost);
+            if (e < nscan) { lost = 1; lost_on[scan[e]]++; }
 #else
             for (int v = 0; v < x->nvalid; v++) cnt[x->valid[v]] += mmv_count_eq_n(sc, m, vv[v]);
 #endif

@@ -230,6 +230,14 @@ MM_INLINE int mmv_count_eq_n(const mmv *a, int n, mmv b) {
     for (int j = 0; j < n; j++) count += mmv_count_eq(a[j], b);
     return count;
 }
+/* How many bytes of a[0..n) equal each of b[0..4), 16 bits each from the low end (n < 1024). */
+MM_INLINE uint64_t mmv_count_eq4_n(const mmv *a, int n, const mmv *b) {
+    uint64_t count = 0;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 4; k++)
+            count += (uint64_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(a[j], b[k])) << (16 * k);
+    return count;
+}
 /* The same score pin by pin: 15 where the secret's pin k is color[k], and 1 where the secret holds more than
  * before[k] of that color (before[k]: how often color[k] occurs in the guess's earlier pins), so every hit counts
  * once. No loop over colors: what a guess costs depends on its pins alone. */
@@ -274,6 +282,25 @@ MM_INLINE int mmv_count_eq_n(const mmv *a, int n, mmv b) {
     __m256i sums = _mm256_sad_epu8(per_lane, _mm256_setzero_si256());
     __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
     return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1));
+}
+/* How many bytes of a[0..n) equal each of b[0..4), 16 bits each from the low end (n < 256: no count overflows
+ * its lane's byte): the four counts share each load and one sum. */
+MM_INLINE uint64_t mmv_count_eq4_n(const mmv *a, int n, const mmv *b) {
+    const __m256i zero = _mm256_setzero_si256(), b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+    __m256i l0 = zero, l1 = zero, l2 = zero, l3 = zero;
+    for (int j = 0; j < n; j++) {
+        const __m256i v = a[j];
+        l0 = _mm256_sub_epi8(l0, _mm256_cmpeq_epi8(v, b0));
+        l1 = _mm256_sub_epi8(l1, _mm256_cmpeq_epi8(v, b1));
+        l2 = _mm256_sub_epi8(l2, _mm256_cmpeq_epi8(v, b2));
+        l3 = _mm256_sub_epi8(l3, _mm256_cmpeq_epi8(v, b3));
+    }
+    const __m256i sums = _mm256_or_si256(
+        _mm256_or_si256(_mm256_sad_epu8(l0, zero), _mm256_slli_epi64(_mm256_sad_epu8(l1, zero), 16)),
+        _mm256_or_si256(_mm256_slli_epi64(_mm256_sad_epu8(l2, zero), 32),
+                        _mm256_slli_epi64(_mm256_sad_epu8(l3, zero), 48)));
+    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (uint64_t)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1));
 }
 /* The same score pin by pin (see the AVX-512 version); counts are at most 8, so the signed compare is exact. The
  * black pegs and all pegs are counted apart (a compare's -1 subtracted), then combined once as 16 * black + white:
