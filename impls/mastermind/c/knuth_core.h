@@ -751,6 +751,23 @@ MM_INLINE int equal_pairs32(__m256i v) {
            __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, swapped)) & 0xFFFFu);
 }
 
+/* The same for the 16 bytes of v: rotations 1..7, and 8 from the first half only. A search of 16 secrets or fewer
+ * has them all there, and counts its pairs in half the work. */
+MM_INLINE int equal_pairs16(__m128i v) {
+    __m128i same = _mm_setzero_si128();
+#define TURN(r) same = _mm_sub_epi8(same, _mm_cmpeq_epi8(v, _mm_alignr_epi8(v, v, r)))
+    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7);
+#undef TURN
+    const __m128i sums = _mm_sad_epu8(same, _mm_setzero_si128());
+    return (int)(_mm_cvtsi128_si64(sums) + _mm_extract_epi64(sums, 1)) +
+           __builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_alignr_epi8(v, v, 8))) & 0xFFu);
+}
+
+/* The pairs of the first np bytes of v that are equal, for np <= 32 (the others are distinct padding). */
+MM_INLINE int equal_pairs(__m256i v, int np) {
+    return np <= 16 ? equal_pairs16(_mm256_castsi256_si128(v)) : equal_pairs32(v);
+}
+
 /* Row k * 128 + byte of the pin table (see fill_rows): the first 32 secrets' scores from one pin choice. */
 MM_INLINE __m256i row_of(const mm_ctx *x, int k, unsigned byte) {
     return _mm256_load_si256((const __m256i *)(x->rows + (128 * k + byte) * ROW_BYTES));
@@ -828,8 +845,8 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
                     const uint64_t like = g->last_like[byte];
                     if (met & like) continue;
                     met |= like;
-                    if (g->fuse && g->floor_of_pairs[equal_pairs32(_mm256_add_epi8(head, row_of(x, last, byte)))]
-                                   >= q_lost)
+                    if (g->fuse && g->floor_of_pairs[equal_pairs(_mm256_add_epi8(head, row_of(x, last, byte)),
+                                                                 g->hope->np)] >= q_lost)
                         continue;
 #endif
                     sigs[count] = sel_now | (uint64_t)byte << (8 * last);
@@ -1283,7 +1300,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     /* a few secrets: first the least measure a split with as many pairs in one part can have */
-                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs32(MMV_LOW32(sc))] >= q_lost)
+                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs(MMV_LOW32(sc), np)] >= q_lost)
                         continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
