@@ -289,6 +289,19 @@ def test_a_last_pin_adding_the_same_scores_as_a_lower_one_changes_no_game():
     _cuts_play_as_the_full_players(6, 6, "112233", "expected_size", secrets=codes[scores == 0x30])
 
 
+def test_the_pairs_a_prefix_forces_into_one_part_change_no_game():
+    """Searches of up to 32 secrets drop every guess below a prefix by the pairs of secrets it forces into one part
+    (secrets with the same colors and the same later pins, scored alike so far), counted in 16 bytes up to 16
+    secrets and in 32 above. 6p7c games where counting one kind of pair too many changes a guess: Expected Size's
+    729 secrets of colors 5 to 7 only (more than 16 secrets), Entropy's secrets scoring 2 black, 2 white against
+    112234 whose first pin is 6 (16 or fewer)."""
+    codes = spec.all_codewords(6, 7)
+    digits = spec.digits(codes, 6)
+    _cuts_play_as_the_full_players(6, 7, "112233", "expected_size", secrets=codes[(digits >= 5).all(axis=1)])
+    scores = spec.score_pairs(codes, np.full_like(codes, spec.pack("112234", 6, 7)), 6, 7)
+    _cuts_play_as_the_full_players(6, 7, "112234", "entropy", secrets=codes[(scores == 0x22) & (digits[:, 0] == 6)])
+
+
 def _cuts_play_as_the_full_players(pins, colors, first, strategy, secrets=None):
     impls = {i.name: i for i in PLAYERS if not oracle.features.unavailable(i.requires)}
     pairs = [("c-sliced-avx2-full", "c-sliced-avx2"), ("c-sliced-avx2-full", "c-sliced-avx2-mt"),

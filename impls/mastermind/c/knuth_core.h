@@ -78,6 +78,7 @@ typedef struct {
     /* shared, Expected Size and Entropy: per number of secrets n <= SMALL_SECRETS and of pairs of them in one
      * part, the least measure of a split of n secrets with that many such pairs (see least_measures) */
     int64_t *pair_floor;
+    int64_t *forced_floor;         /* the same for splits with that many pairs or more (see forced_pairs) */
 } mm_ctx;
 
 #ifndef FILTER_SCORE
@@ -193,6 +194,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
     x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL; x->pair_floor = NULL;
+    x->forced_floor = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     memset(x->with_pegs, 0, sizeof x->with_pegs);
@@ -250,6 +252,7 @@ static void ctx_free(mm_ctx *x) {
 /* The prototype context also holds what its copies share. */
 static void proto_free(mm_ctx *x) {
     ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next); free(x->pair_floor);
+    free(x->forced_floor);
 }
 
 /* Guesses are played and taken back last first: the path says in what order (the symmetries of a node need the
@@ -348,14 +351,16 @@ static int64_t *make_measure(int strategy, int np) {
 
 /* For every n <= SMALL_SECRETS and every number of pairs of secrets sharing a part, the least measure of a split
  * of n secrets with that many pairs (a part of s secrets holds s(s-1)/2 of them), as pair_floor: a bound on a split
- * from its pairs alone. For Expected Size it is twice the pairs; a number of pairs no split has gets 0. */
+ * from its pairs alone. For Expected Size it is twice the pairs; a number of pairs no split has gets 0. And the
+ * least measure of a split with that many pairs or more, as forced_floor (INT64_MAX where none has). */
 static int least_measures(mm_ctx *x) {
     enum { N = SMALL_SECRETS };
     if (x->strategy < EXPECTED_SIZE) return 0;
     int64_t *m = make_measure(x->strategy, N);
     int64_t (*least)[PAIRS + 1] = malloc(sizeof(int64_t) * (N + 1) * (PAIRS + 1));  /* n secrets, parts of 2+ */
     x->pair_floor = malloc(sizeof(int64_t) * (N + 1) * (PAIRS + 1));
-    if (!m || !least || !x->pair_floor) { free(m); free(least); return -1; }
+    x->forced_floor = malloc(sizeof(int64_t) * (N + 1) * (PAIRS + 1));
+    if (!m || !least || !x->pair_floor || !x->forced_floor) { free(m); free(least); return -1; }
     for (int n = 0; n <= N; n++)
         for (int p = 0; p <= PAIRS; p++) least[n][p] = n == 0 && p == 0 ? 0 : INT64_MAX;
     for (int n = 2; n <= N; n++)
@@ -368,7 +373,13 @@ static int least_measures(mm_ctx *x) {
         for (int n = 0; n <= N; n++) {  /* the other secrets are parts of one, measure 0 */
             low = least[n][p] < low ? least[n][p] : low;
             x->pair_floor[n * (PAIRS + 1) + p] = low == INT64_MAX ? 0 : low;
+            least[n][p] = low;  /* now over every split of n secrets with p pairs */
         }
+    }
+    for (int n = 0; n <= N; n++) {
+        int64_t *at_least = x->forced_floor + n * (PAIRS + 1);
+        for (int p = PAIRS; p >= 0; p--)
+            at_least[p] = p < PAIRS && at_least[p + 1] < least[n][p] ? at_least[p + 1] : least[n][p];
     }
     free(m); free(least);
     return 0;
@@ -624,7 +635,12 @@ typedef struct {
      * the secrets' score from the pins before pin k, added a row at a time (see fill_rows). */
     uint64_t last_like[128];        /* per last-pin row byte, its class of equal rows (see class_rows) */
     int fuse;
+    /* per prefix length j and rotation r = 1..16 of the secrets (as equal_pairs32 turns them), where a secret and
+     * the one r places on share a run of forced_loses: a fused search finds the pairs a prefix forces into one
+     * part from acc alone (see forced_pairs) */
+    __m256i run_mates[8][16];
     const int64_t *floor_of_pairs;  /* pair_floor's row for this many secrets */
+    const int64_t *forced_floor;    /* forced_floor's */
     __m256i acc[8];
 #endif
 } mm_codes;
@@ -768,6 +784,69 @@ MM_INLINE int equal_pairs(__m256i v, int np) {
     return np <= 16 ? equal_pairs16(_mm256_castsi256_si128(v)) : equal_pairs32(v);
 }
 
+/* The pairs of secrets that share a run (mates, see run_mates) and the score v so far: below this prefix every
+ * guess puts each such pair in one part. Counted as equal_pairs counts the pairs of v, np <= 32. */
+MM_INLINE int forced_pairs(__m256i v, const __m256i *mates, int np) {
+    if (np <= 16) {
+        const __m128i w = _mm256_castsi256_si128(v);
+        __m128i same = _mm_setzero_si128();
+#define TURN(r) same = _mm_sub_epi8(same, _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, r)), \
+                                                        _mm256_castsi256_si128(mates[r - 1])))
+        TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7);
+#undef TURN
+        const __m128i sums = _mm_sad_epu8(same, _mm_setzero_si128());
+        const __m128i half = _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, 8)),
+                                           _mm256_castsi256_si128(mates[7]));
+        return (int)(_mm_cvtsi128_si64(sums) + _mm_extract_epi64(sums, 1)) +
+               __builtin_popcount((unsigned)_mm_movemask_epi8(half) & 0xFFu);
+    }
+    const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
+    __m256i same = _mm256_setzero_si256();
+#define TURN(r) same = _mm256_sub_epi8(same, _mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)), \
+                                                           mates[r - 1]))
+    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
+    TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
+#undef TURN
+    const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
+    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
+           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(v, swapped), mates[15]))
+                              & 0xFFFFu);
+}
+
+/* run_mates for a fused search: at each prefix length j with runs, each secret's run as a byte (the first secret
+ * with its multiset of colors and its pins from pin j on; the padding, each its own), compared with the byte r
+ * places on as forced_pairs turns the scores (in 16 bytes for 16 secrets or fewer). */
+static void plan_run_mates(mm_codes *g, const mm_ctx *x, const int *poss, int np, int pins) {
+    for (int j = 2; j <= pins - 2; j++) {
+        if (!(g->run_lengths >> j & 1)) continue;
+        const uint32_t rest = (1u << (4 * (pins - j))) - 1;  /* the pins from pin j on */
+        uint8_t run[32];
+        for (int a = 0; a < 32; a++) {
+            run[a] = (uint8_t)a;
+            for (int b = 0; a < np && b < a; b++)
+                if (x->color_set[poss[b]] == x->color_set[poss[a]] && !((x->codes[poss[b]] ^ x->codes[poss[a]]) & rest)) {
+                    run[a] = (uint8_t)b;
+                    break;
+                }
+        }
+        const __m256i id = _mm256_loadu_si256((const __m256i *)run), swapped = _mm256_permute2x128_si256(id, id, 1);
+        const __m128i low = _mm256_castsi256_si128(id);
+        __m256i *mates = g->run_mates[j];
+        if (np <= 16) {
+#define TURN(r) mates[r - 1] = _mm256_castsi128_si256(_mm_cmpeq_epi8(low, _mm_alignr_epi8(low, low, r)))
+            TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
+#undef TURN
+        } else {
+#define TURN(r) mates[r - 1] = _mm256_cmpeq_epi8(id, _mm256_alignr_epi8(swapped, id, r))
+            TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
+            TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
+#undef TURN
+            mates[15] = _mm256_cmpeq_epi8(id, swapped);
+        }
+    }
+}
+
 /* Row k * 128 + byte of the pin table (see fill_rows): the first 32 secrets' scores from one pin choice. */
 MM_INLINE __m256i row_of(const mm_ctx *x, int k, unsigned byte) {
     return _mm256_load_si256((const __m256i *)(x->rows + (128 * k + byte) * ROW_BYTES));
@@ -819,7 +898,17 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
          * pin so far is kept, the signature names the choice alone. Before the last pin the choices are too many
          * for the table, and a twin there costs only a few probes of seen_before. */
         if (sig->fits && kept_now <= k && k + 2 < pins && prefix_seen(x, k, sum_now)) continue;
+#ifdef ROW_BATCH
+        /* a fused search's score so far, which finds its forced pairs too (see run_mates) */
+        const __m256i acc_now = g->fuse ? _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255))
+                                        : _mm256_setzero_si256();
+        if (g->run_lengths >> (k + 1) & 1 &&
+            (g->fuse ? g->forced_floor[forced_pairs(acc_now, g->run_mates[k + 1], g->hope->np)] >= g->hope->q_lost
+                     : forced_loses(x, g, prefix_now, k + 1)))
+            continue;
+#else
         if (g->run_lengths >> (k + 1) & 1 && forced_loses(x, g, prefix_now, k + 1)) continue;
+#endif
         const unsigned used_now = g->used[k] | 1u << c;
         const uint64_t held_now = g->held[k] + (1ull << (4 * c));
         if (k + 1 == pins - 1) {  /* the last pin: every color it may take, in one loop */
@@ -830,8 +919,7 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
             const unsigned colors_here = class_colors(all, z, f, used_now) & ~lower
                                          & x->sub_live[sub_now];
 #ifdef ROW_BATCH
-            const __m256i head = g->fuse ? _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255))
-                                         : _mm256_setzero_si256();
+            const __m256i head = acc_now;
             const int64_t q_lost = g->hope->q_lost;  /* as the chunk began: the search's own is no larger */
             uint64_t met = 0;  /* the classes of last_like met so far */
 #endif
@@ -860,7 +948,7 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         g->used[k + 1] = used_now; g->index[k + 1] = idx; g->kept[k + 1] = kept_now; g->sum[k + 1] = sum_now;
         g->held[k + 1] = held_now; g->prefix[k + 1] = prefix_now; g->sub[k + 1] = sub_now; g->sel[k + 1] = sel_now;
 #ifdef ROW_BATCH
-        if (g->fuse) g->acc[k + 1] = _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255));
+        g->acc[k + 1] = acc_now;
 #endif
         for (int later = k + 1; later < pins; later++)
             g->lower[k + 1][later] = g->lower[k][later] | swap_lower(at_pin, k, c, later);
@@ -1189,6 +1277,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (measure && np <= SMALL_SECRETS) {
                     codes.fuse = 1;
                     codes.floor_of_pairs = x->pair_floor + np * (PAIRS + 1);
+                    codes.forced_floor = x->forced_floor + np * (PAIRS + 1);
+                    plan_run_mates(&codes, x, poss, np, pins);
                 }
             }
         }
