@@ -42,6 +42,7 @@ enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 #define MAX_DEPTH 32
 #define SMALL_SECRETS 32 /* searches of this many secrets or fewer count their split's pairs first (pair_floor) */
 #define PAIRS (SMALL_SECRETS * (SMALL_SECRETS - 1) / 2)
+#define TIE_SECRETS 16 /* searches of this many secrets or fewer know the best rank of every measure (see tie_lost) */
 
 
 typedef struct {
@@ -79,6 +80,10 @@ typedef struct {
      * part, the least measure of a split of n secrets with that many such pairs (see least_measures) */
     int64_t *pair_floor;
     int64_t *forced_floor;         /* the same for splits with that many pairs or more (see forced_pairs) */
+    /* shared, Expected Size and Entropy: per n <= TIE_SECRETS, the measures a split of n secrets can have,
+     * ascending, from tie_at[n] to tie_at[n + 1], each with the best rank of a split with that measure or more */
+    int64_t *tie_measure, *tie_rank;
+    int tie_at[TIE_SECRETS + 2];
 } mm_ctx;
 
 #ifndef FILTER_SCORE
@@ -194,7 +199,7 @@ static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, cons
                     int strategy, int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
     x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL; x->pair_floor = NULL;
-    x->forced_floor = NULL;
+    x->forced_floor = NULL; x->tie_measure = NULL; x->tie_rank = NULL;
     x->strategy = strategy; x->status = status;
     x->nvalid = 0;
     memset(x->with_pegs, 0, sizeof x->with_pegs);
@@ -252,7 +257,7 @@ static void ctx_free(mm_ctx *x) {
 /* The prototype context also holds what its copies share. */
 static void proto_free(mm_ctx *x) {
     ctx_free(x); free(x->pin_rows); free(x->color_set); free(x->set_code); free(x->sub_next); free(x->pair_floor);
-    free(x->forced_floor);
+    free(x->forced_floor); free(x->tie_measure); free(x->tie_rank);
 }
 
 /* Guesses are played and taken back last first: the path says in what order (the symmetries of a node need the
@@ -349,6 +354,49 @@ static int64_t *make_measure(int strategy, int np) {
     return m;
 }
 
+/* For every n <= TIE_SECRETS, every measure a split of n secrets can have and the best rank of a split with that
+ * measure or more (tie_measure, tie_rank; see tie_lost): every order of parts summing to n (every composition of
+ * n), ranked as rank_of_parts ranks it. worse_from's q_lost leaves room for the float sums' rounding, so a split
+ * with the best's measure was scored in full, and the colors' bound (split_bound) dropped none that only tie it;
+ * these show at once when no split with that measure can rank higher. */
+static int tie_ranks(mm_ctx *x) {
+    int total = 0;
+    for (int n = 1; n <= TIE_SECRETS; n++) total += 1 << (n - 1);
+    int64_t *meas = malloc(sizeof(int64_t) * total), *rank = malloc(sizeof(int64_t) * total);
+    x->tie_measure = meas; x->tie_rank = rank;
+    if (!meas || !rank) return -1;
+    x->tie_at[0] = x->tie_at[1] = 0;
+    for (int n = 1; n <= TIE_SECRETS; n++) {
+        void *terms = make_terms(x->strategy, n);
+        int64_t *m = make_measure(x->strategy, n);
+        if (!terms || !m) { free(terms); free(m); return -1; }
+        const int from = x->tie_at[n];
+        int count = from;
+        for (uint32_t cuts = 0; cuts < 1u << (n - 1); cuts++) {  /* a part ends after secret i where bit i is set */
+            int size[TIE_SECRETS], parts = 0, s = 1;
+            int64_t q = 0;
+            for (int i = 0; i < n - 1; i++, s++)
+                if (cuts >> i & 1) { q += m[s]; size[parts++] = s; s = 0; }
+            q += m[s];
+            size[parts++] = s;
+            const int64_t r = rank_of_parts(x, size, parts, 0, n, terms);
+            int at = from;
+            while (at < count && meas[at] != q) at++;
+            if (at == count) { meas[count] = q; rank[count++] = r; }
+            else if (r > rank[at]) rank[at] = r;
+        }
+        free(terms); free(m);
+        for (int i = from + 1; i < count; i++)  /* ascending by measure (an insertion sort: a few hundred) */
+            for (int j = i; j > from && meas[j - 1] > meas[j]; j--) {
+                const int64_t tq = meas[j], tr = rank[j];
+                meas[j] = meas[j - 1]; rank[j] = rank[j - 1]; meas[j - 1] = tq; rank[j - 1] = tr;
+            }
+        for (int i = count - 2; i >= from; i--) rank[i] = rank[i] > rank[i + 1] ? rank[i] : rank[i + 1];
+        x->tie_at[n + 1] = count;
+    }
+    return 0;
+}
+
 /* For every n <= SMALL_SECRETS and every number of pairs of secrets sharing a part, the least measure of a split
  * of n secrets with that many pairs (a part of s secrets holds s(s-1)/2 of them), as pair_floor: a bound on a split
  * from its pairs alone. For Expected Size it is twice the pairs; a number of pairs no split has gets 0. And the
@@ -382,7 +430,16 @@ static int least_measures(mm_ctx *x) {
             at_least[p] = p < PAIRS && at_least[p + 1] < least[n][p] ? at_least[p + 1] : least[n][p];
     }
     free(m); free(least);
-    return 0;
+    return tie_ranks(x);
+}
+
+/* The q_lost a best key gives a search of np <= TIE_SECRETS secrets where that is lower than worse_from's: the
+ * least measure from which on no split ranks above the best (equal ranks go to the guess met first, a possible
+ * one or a lower codeword), or INT64_MAX. */
+MM_INLINE int64_t tie_lost(const mm_ctx *x, int np, int64_t best_key) {
+    for (int i = x->tie_at[np]; i < x->tie_at[np + 1]; i++)
+        if (2 * x->tie_rank[i] <= best_key) return x->tie_measure[i];
+    return INT64_MAX;
 }
 
 /* The least measure q of a split that ranks below the best so far (measure best_q) whatever the float sums'
@@ -1513,7 +1570,13 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
     ranked:
         if (key > best_key) {
             best_key = key; best = g;
-            if (measure) q_lost = worse_from(x->strategy, q, np);
+            if (measure) {
+                q_lost = worse_from(x->strategy, q, np);
+                if (np <= TIE_SECRETS) {
+                    const int64_t tie = tie_lost(x, np, best_key);
+                    q_lost = tie < q_lost ? tie : q_lost;
+                }
+            }
         }
 #else
         key = 2 * rank_of(x, cnt, np, terms) + is_poss;
