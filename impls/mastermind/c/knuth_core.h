@@ -882,7 +882,8 @@ static void plan_run_mates(mm_codes *g, const mm_ctx *x, const int *poss, int np
         for (int a = 0; a < 32; a++) {
             run[a] = (uint8_t)a;
             for (int b = 0; a < np && b < a; b++)
-                if (x->color_set[poss[b]] == x->color_set[poss[a]] && !((x->codes[poss[b]] ^ x->codes[poss[a]]) & rest)) {
+                if (x->color_set[poss[b]] == x->color_set[poss[a]] &&
+                    !((x->codes[poss[b]] ^ x->codes[poss[a]]) & rest)) {
                     run[a] = (uint8_t)b;
                     break;
                 }
@@ -1447,7 +1448,8 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
             } else {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     /* a few secrets: first the least measure a split with as many pairs in one part can have */
-                    if (np <= SMALL_SECRETS && x->pair_floor[np * (PAIRS + 1) + equal_pairs(MMV_LOW32(sc), np)] >= q_lost)
+                    if (np <= SMALL_SECRETS &&
+                        x->pair_floor[np * (PAIRS + 1) + equal_pairs(MMV_LOW32(sc), np)] >= q_lost)
                         continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
@@ -1848,6 +1850,8 @@ int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *cou
         free_items(items, count);
         items = next, count = made;
         if (!items) { failed = 1; break; }
+        /* the largest searches first, so that none is left to run alone at the end */
+        qsort(items, count, sizeof(subtree), larger_first);
         tree_arg a = {items, want, out};
         failed = run_pool(&proto, threads, count, choose_item, &a);
     }
