@@ -79,7 +79,7 @@ typedef struct {
     /* shared, Expected Size and Entropy: per number of secrets n <= SMALL_SECRETS and of pairs of them in one
      * part, the least measure of a split of n secrets with that many such pairs (see least_measures) */
     int64_t *pair_floor;
-    int64_t *forced_floor;         /* the same for splits with that many pairs or more (see forced_pairs) */
+    int64_t *forced_floor;         /* the same for splits with that many pairs or more (see pairs_of) */
     /* shared, Expected Size and Entropy: per n <= TIE_SECRETS, the measures a split of n secrets can have,
      * ascending, from tie_at[n] to tie_at[n + 1], each with the best rank of a split with that measure or more */
     int64_t *tie_measure, *tie_rank;
@@ -692,9 +692,9 @@ typedef struct {
      * the secrets' score from the pins before pin k, added a row at a time (see fill_rows). */
     uint64_t last_like[128];        /* per last-pin row byte, its class of equal rows (see class_rows) */
     int fuse;
-    /* per prefix length j and rotation r = 1..16 of the secrets (as equal_pairs32 turns them), where a secret and
+    /* per prefix length j and rotation r = 1..16 of the secrets (as pairs_of turns them), where a secret and
      * the one r places on share a run of forced_loses: a fused search finds the pairs a prefix forces into one
-     * part from acc alone (see forced_pairs) */
+     * part from acc alone (see pairs_of) */
     __m256i run_mates[8][16];
     const int64_t *floor_of_pairs;  /* pair_floor's row for this many secrets */
     const int64_t *forced_floor;    /* forced_floor's */
@@ -808,72 +808,45 @@ MM_INLINE int forced_loses(const mm_ctx *x, const mm_codes *g, uint32_t prefix, 
 #define MMV_LOW32(v) (v)
 #endif
 
-/* How many pairs of the 32 bytes of v are equal: each byte against the one r places on, cyclically, for
- * r = 1..16 (r = 16 from the first half only, so no pair counts twice), the matches summed per byte and then once.
- * No branch, where counting parts one by one stops at a count no predictor foresees. */
-MM_INLINE int equal_pairs32(__m256i v) {
-    const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
-    __m256i same = _mm256_setzero_si256();
-#define TURN(r) same = _mm256_sub_epi8(same, _mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)))
-    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
-    TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
-#undef TURN
-    const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
-    const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
-    return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
-           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, swapped)) & 0xFFFFu);
-}
-
-/* The same for the 16 bytes of v: rotations 1..7, and 8 from the first half only. A search of 16 secrets or fewer
- * has them all there, and counts its pairs in half the work. */
-MM_INLINE int equal_pairs16(__m128i v) {
-    __m128i same = _mm_setzero_si128();
-#define TURN(r) same = _mm_sub_epi8(same, _mm_cmpeq_epi8(v, _mm_alignr_epi8(v, v, r)))
-    TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7);
-#undef TURN
-    const __m128i sums = _mm_sad_epu8(same, _mm_setzero_si128());
-    return (int)(_mm_cvtsi128_si64(sums) + _mm_extract_epi64(sums, 1)) +
-           __builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_alignr_epi8(v, v, 8))) & 0xFFu);
-}
-
-/* The pairs of the first np bytes of v that are equal, for np <= 32 (the others are distinct padding). */
-MM_INLINE int equal_pairs(__m256i v, int np) {
-    return np <= 16 ? equal_pairs16(_mm256_castsi256_si128(v)) : equal_pairs32(v);
-}
-
-/* The pairs of secrets that share a run (mates, see run_mates) and the score v so far: below this prefix every
- * guess puts each such pair in one part. Counted as equal_pairs counts the pairs of v, np <= 32. */
-MM_INLINE int forced_pairs(__m256i v, const __m256i *mates, int np) {
+/* How many pairs of the first np bytes of v are equal (np <= 32; the others are distinct padding), counting only
+ * the pairs that mates marks where mates is given (see run_mates). Each byte is compared with the one r places on,
+ * cyclically: in 32 bytes r = 1..15, and 16 from the first half only, so no pair counts twice; a search of 16
+ * secrets or fewer has every score in the first 16 bytes, and counts them in half the work (r = 1..7, and 8 from
+ * the first half). The matches are summed per byte and then once: no branch, where counting parts one by one
+ * stops at a count no predictor foresees. Always inlined, so where mates is NULL no mask is applied. */
+MM_INLINE int pairs_of(__m256i v, const __m256i *mates, int np) {
     if (np <= 16) {
         const __m128i w = _mm256_castsi256_si128(v);
         __m128i same = _mm_setzero_si128();
-#define TURN(r) same = _mm_sub_epi8(same, _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, r)), \
-                                                        _mm256_castsi256_si128(mates[r - 1])))
+#define MATES(r) (mates ? _mm256_castsi256_si128(mates[(r) - 1]) : _mm_set1_epi8(-1))
+#define TURN(r) same = _mm_sub_epi8(same, _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, r)), MATES(r)))
         TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7);
 #undef TURN
         const __m128i sums = _mm_sad_epu8(same, _mm_setzero_si128());
-        const __m128i half = _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, 8)),
-                                           _mm256_castsi256_si128(mates[7]));
+        const __m128i half = _mm_and_si128(_mm_cmpeq_epi8(w, _mm_alignr_epi8(w, w, 8)), MATES(8));
+#undef MATES
         return (int)(_mm_cvtsi128_si64(sums) + _mm_extract_epi64(sums, 1)) +
                __builtin_popcount((unsigned)_mm_movemask_epi8(half) & 0xFFu);
     }
     const __m256i swapped = _mm256_permute2x128_si256(v, v, 1);
     __m256i same = _mm256_setzero_si256();
+#define MATES(r) (mates ? mates[(r) - 1] : _mm256_set1_epi8(-1))
 #define TURN(r) same = _mm256_sub_epi8(same, _mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_alignr_epi8(swapped, v, r)), \
-                                                           mates[r - 1]))
+                                                           MATES(r)))
     TURN(1); TURN(2); TURN(3); TURN(4); TURN(5); TURN(6); TURN(7); TURN(8);
     TURN(9); TURN(10); TURN(11); TURN(12); TURN(13); TURN(14); TURN(15);
 #undef TURN
     const __m256i sums = _mm256_sad_epu8(same, _mm256_setzero_si256());
     const __m128i half = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
     return (int)(_mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1)) +
-           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(v, swapped), mates[15]))
+           __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(v, swapped), MATES(16)))
                               & 0xFFFFu);
+#undef MATES
 }
 
 /* run_mates for a fused search: at each prefix length j with runs, each secret's run as a byte (the first secret
  * with its multiset of colors and its pins from pin j on; the padding, each its own), compared with the byte r
- * places on as forced_pairs turns the scores (in 16 bytes for 16 secrets or fewer). */
+ * places on as pairs_of turns the scores (in 16 bytes for 16 secrets or fewer). */
 static void plan_run_mates(mm_codes *g, const mm_ctx *x, const int *poss, int np, int pins) {
     for (int j = 2; j <= pins - 2; j++) {
         if (!(g->run_lengths >> j & 1)) continue;
@@ -961,7 +934,7 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
         const __m256i acc_now = g->fuse ? _mm256_add_epi8(g->acc[k], row_of(x, k, sel_now >> (8 * k) & 255))
                                         : _mm256_setzero_si256();
         if (g->run_lengths >> (k + 1) & 1 &&
-            (g->fuse ? g->forced_floor[forced_pairs(acc_now, g->run_mates[k + 1], g->hope->np)] >= g->hope->q_lost
+            (g->fuse ? g->forced_floor[pairs_of(acc_now, g->run_mates[k + 1], g->hope->np)] >= g->hope->q_lost
                      : forced_loses(x, g, prefix_now, k + 1)))
             continue;
 #else
@@ -991,8 +964,8 @@ static int class_lowest_codes(mm_ctx *x, int pins, mm_codes *g, int *out, uint64
                     const uint64_t like = g->last_like[byte];
                     if (met & like) continue;
                     met |= like;
-                    if (g->fuse && g->floor_of_pairs[equal_pairs(_mm256_add_epi8(head, row_of(x, last, byte)),
-                                                                 g->hope->np)] >= q_lost)
+                    if (g->fuse && g->floor_of_pairs[pairs_of(_mm256_add_epi8(head, row_of(x, last, byte)),
+                                                              NULL, g->hope->np)] >= q_lost)
                         continue;
 #endif
                     sigs[count] = sel_now | (uint64_t)byte << (8 * last);
@@ -1134,7 +1107,7 @@ static void fill_rows(mm_ctx *x, const uint8_t *sp, const uint8_t *scn, int stri
                     mmv_store(x->rows + (128 * k + 8 * c + b) * ROW_BYTES + i,
                               mmv_score_pins(sp + k * stride, scn, stride, i, &c, &b, bytes, 1));
     /* the padding lanes of the first pin's rows score 0xFF, 0xFE, ..., which no score is: no count takes them,
-     * and no two are equal (see equal_pairs32) */
+     * and no two are equal (see pairs_of) */
     for (int r = 0; r < 128; r++)
         for (int i = np; i < lanes; i++) x->rows[r * ROW_BYTES + i] = (uint8_t)(0xFF - (i - np));
 }
@@ -1449,7 +1422,7 @@ MM_INLINE int choose_p(mm_ctx *x, const int *poss, int np, int pins) {
                 if (measure) {  /* Expected Size, Entropy: the parts are collected only for a split that may win */
                     /* a few secrets: first the least measure a split with as many pairs in one part can have */
                     if (np <= SMALL_SECRETS &&
-                        x->pair_floor[np * (PAIRS + 1) + equal_pairs(MMV_LOW32(sc), np)] >= q_lost)
+                        x->pair_floor[np * (PAIRS + 1) + pairs_of(MMV_LOW32(sc), NULL, np)] >= q_lost)
                         continue;
                     int j = 0;
                     for (; j < x->nvalid; j++) {
