@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from swarbench.engine import RunOutcome, RunRequest
     from swarbench.registry import Registry
     from swarbench.render import RunView
+    from swarbench.runfolder import RunFolder
 
 __all__ = ["run", "load", "compare", "report", "request", "measure", "plugins", "reports_folder"]
 
@@ -103,9 +104,9 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
     progress listener from its name."""
     import time
 
-    from swarbench import engine, export, results
+    from swarbench import engine, export
     from swarbench.render import render
-    from swarbench.render.summary import attach_run_files
+    from swarbench.runfolder import RunFolder
 
     registry = registry if registry is not None else plugins(run_request.disable)
     started = time.time()
@@ -120,11 +121,22 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
     view = run_view(registry, outcome.frame, outcome.machine, notes)
     view.info = {"command": command, "duration_s": time.time() - started}
-    attach_run_files(view, {outcome.run_id: outcome.run_dir})
+    folder = RunFolder(outcome.run_dir)
+    attach_run_files(view, {outcome.run_id: folder})
     export.write(outcome.run_dir, view)
     for fmt, name in SAVED_REPORTS:
-        results.write_atomic(outcome.run_dir / name, render(fmt, view))
+        folder.write_text(name, render(fmt, view))
     return Measured(outcome, view)
+
+
+def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
+    """What a report shows that the frame does not keep, read from the run folders before any renderer runs:
+    each measurement's samples (by run id) and the first run's start, length and command line."""
+    for run_id, folder in folders.items():
+        view.samples.update(folder.samples(run_id))
+    if folders:
+        view.info = next(iter(folders.values())).info() | view.info
+    return view
 
 
 def run(kernels: Patterns = None, implementations: Patterns = None, *, progress: bool = False,
@@ -154,15 +166,15 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
     return frame
 
 
-def _paths(runs: Sequence[Run], reports: Union[str, Path, None]) -> list[Path]:
-    from swarbench import results
+def _folders(runs: Sequence[Run], reports: Union[str, Path, None]) -> list[RunFolder]:
+    from swarbench.runfolder import RunFolder
 
     if not runs:
         from swarbench.errors import UsageError
 
         raise UsageError("name at least one run (a run id, a run folder, a results.csv, or 'latest')")
     folder = reports_folder(reports)
-    return [results.resolve_run(str(run), folder) for run in runs]
+    return [RunFolder.find(run, folder) for run in runs]
 
 
 def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
@@ -171,21 +183,19 @@ def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
     run id's), and run_dir when there is one run."""
     import pandas as pd
 
-    from swarbench import results
-
-    paths = _paths(runs, reports)
-    frames = [results.load(path) for path in paths]
+    folders = _folders(runs, reports)
+    frames = [folder.results() for folder in folders]
     machines = {}
-    for path, frame in zip(paths, frames):
+    for folder, frame in zip(folders, frames):
         for run_id in frame["run_id"].dropna().astype(str).unique():
-            machines[run_id] = results.machine_of(path.parent)
+            machines[run_id] = folder.machine()
     merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     merged.attrs["machines"] = machines
-    merged.attrs["machine"] = results.machine_of(paths[0].parent)
-    merged.attrs["run_dirs"] = {str(run_id): str(path.parent) for path, frame in zip(paths, frames)
+    merged.attrs["machine"] = folders[0].machine()
+    merged.attrs["run_dirs"] = {str(run_id): str(folder.path) for folder, frame in zip(folders, frames)
                                 for run_id in frame["run_id"].dropna().astype(str).unique()[:1]}
-    if len(paths) == 1:
-        merged.attrs["run_dir"] = str(paths[0].parent)
+    if len(folders) == 1:
+        merged.attrs["run_dir"] = str(folders[0].path)
     return merged
 
 
@@ -195,7 +205,8 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     pytest-benchmark and github-action-benchmark JSON): the common tables and every suite's own section.
     ``against`` adds each measurement's change from that run, as ``compare`` finds it."""
     from swarbench.render import render
-    from swarbench.render.summary import attach_run_files, change_rows
+    from swarbench.render.summary import change_rows
+    from swarbench.runfolder import RunFolder
 
     if format not in config.FORMATS + config.EXPORT_FORMATS:
         from swarbench.errors import UsageError
@@ -207,7 +218,7 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     run_dirs = dict(frame.attrs.get("run_dirs", {}))
     if not run_dirs and "run_dir" in frame.attrs and frame["run_id"].notna().any():
         run_dirs = {str(frame["run_id"].dropna().astype(str).iloc[0]): frame.attrs["run_dir"]}
-    attach_run_files(view, {run_id: Path(folder) for run_id, folder in run_dirs.items()})
+    attach_run_files(view, {run_id: RunFolder(folder) for run_id, folder in run_dirs.items()})
     if against is not None:
         view.changes = change_rows(compare(against, _saved(runs[0]), reports=reports))
     if format in config.EXPORT_FORMATS:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -33,13 +31,14 @@ import numpy as np
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import files, oracle, prebuild, results
+from swarbench import oracle, prebuild, results
 from swarbench.bench.cases import workload_keys
-from swarbench.bench.records import RECORD_FAILED_EXIT
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.errors import UsageError
 from swarbench.model import ReportSection, matches
 from swarbench.registry import Registry
+from swarbench.runfolder import (FAILED, PYTEST_LOG, RECORD_FAILED_EXIT, RECORDS, BuildLine, CaseId, PhaseLine, Record,
+                                 ResultLine, RunFolder, StartLine, Status, results_of)
 
 
 INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured before it is stopped
@@ -155,25 +154,12 @@ def check_request(request: RunRequest, registry: Registry) -> None:
             raise UsageError(f"{name} must be 0 or more, got {value}")
 
 
-def new_run_dir(reports_dir: Path) -> tuple[str, Path]:
-    run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
-    run_dir = (reports_dir / run_id).resolve()
-    try:
-        run_dir.mkdir(parents=True)
-        probe = run_dir / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"cannot write to the reports folder {reports_dir}: {exc.strerror or exc}") from None
-    return run_id, run_dir
-
-
-def long_cases(records: list[dict]) -> list[str]:
+def long_cases(records: list[Record]) -> list[str]:
     """Cases whose verification call took oracle.LONG_BATCH_S or more. Their --min-rounds are dealt out one per
     worker to the first workers; a later worker would only repeat seconds of pure Python for a sample nobody
     asked for, so it leaves them out."""
-    return sorted({r["case"] for r in records if r.get("event") == "result" and r.get("status") == "PASS"
-                   and (r.get("check_s") or 0) >= oracle.LONG_BATCH_S})
+    return sorted({r.case for r in results_of(records) if r.status is Status.PASS
+                   and (r.check_s or 0) >= oracle.LONG_BATCH_S})
 
 
 def worker_short_rounds(request: RunRequest, worker: int) -> int:
@@ -188,20 +174,20 @@ def worker_min_rounds(request: RunRequest, worker: int) -> int:
     return max(1, -(-(request.min_rounds - worker) // request.processes))
 
 
-def unsettled_cases(records: list[dict]) -> list[str]:
+def unsettled_cases(records: list[Record]) -> list[str]:
     """Passed cases whose workers' medians lie further apart than results.SPLIT_WORKERS (of the merged median),
     long batches aside. Two workers that disagree leave the merged median anywhere between them: on a shared
     machine one of them caught a slow spell. A further worker for those cases outvotes it."""
     out = []
-    for rec in results.merge_records(records):
-        workers = rec["worker_samples_s"]
-        if rec.get("status") != oracle.PASS or len(workers) < 2 or rec.get("kernel") == "swarbench.overhead":
+    for m in results.merge_records(records):
+        workers = m.worker_samples_s
+        if m.status is not Status.PASS or len(workers) < 2 or m.kernel == results.OVERHEAD_KERNEL:
             continue
-        if (rec.get("check_s") or 0) >= oracle.LONG_BATCH_S:
+        if (m.line.check_s or 0) >= oracle.LONG_BATCH_S:
             continue
         medians = [float(np.median(w)) for w in workers]
-        if (max(medians) - min(medians)) / float(np.median(rec["samples_s"])) > results.SPLIT_WORKERS:
-            out.append(rec["case"])
+        if (max(medians) - min(medians)) / float(np.median(m.samples_s)) > results.SPLIT_WORKERS:
+            out.append(m.case)
     return sorted(out)
 
 
@@ -217,7 +203,7 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
            "--benchmark-disable-gc", "--swarbench-cache", str(run_dir / CACHE),
            # the last worker only reads the cache: nobody comes after it (a 5p8c reference pickles to 1 GiB)
            *(["--swarbench-cache-readonly"] if worker >= request.processes - 1 else []),
-           "--swarbench-record", str(run_dir / results.RECORDS), "--swarbench-seed", str(request.seed),
+           "--swarbench-record", str(run_dir / RECORDS), "--swarbench-seed", str(request.seed),
            "--swarbench-worker", str(worker), "--swarbench-order-seed", str(worker),
            "--swarbench-passes", str(request.passes),
            "--swarbench-short-rounds", str(worker_short_rounds(request, worker))]
@@ -244,36 +230,23 @@ class WorkerEnd:
 class RecordTail:
     """Follows the record file as workers append to it: which case each worker is in, and since when."""
 
-    def __init__(self, path: Path, listener: Optional[Callable[[dict], None]] = None):
-        self.path = path
+    def __init__(self, folder: RunFolder, listener: Optional[Callable[[Record], None]] = None):
+        self.folder = folder
         self.listener = listener  # told of every event, for a progress display
         self.offset = 0
         self.running: dict[int, tuple[str, float]] = {}  # worker -> (case id, start time)
         self.finished: dict[int, set[str]] = {}
 
-    def poll(self) -> list[dict]:
+    def poll(self) -> list[Record]:
         """Read what was appended since the last poll; returns the new events."""
-        if not self.path.exists():
-            return []
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            chunk = fh.read()
-        complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next poll
-        self.offset += len(complete)
-        events = []
-        for line in complete.decode(errors="replace").splitlines():
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            events.append(event)
-            worker, case = event.get("worker", 0), event.get("case", "")
-            if event.get("event") == "start":
-                self.running[worker] = (case, float(event.get("t", time.time())))
-            elif event.get("event", "result") == "result":
-                self.finished.setdefault(worker, set()).add(case)
-                if self.running.get(worker, ("",))[0] == case:
-                    self.running.pop(worker)
+        events, self.offset = self.folder.records_after(self.offset)
+        for event in events:
+            if isinstance(event, StartLine):
+                self.running[event.worker] = (event.case, event.t if event.t is not None else time.time())
+            elif isinstance(event, ResultLine):
+                self.finished.setdefault(event.worker, set()).add(event.case)
+                if self.running.get(event.worker, ("",))[0] == event.case:
+                    self.running.pop(event.worker)
         if self.listener:
             for event in events:
                 self.listener(event)
@@ -325,7 +298,7 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
         return WorkerEnd("crashed", code, running[0], f"crashed (signal {-code}{name})")
     if code > RECORD_FAILED_EXIT:  # the worker could not write its records: its error, where it wrote them
         errno = code - RECORD_FAILED_EXIT
-        raise OSError(errno, os.strerror(errno), str(tail.path))
+        raise OSError(errno, os.strerror(errno), str(tail.folder.records_path))
     if running and running[0] not in tail.finished.get(worker, set()):
         # a worker that ends of itself in the middle of a case (os._exit, any other code): nobody interrupted it,
         # so the case it was in killed it. (A case already reported, failed in its first pass, starts its later
@@ -343,7 +316,7 @@ def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     try:
         while child.poll() is None and time.time() < deadline:
             # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
-            if any(event.get("event") in ("start", "phase") and _seconds_after(event, interrupted) > 0.5
+            if any(isinstance(event, (StartLine, PhaseLine)) and (event.t or 0) - interrupted > 0.5
                    for event in tail.poll()):
                 child.send_signal(signal.SIGINT)
             time.sleep(0.1)
@@ -355,61 +328,54 @@ def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     tail.poll()
 
 
-def _seconds_after(event: dict, moment: float) -> float:
-    try:
-        return float(event.get("t")) - moment
-    except (TypeError, ValueError):
-        return 0.0
+LOST_STATUS = {"crashed": Status.CRASH, "timeout": Status.TIMEOUT, "lost": Status.LOST}
 
 
-def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Registry, seen: list[dict]) -> dict:
+def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Registry, seen: list[Record]) -> ResultLine:
     """The result line a worker could not write: the case it died in, and what ended it."""
-    kernel, impl, workload, size = case_id.split(":", 3)
-    k = registry.kernels.get(kernel)
-    i = registry.implementations.get(f"{kernel}/{impl}")
-    same = [r for r in seen if r.get("kernel") == kernel and r.get("workload") == workload
-            and str(r.get("case", "")).endswith(":" + size) and r.get("n")]
+    case = CaseId.parse(case_id)
+    k = registry.kernels.get(case.kernel)
+    i = registry.implementations.get(case.key)
+    same = [r for r in results_of(seen) if r.kernel == case.kernel and r.workload == case.workload and r.n
+            and r.case.endswith(f":n={case.size or 'default'}")]
     if same:
-        n = same[0]["n"]
-    elif size[2:].isdigit():
-        n = int(size[2:])
+        n = same[0].n
+    elif case.size is not None:
+        n = case.size
     else:
-        n = k.workload_kind(workload).default_size if k else 0
-    return {"event": "result", "case": case_id, "worker": worker, "kernel": kernel, "implementation": impl,
-            "family": i.family if i else "", "workload": workload, "n": n, "seed": 0, "params": {},
-            "status": "CRASH" if end.kind == "crashed" else "TIMEOUT", "reason": end.detail,
-            "expected_to_fail": i.expected_to_fail if i else "", "prepare_s": None, "check_s": None,
-            "samples_s": [], "rounds": 0, "iterations": 0, "summary": None, "suite": kernel.split(".")[0],
-            "baseline": k.baseline if k else "", "unit": k.unit if k else ""}
+        n = k.workload_kind(case.workload).default_size if k else 0
+    return ResultLine(case=case_id, worker=worker, kernel=case.kernel, implementation=case.implementation,
+                      family=i.family if i else "", workload=case.workload, n=n, status=LOST_STATUS[end.kind],
+                      reason=end.detail, expected_to_fail=i.expected_to_fail if i else "",
+                      suite=case.kernel.split(".")[0], baseline=k.baseline if k else "", unit=k.unit if k else "")
 
 
 def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[dict], None]] = None) -> RunOutcome:
     """Run the request; ``listener`` is told of each worker event (plan, start, result) as it happens."""
     check_request(request, registry)
     request, spec_problems = without_broken_specs(request, registry)
-    run_id, run_dir = new_run_dir(request.reports_dir)
+    folder = RunFolder.create(request.reports_dir)
+    run_id, run_dir = folder.run_id, folder.path
     machine = machine_mod.collect()
-    files.write_atomic(run_dir / results.MACHINE, json.dumps(machine, indent=2))
-    record_path = run_dir / results.RECORDS
-    # the run's own choices that its statistics depend on come first, so a later report or compare repeats them
-    files.write_atomic(record_path, json.dumps({"event": "run", results.KEEP_SLOWED: request.keep_slowed}) + "\n")
-    tail = RecordTail(record_path, listener)
+    folder.write_machine(machine)
+    folder.begin(request.keep_slowed)
+    tail = RecordTail(folder, listener)
     problems: list[str] = list(spec_problems)
     unwritten: Optional[OSError] = None
     with stop_signals_interrupt():
         try:
-            build_first(request, registry, record_path, tail)
+            build_first(request, registry, folder, tail)
             threading.Thread(target=import_statistics, daemon=True).start()
-            interrupted = not run_workers(request, registry, run_dir, record_path, tail, problems)
+            interrupted = not run_workers(request, registry, folder, tail, problems)
         except KeyboardInterrupt:  # between workers, or a second Ctrl-C: what the records hold is saved below
             interrupted = True
         except OSError as exc:  # the records could not be written (a full disk): what they hold is saved below
             interrupted, unwritten = True, exc
     with signals_deferred() as deferred:  # an interrupt now would lose the whole run's results file
         shutil.rmtree(run_dir / CACHE, ignore_errors=True)  # (which may free the space the results need)
-        frame = results.frame_from_records(results.read_records(record_path), run_id, machine)
+        frame = results.frame_from_records(folder.records(), run_id, machine)
         try:
-            results.save(frame, run_dir)
+            folder.save(frame)
         except OSError:
             if unwritten is None:
                 raise
@@ -476,35 +442,33 @@ def workload_builds(request: RunRequest, registry: Registry, folder: Path) -> li
     return [functools.partial(cache.prime, *key) for key in keys]
 
 
-def build_first(request: RunRequest, registry: Registry, record_path: Path, tail: RecordTail) -> None:
+def build_first(request: RunRequest, registry: Registry, folder: RunFolder, tail: RecordTail) -> None:
     """The selected implementations' builds, side by side before the first worker (swarbench.prebuild); a
     ``build`` line in the records says how many and how long, for the progress display and later reading."""
     done = prebuild.for_run(registry, request.kernels, request.impls, request.overhead,
-                            workloads=workload_builds(request, registry, record_path.parent / CACHE))
+                            workloads=workload_builds(request, registry, folder.path / CACHE))
     if done is not None:
-        files.append_line(record_path, json.dumps({"event": "build", "builds": done.builds, "failed": done.failed,
-                                                   "workloads": done.workloads, "seconds": round(done.seconds, 3),
-                                                   "t": time.time()}))
+        folder.append(BuildLine(done.builds, done.failed, done.workloads, round(done.seconds, 3), time.time()))
         tail.poll()
 
 
-def run_workers(request: RunRequest, registry: Registry, run_dir: Path, record_path: Path, tail: RecordTail,
+def run_workers(request: RunRequest, registry: Registry, folder: RunFolder, tail: RecordTail,
                 problems: list[str]) -> bool:
     """Every worker of the run, one after another, and the settling ones; False once interrupted."""
-    with open(run_dir / "pytest.log", "w") as log:
+    run_dir = folder.path
+    with open(run_dir / PYTEST_LOG, "w") as log:
         def run_worker(worker: int, only: Optional[list[str]] = None) -> bool:
             """Run one worker to its end, a fresh one after each crash; False once interrupted."""
             while True:
                 done = sorted(tail.finished.get(worker, set()))
                 if worker >= request.min_rounds:
-                    done += long_cases(results.read_records(record_path))
+                    done += long_cases(folder.records())
                 end = supervise(worker_command(request, run_dir, worker, done, only), run_dir, log, tail, worker,
                                 request.timeout)
                 if end.kind == "interrupted":
                     return False
                 if end.kind in ("crashed", "timeout"):
-                    lost = lost_case_record(end.case, end, worker, registry, results.read_records(record_path))
-                    files.append_line(record_path, json.dumps(lost))
+                    folder.append(lost_case_record(end.case, end, worker, registry, folder.records()))
                     tail.poll()  # the listener hears of the lost case like any other result
                     continue  # a fresh worker takes the cases that remain
                 if end.code not in (0, 1, 5):
@@ -514,7 +478,7 @@ def run_workers(request: RunRequest, registry: Registry, run_dir: Path, record_p
         if not all(run_worker(w) for w in range(request.processes)):  # all() stops at the first False
             return False
         for extra in range(request.settle):
-            unsettled = unsettled_cases(results.read_records(record_path))
+            unsettled = unsettled_cases(folder.records())
             if not unsettled:
                 break
             if not run_worker(request.processes + extra, unsettled):
@@ -536,7 +500,7 @@ def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRe
 
 def worker_log_problem(run_dir: Path, code: int) -> str:
     """A line about a worker that ended for a reason other than test results (0 ok, 1 failures, 5 none)."""
-    lines = (run_dir / "pytest.log").read_text(errors="replace").strip().splitlines()
+    lines = (run_dir / PYTEST_LOG).read_text(errors="replace").strip().splitlines()
     said = [ln for ln in lines if "error" in ln.lower()] or lines[-1:] or ["no output"]
     return f"benchmark worker exited with {code}: {said[0].strip()} (see {run_dir}/pytest.log)"
 
@@ -557,5 +521,5 @@ def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[Report
 
 def failed_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Wrong or broken implementations that are not kept wrong on purpose: these make a run exit non-zero."""
-    bad = frame["status"].isin(["FAIL", "ERROR", "CRASH", "TIMEOUT"]) & (frame["expected_to_fail"].fillna("") == "")
+    bad = frame["status"].isin(FAILED) & (frame["expected_to_fail"].fillna("") == "")
     return frame[bad]
