@@ -13,13 +13,14 @@ nothing heavy: pandas, SciPy and the engine wait for the first call.
 """
 from __future__ import annotations
 
-import os
+import inspect
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
 
-from swarbench import config
+from swarbench import options as declared
+from swarbench.options import EXPORT_FORMATS, FORMATS, OPTIONS, RUN_OPTIONS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,7 +39,7 @@ SAVED_REPORTS = (("html", "report.html"), ("md", "report.md"))  # written beside
 
 def reports_folder(reports: Union[str, Path, None] = None) -> Path:
     """Where runs are saved: ``reports`` when given, else $SWARBENCH_REPORTS, else ./reports."""
-    return Path(reports) if reports is not None else Path(os.environ.get("SWARBENCH_REPORTS", "reports"))
+    return Path(reports) if reports is not None else OPTIONS["reports"].default_value()
 
 
 def plugins(disable: Iterable[str] = ()) -> Registry:
@@ -48,29 +49,33 @@ def plugins(disable: Iterable[str] = ()) -> Registry:
     return registry.load(disable=list(disable))
 
 
-def request(kernels: Patterns = None, implementations: Patterns = None, *, workloads: Patterns = None,
-            size: Optional[int] = None, sizes: Optional[Sequence[int]] = None, seed: Optional[int] = None,
-            params: Optional[dict[str, Any]] = None, processes: Optional[int] = None, passes: Optional[int] = None,
-            settle: Optional[int] = None, keep_slowed: Optional[bool] = None, timeout: Optional[float] = None,
-            overhead: Optional[bool] = None, max_time: Optional[float] = None, min_rounds: Optional[int] = None,
-            short_rounds: Optional[int] = None, reports: Union[str, Path, None] = None,
-            disable_plugins: Patterns = None) -> RunRequest:
-    """The run these options ask for, each checked as [tool.swarbench] checks its key; None keeps the default
-    of `swarbench run` (see its --help). Raises UsageError naming the first bad argument."""
-    given = {name: value for name, value in locals().items() if value is not None}
+def request(kernels: Patterns = None, implementations: Patterns = None, **options: Any) -> RunRequest:
+    """The run these options ask for, each checked as its [tool.swarbench] key is (swarbench.options); one not
+    given, or given as None, keeps the default of `swarbench run` (see its --help). Raises UsageError naming the
+    first bad argument."""
+    given = {"kernels": kernels, "implementations": implementations, **options}
+    given = {name: value for name, value in given.items() if value is not None}
+    return request_of(declared.check(given, "swarbench.run()", python_names=True, allowed=declared.RUN_OPTIONS))
+
+
+def request_of(values: dict[str, Any]) -> RunRequest:
+    """The run of settings already checked (by key), as the command line parses them."""
     from swarbench.engine import RunRequest
 
-    checked = config.check(given, "swarbench.run()", python_names=True).values
-    size, sizes = checked.pop("size", None), checked.pop("sizes", [])
-    fields = {"kernels": "kernels", "implementations": "impls", "workloads": "workloads", "seed": "seed",
-              "params": "params", "processes": "processes", "passes": "passes", "settle": "settle",
-              "keep-slowed": "keep_slowed", "timeout": "timeout", "overhead": "overhead", "max-time": "max_time",
-              "min-rounds": "min_rounds", "short-rounds": "short_rounds", "disable-plugins": "disable"}
-    options = {fields[key]: value for key, value in checked.items() if key in fields}
-    if "params" in options:
-        options["params"] = dict(options["params"])
-    return RunRequest(**options, sizes=([size] if size else []) + [n for n in sizes if n != size],
-                      reports_dir=reports_folder(checked.get("reports")))
+    return RunRequest(**declared.request_fields(values))
+
+
+def _request_signature() -> inspect.Signature:
+    """request's keywords, as help() and editors show them: every option of a run (swarbench.options)."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+              for name in ("kernels", "implementations")]
+    params += [inspect.Parameter(name, keyword, default=None) for name in RUN_OPTIONS if name not in
+               ("kernels", "implementations")]
+    return inspect.Signature(params)
+
+
+request.__signature__ = _request_signature()  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -208,10 +213,10 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     from swarbench.render.summary import change_rows
     from swarbench.runfolder import RunFolder
 
-    if format not in config.FORMATS + config.EXPORT_FORMATS:
+    if format not in FORMATS + EXPORT_FORMATS:
         from swarbench.errors import UsageError
 
-        raise UsageError(f"format {format!r}: expected one of {', '.join(config.FORMATS + config.EXPORT_FORMATS)}")
+        raise UsageError(f"format {format!r}: expected one of {', '.join(FORMATS + EXPORT_FORMATS)}")
     frame = runs[0] if len(runs) == 1 and hasattr(runs[0], "attrs") else load(*runs, reports=reports)
     view = run_view(registry if registry is not None else plugins(), frame, frame.attrs.get("machine", {}))
     view.machines = dict(frame.attrs.get("machines", {}))
@@ -221,7 +226,7 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     attach_run_files(view, {run_id: RunFolder(folder) for run_id, folder in run_dirs.items()})
     if against is not None:
         view.changes = change_rows(compare(against, _saved(runs[0]), reports=reports))
-    if format in config.EXPORT_FORMATS:
+    if format in EXPORT_FORMATS:
         from swarbench import export
 
         return export.render_view(format, view)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import oracle, prebuild, results
+from swarbench import oracle, options, prebuild, results
 from swarbench.bench.cases import workload_keys
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.errors import UsageError
@@ -53,27 +53,33 @@ class Stopped(KeyboardInterrupt):
 CACHE = "cache"  # workloads and reference outputs the workers of a run share; removed when the run ends
 
 
+def _declared(key: str):
+    """A RunRequest field whose default is its option's (swarbench.options): one set of defaults."""
+    return field(default_factory=lambda: options.OPTIONS[key].default_value())
+
+
 @dataclass
 class RunRequest:
-    kernels: list[str] = field(default_factory=list)
-    impls: list[str] = field(default_factory=list)
-    workloads: list[str] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)  # empty: each workload's own size; several: scaling mode
-    seed: int = 0
-    max_time: float = 0.1
-    min_rounds: int = 1
+    """A run's settings, checked by their options (swarbench.options) before they get here."""
+    kernels: list[str] = _declared("kernels")
+    impls: list[str] = _declared("implementations")
+    workloads: list[str] = _declared("workloads")
+    sizes: list[int] = _declared("sizes")  # empty: each workload's own size; several: scaling mode
+    seed: int = _declared("seed")
+    max_time: float = _declared("max-time")
+    min_rounds: int = _declared("min-rounds")
     # timed calls a measurement of a batch under bench.options.SHORT_BATCH_S gets at least, dealt out over the
     # workers, whatever --max-time: enough that one slow spell cannot decide its median (docs/measurement.md)
-    short_rounds: int = 6
-    reports_dir: Path = Path("reports")
-    disable: list[str] = field(default_factory=list)
-    processes: int = 1
-    passes: int = 6  # interleaved passes through the whole run, in every worker
-    settle: int = 0  # extra workers, at most, for the cases whose workers disagree (see unsettled_cases)
-    timeout: float = 600.0
-    overhead: bool = True
-    params: dict[str, str] = field(default_factory=dict)  # --param NAME=VALUE for the workloads that declare NAME
-    keep_slowed: bool = False  # keep samples the canary found the machine slowed for in the medians
+    short_rounds: int = _declared("short-rounds")
+    reports_dir: Path = _declared("reports")
+    disable: list[str] = _declared("disable-plugins")
+    processes: int = _declared("processes")
+    passes: int = _declared("passes")  # interleaved passes through the whole run, in every worker
+    settle: int = _declared("settle")  # extra workers, at most, for the cases whose workers disagree (unsettled_cases)
+    timeout: float = _declared("timeout")
+    overhead: bool = _declared("overhead")
+    params: dict[str, str] = _declared("params")  # --param NAME=VALUE for the workloads that declare NAME
+    keep_slowed: bool = _declared("keep-slowed")  # keep samples the canary found the machine slowed for in the medians
 
 
 @dataclass
@@ -94,7 +100,8 @@ def physical_memory() -> int:
 
 
 def check_request(request: RunRequest, registry: Registry) -> None:
-    """Refuse, with one line, anything the worker would only discover later (or never)."""
+    """Refuse, with one line, anything the worker would only discover later (or never): what the registry says
+    of the request. Each value on its own was checked by its option (swarbench.options)."""
     kernels = sorted(registry.kernels)
     if not kernels:
         raise UsageError("no kernels are registered (every plugin failed or is disabled); see `swarbench list`")
@@ -124,8 +131,6 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         for kind in kinds:
             kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
     for size in request.sizes:
-        if size < 1:
-            raise UsageError(f"--size must be a positive integer, got {size}")
         for k in chosen:
             for kind in registry.kernels[k].workloads:
                 selected = kind.name in request.workloads if request.workloads else kind.default
@@ -142,16 +147,6 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         raise UsageError(f"--size {','.join(map(str, request.sizes))} needs about {need / 2**30:.1f} GiB for this run's "
                          f"workloads together (the largest: {largest[1]}, {largest[0] / 2**30:.1f} GiB); "
                          f"this machine has {memory / 2**30:.1f} GiB")
-    for name, value, low in (("--max-time", request.max_time, 0), ("--timeout", request.timeout, 0)):
-        if not value > low:
-            raise UsageError(f"{name} must be positive, got {value}")
-    for name, value in (("--min-rounds", request.min_rounds), ("--processes", request.processes),
-                        ("--passes", request.passes)):
-        if value < 1:
-            raise UsageError(f"{name} must be at least 1, got {value}")
-    for name, value in (("--settle", request.settle), ("--short-rounds", request.short_rounds)):
-        if value < 0:
-            raise UsageError(f"{name} must be 0 or more, got {value}")
 
 
 def long_cases(records: list[Record]) -> list[str]:
