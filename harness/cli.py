@@ -10,6 +10,7 @@ so `--help`, `list` and the suites' contest clients start fast.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shlex
 import sys
@@ -99,6 +100,14 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     for name, p in sub.choices.items():  # [tool.swarbench] in place of the built-in defaults
         p.set_defaults(**settings.defaults(name))
     return parser
+
+
+@functools.lru_cache(maxsize=None)
+def builtin_commands() -> frozenset[str]:
+    """The command line's own sub-commands: the names no plugin may take (swarbench.registry)."""
+    parser = build_parser(registry_mod.Registry(), argv=[])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return frozenset(sub.choices)
 
 
 def arguments_build(reg, name: str) -> bool:
