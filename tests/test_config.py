@@ -95,6 +95,7 @@ def test_kernels_and_disabled_plugins_come_from_the_table_and_the_command_line_w
     assert "disabled plugins: mastermind" in given.stdout
 
 
+@pytest.mark.slow
 def test_a_run_takes_its_options_from_the_table_and_the_command_line_wins(tmp_path):
     project(tmp_path, """\
         kernels = "cards.remove"

@@ -45,6 +45,7 @@ def _frame(env):
     return pd.read_csv(os.path.join(env["SWARBENCH_REPORTS"], run, "results.csv")).set_index("implementation")
 
 
+@pytest.mark.slow
 def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "misbehaving", MISBEHAVING))
     proc = swarbench("run", "--kernel", "cards.contains", "--impl", "segfaults", "--impl", "hangs",
@@ -91,6 +92,7 @@ def _steady_run(env, slowdown: str) -> str:
     return proc.stdout.split("render again with `swarbench report ")[1].split("`")[0]
 
 
+@pytest.mark.slow
 def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against_itself_is_quiet(tmp_path):
     """End to end through a plugin. The slowdown is 2.5x so that this shared machine's own slow spells (whole
     processes 1.7x slower for seconds) cannot hide it; the 20% case is proven on controlled samples below."""
@@ -167,6 +169,7 @@ def test_statistics_of_one_measurement():
     assert "timer resolution" in short["stability"]
 
 
+@pytest.mark.slow
 def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "c-swar", "--impl", "numpy-swar",
                      "--impl", "naive", "--size", "64", "--max-time", "0.02", "--processes", "3", "--quiet", env=env)
@@ -184,6 +187,7 @@ def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     assert base.speedup == 1 and c.speedup_ci_low <= c.speedup <= c.speedup_ci_high
 
 
+@pytest.mark.slow
 def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--sizes", "64,512,4096", *FAST,
                      env=env)
@@ -195,6 +199,7 @@ def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
     assert "ns/op against N (log-log)" in html and "<polyline" in html
 
 
+@pytest.mark.slow
 def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
     for _ in range(2):
         assert swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--size", "64", *FAST,
@@ -207,6 +212,7 @@ def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
     assert html.count("<h2>Machine of") == 2
 
 
+@pytest.mark.slow
 def test_progress_says_which_case_and_how_many_are_left(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--impl", "naive", "--size", "64",
                      "--max-time", "0.005", "--processes", "1", "--no-overhead", env=env)
@@ -300,6 +306,7 @@ SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
 """)
 
 
+@pytest.mark.slow
 def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(tmp_path):
     calls = tmp_path / "calls.txt"
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "slowcall", SLOW_CALL), SB_CALLS=str(calls))
@@ -352,6 +359,7 @@ BROKEN_SUMMARY = """
 """
 
 
+@pytest.mark.slow
 def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "brokensummary", BROKEN_SUMMARY))
     proc = swarbench("run", "-k", "sbtest.*", "-k", "cards.contains", "-i", "right", "-i", "swar", *FAST, env=env)
@@ -362,6 +370,7 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     assert frame.loc["swar", "status"] == "PASS"  # the run went on
 
 
+@pytest.mark.slow
 def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.*", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
@@ -398,6 +407,7 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     assert "Steadiness: the machine itself ran 15% or more slower than its best during" in report
 
 
+@pytest.mark.slow
 def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--passes", "8",
@@ -411,6 +421,7 @@ def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     assert _frame(env).loc["c-swar", "samples"] == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 5), (6, 2, 6)])
 def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(tmp_path, short_rounds, processes,
                                                                                  samples):
@@ -448,6 +459,7 @@ SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
 """)
 
 
+@pytest.mark.slow
 def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
     site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
@@ -641,6 +653,7 @@ RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong"
 """)
 
 
+@pytest.mark.slow
 def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "rightthenwrong", RIGHT_THEN_WRONG))
     proc = swarbench("run", "-k", "cards.contains", "-i", "rightthenwrong", "-i", "c-swar", "-n", "256",
@@ -692,6 +705,7 @@ INTERRUPTS_DRESSED = INTERRUPTS.replace(
     '                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from k')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plugin", [INTERRUPTS, INTERRUPTS_DRESSED], ids=["ctrl-c", "ctrl-c-as-an-error"])
 def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path, plugin):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "interrupts", plugin))
@@ -733,6 +747,7 @@ SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
 """)
 
 
+@pytest.mark.slow
 def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it_measured(tmp_path):
     # 500 calls over 10 passes: 15 s of timing left after the interrupt, more than the engine waits, but the
     # worker starts its next case within 1.5 s, and that tells the engine the interrupt did not reach it

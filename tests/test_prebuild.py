@@ -33,6 +33,7 @@ def _modules(cache: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("_swarbench_*")) if folder.exists() else []
 
 
+@pytest.mark.slow
 @needs_cc
 def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
@@ -65,6 +66,7 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     assert line["builds"] == 1 and line["failed"] == 0 and line["seconds"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes, built", [([], 1), ([256], 0)])
 def test_the_build_step_builds_the_default_workloads_for_the_first_worker(tmp_path, monkeypatch, sizes, built):
     # the default workloads (with their references) are left in the run's cache before any worker; a size
@@ -104,6 +106,7 @@ BAD_PLUGIN = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env, status, code", [({}, "ERROR", 1), ({"SWARBENCH_NO_CC": "1"}, "SKIP", 0)],
                          ids=["compile-error", "no-compiler"])
 def test_a_build_that_fails_before_the_workers_ends_as_it_always_did(tmp_path, env, status, code):
