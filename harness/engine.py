@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import oracle, options, prebuild, results
+from swarbench import oracle, options, prebuild, provenance, results
 from swarbench.bench.cases import workload_keys
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.errors import UsageError
@@ -80,6 +80,7 @@ class RunRequest:
     overhead: bool = _declared("overhead")
     params: dict[str, str] = _declared("params")  # --param NAME=VALUE for the workloads that declare NAME
     keep_slowed: bool = _declared("keep-slowed")  # keep samples the canary found the machine slowed for in the medians
+    plugins: list[str] = _declared("plugins")  # local plugins (swarbench.local): as given, or their sources' args
 
 
 @dataclass
@@ -206,6 +207,7 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
                         ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
                         ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes]),
                         ("--swarbench-param", [f"{k}={v}" for k, v in request.params.items()]),
+                        ("--swarbench-local", request.plugins),
                         ("--swarbench-case", only or [])):
         for v in values:
             cmd += [opt, v]
@@ -348,10 +350,13 @@ def lost_case_record(case_id: str, end: WorkerEnd, worker: int, registry: Regist
 def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[dict], None]] = None) -> RunOutcome:
     """Run the request; ``listener`` is told of each worker event (plan, start, result) as it happens."""
     check_request(request, registry)
+    # the workers load the plugins again: the local ones this registry holds, by their sources
+    request = dataclasses.replace(request, plugins=[source.arg for source in registry.local.values()])
     request, spec_problems = without_broken_specs(request, registry)
     folder = RunFolder.create(request.reports_dir)
     run_id, run_dir = folder.run_id, folder.path
     machine = machine_mod.collect()
+    machine["plugins"] = provenance.of_run(registry, request.kernels, request.impls)
     folder.write_machine(machine)
     folder.begin(request.keep_slowed)
     tail = RecordTail(folder, listener)

@@ -53,9 +53,11 @@ def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], ov
     pool, after the JIT builds and before the C ones."""
     chosen = selected(registry, kernels, impls)
     if overhead:
-        from swarbench.bench.overhead import PROBES
+        from swarbench.bench.cases import selected_families
+        from swarbench.bench.overhead import PROBES, probe_family
 
-        chosen += [p for p in PROBES if p.build is not None and not features.unavailable(p.requires)]
+        used = {probe_family(family) for family in selected_families(registry, kernels, impls)}
+        chosen += [p for p in PROBES if p.build is not None and p.name in used and not features.unavailable(p.requires)]
     builds = distinct_builds(chosen)
     jit = sum(1 for b in builds if _is_jit_build(b))
     done = build_all(builds[:jit] + list(workloads) + builds[jit:])
