@@ -117,6 +117,7 @@ class Declared:
         self.implementations: list[Implementation] = []
         self._defined: Optional[Kernel] = None  # the kernel another plugin defines, once registered
         self._output_kind: Optional[tuple] = None  # the reference's output dtype and trailing shape
+        self._kernel: Optional[Kernel] = None  # built once its rows are known (the first is the baseline)
 
     def __repr__(self) -> str:
         return f"<swarbench.declare {self.id}: {', '.join(i.name for i in self.implementations) or 'no rows'}>"
@@ -134,6 +135,11 @@ class Declared:
 
                 self._defined = testing.kernel(self.id)
             return self._defined
+        if self._kernel is None:
+            self._kernel = self._own_kernel()
+        return self._kernel
+
+    def _own_kernel(self) -> Kernel:
         generate = self.generate
 
         def build(size: int, seed: int):
@@ -178,6 +184,7 @@ class Declared:
         if any(i.name == name for i in self.implementations):
             raise ValueError(f"{self.id} already has a row named {name!r}")
         self.implementations.append(impl)
+        self._kernel = None  # (its baseline may change)
         return impl
 
     def _row(self, function: Optional[Callable], family: str, make_prepare: Callable, requires: tuple,
