@@ -25,8 +25,10 @@ from swarbench.options import EXPORT_FORMATS, FORMATS, OPTIONS, RUN_OPTIONS
 if TYPE_CHECKING:
     import pandas as pd
 
-    from swarbench.engine import RunOutcome, RunRequest
+    from swarbench.engine import RunOutcome
+    from swarbench.model import ReportSection
     from swarbench.registry import Registry
+    from swarbench.run_request import RunRequest
     from swarbench.render import RunView
     from swarbench.runfolder import RunFolder
 
@@ -88,7 +90,7 @@ def request(kernels: Patterns = None, implementations: Patterns = None, **option
 
 def request_of(values: dict[str, Any]) -> RunRequest:
     """The run of settings already checked (by key), as the command line parses them."""
-    from swarbench.engine import RunRequest
+    from swarbench.run_request import RunRequest
 
     return RunRequest(**declared.request_fields(values))
 
@@ -116,15 +118,28 @@ class Measured:
 
 def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iterable[str] = ()) -> RunView:
     """The frame with its suites' own sections and the notes a report shows under it (plugin failures first)."""
-    from swarbench import engine
     from swarbench.render import RunView
 
     # without its attrs (run folders, machines): pandas deep-copies them into every frame derived from it, which
     # was three quarters of an HTML report's rendering time
     frame = frame.copy(deep=False)
     frame.attrs = {}
-    sections, problems = engine.suite_sections(registry, frame)
+    sections, problems = suite_sections(registry, frame)
     return RunView(frame, machine, sections, [str(f) for f in registry.failures] + problems + list(notes))
+
+
+def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[ReportSection], list[str]]:
+    """Each registered suite report's view of the frame; a report that raises is named, not fatal."""
+    sections, problems = [], []
+    for report_id, report in sorted(registry.reports.items()):
+        try:
+            section = report.build(frame)
+        except Exception as exc:
+            problems.append(f"report {report_id!r} failed: {type(exc).__name__}: {exc}")
+            continue
+        if section is not None:
+            sections.append(section)
+    return sections, problems
 
 
 def measure(run_request: RunRequest, registry: Optional[Registry] = None,

@@ -168,7 +168,7 @@ def cmd_list(args, reg) -> int:
 
 
 def cmd_run(args, reg) -> int:
-    from swarbench import engine
+    from swarbench import results
     from swarbench.render import render
     from swarbench.render.live import LiveDisplay
 
@@ -190,7 +190,7 @@ def cmd_run(args, reg) -> int:
          f"`swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
         return EXIT_INTERRUPTED
-    failed = engine.failed_rows(outcome.frame)
+    failed = results.failed_rows(outcome.frame)
     if len(failed):
         names = ", ".join(f"{r.kernel}/{r.implementation}" for r in failed.itertuples())
         _say(sys.stderr, f"swarbench: FAIL: {names}\n")

@@ -31,14 +31,17 @@ from swarbench import engine, machine as machine_mod, results
 from swarbench.errors import UsageError
 from swarbench.fleet_options import LOCAL, add_arguments, local_names  # noqa: F401  (the run command's options)
 from swarbench.model import matches
+from swarbench.run_request import RunRequest, check_request
 from swarbench.runfolder import BadRecord, CaseId, PlanLine, Record, ResultLine, RunFolder, record, results_of
+from swarbench.supervision import INTERRUPT_GRACE_S, WorkerEnd
+from swarbench.workers import lost_case_record
 
 RESOURCE = "swarbench"  # the worker resource a job holds: one benchmark job per machine at a time
 TOPIC = "swarbench-records"  # Dask event topic the machines' record lines come back on
 MACHINES_DIR = "machines"  # each machine's own files, under the run folder
 # After a Ctrl-C, how long the client waits for the machines to send what they measured (their engines give
-# their benchmark processes engine.INTERRUPT_GRACE_S, then stop them).
-STOP_WAIT_S = engine.INTERRUPT_GRACE_S + 20
+# their benchmark processes INTERRUPT_GRACE_S, then stop them).
+STOP_WAIT_S = INTERRUPT_GRACE_S + 20
 BENCH_MODULE = "swarbench.bench.bench_kernels"
 
 
@@ -193,11 +196,11 @@ class Gatherer:
             listener(line)
 
 
-def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine.RunOutcome:
+def run(request: RunRequest, args, registry, listener_for=None) -> engine.RunOutcome:
     """The fleet run of ``request``. ``listener_for(machine)`` gives the progress listener of one machine."""
     if not args.cluster:
         raise UsageError("--machines and --machine-names choose workers of a --cluster; give --cluster ADDRESS")
-    engine.check_request(request, registry)
+    check_request(request, registry)
     client, cluster = connect(args.cluster, args.machine_names)
     try:
         machines = check_machines(client, pick_workers(client, args.machines), request.disable)
@@ -214,7 +217,7 @@ def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine
     return gather(run_id, run_dir, machines, registry, interrupted)
 
 
-def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, Machine]) -> bool:
+def follow(client, run_id: str, request: RunRequest, machines: dict[str, Machine]) -> bool:
     """Submit one job per machine and wait for them all; a machine whose worker leaves is marked lost. Returns
     whether the user interrupted."""
     from distributed import wait
@@ -313,8 +316,8 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
 def lost_cases(name: str, m: Machine, records: list[Record], planned: list[str], registry) -> list[ResultLine]:
     """A LOST result line for each planned case the machine sent no result of."""
     done = {r.case for r in results_of(records)}
-    end = engine.WorkerEnd("lost", -1, detail=f"machine {name} was lost mid-run: {m.lost}")
-    return [engine.lost_case_record(case, end, 0, registry, records) for case in planned
+    end = WorkerEnd("lost", -1, detail=f"machine {name} was lost mid-run: {m.lost}")
+    return [lost_case_record(case, end, 0, registry, records) for case in planned
             if case not in done and CaseId.parse(case).kernel != results.OVERHEAD_KERNEL]
 
 
@@ -340,7 +343,7 @@ _stopping = threading.Event()  # set on this machine by interrupt_benchmarks; cl
 _signalled: set[int] = set()
 
 
-def machine_job(request: engine.RunRequest, run_id: str, name: str) -> dict:
+def machine_job(request: RunRequest, run_id: str, name: str) -> dict:
     """Runs on one machine: the engine's local run of ``request`` in a folder of its own, each record line sent
     back as the engine reads it; returns the run's records and files."""
     from distributed import get_worker

@@ -4,7 +4,7 @@ default, help, the sub-commands that have it, the field of the run it sets, and 
 The command line (swarbench.cli), the ``[tool.swarbench]`` table (swarbench.config) and the library
 (``swarbench.api.request`` and ``run``) are derived from these declarations: a value is checked by its kind's
 one function whichever way it comes, against the same limits, and every default is the one written here
-(``swarbench.engine.RunRequest`` takes its defaults from here too). The key is the option's name in the table,
+(``swarbench.run_request.RunRequest`` takes its defaults from here too). The key is the option's name in the table,
 ``--key`` on the command line unless ``flags`` says otherwise, and ``key`` with ``_`` for ``-`` as a keyword
 argument of the library.
 

@@ -48,6 +48,7 @@ RESULTS_CSV = "results.csv"
 MACHINE = "machine.json"
 BENCHMARK_JSON = "benchmark.json"
 PYTEST_LOG = "pytest.log"
+CACHE = "cache"  # workloads and reference outputs the workers of a run share; removed when the run ends
 
 RECORDS_FORMAT = 1
 RESULTS_FORMAT = 2

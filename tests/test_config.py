@@ -137,17 +137,18 @@ def test_every_option_is_declared_once_and_the_command_line_table_and_library_ta
     import dataclasses
     import inspect
 
-    from swarbench import api, cli, engine, options, registry
+    from swarbench import api, cli, options, registry
+    from swarbench.run_request import RunRequest
 
     # the library's keywords are the run's options, and a run's every field is some option's
     assert set(inspect.signature(api.request).parameters) == set(options.RUN_OPTIONS)
-    fields = {f.name for f in dataclasses.fields(engine.RunRequest)}
+    fields = {f.name for f in dataclasses.fields(RunRequest)}
     assert fields == {o.field for o in options.RUN_OPTIONS.values()}
     # one set of defaults: a RunRequest of nothing is the options' defaults, and so is an empty command line
-    assert engine.RunRequest() == api.request_of({})
+    assert RunRequest() == api.request_of({})
     parser = cli.build_parser(registry.Registry(), config.Settings({}), ["run"])
     args = parser.parse_args(["run"])
-    assert api.request_of(options.run_values(args)) == engine.RunRequest()
+    assert api.request_of(options.run_values(args)) == RunRequest()
     # each option is on the command line of every sub-command that has it, under its flags
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for option in options.OPTIONS.values():

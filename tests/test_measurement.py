@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
-from swarbench import engine, results
+from swarbench import results, supervision, workers
+from swarbench.run_request import RunRequest
 from swarbench.bench.timing import REPREPARE_BELOW_S
 
 MISBEHAVING = """
@@ -272,17 +273,15 @@ def test_merged_samples_are_each_workers_samples_once():
 
 
 def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
-    from swarbench import engine
-
     records = [{"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
                {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
                {"event": "result", "case": "k:wrong:w:n=1", "status": "FAIL", "check_s": 3.0},
                {"event": "phase", "case": "k:slow:w:n=1"}]
-    assert engine.long_cases(records) == ["k:slow:w:n=1"]
-    request = engine.RunRequest(min_rounds=3, processes=2)
-    assert [engine.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
-    request = engine.RunRequest(min_rounds=2, processes=4)
-    assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
+    assert workers.long_cases(records) == ["k:slow:w:n=1"]
+    request = RunRequest(min_rounds=3, processes=2)
+    assert [workers.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
+    request = RunRequest(min_rounds=2, processes=4)
+    assert [workers.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
 
 
 SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
@@ -450,8 +449,6 @@ SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
 
 
 def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
-    from swarbench import engine
-
     site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
     # --keep-slowed: a spell of the machine's own that covered worker 0 would set its samples aside, settling
@@ -467,7 +464,7 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
     assert slow["ns_per_op_median"] < 1.5 * max(medians[1:])  # outvoted: the merged median is the steady one
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = _json_lines(env, run)
-    unsettled = engine.unsettled_cases([r for r in records if r.get("worker") != 2])
+    unsettled = workers.unsettled_cases([r for r in records if r.get("worker") != 2])
     assert "cards.contains:slowfirst:deals:n=2048" in unsettled
     # the extra worker ran only the unsettled cases (c-swar too, if its two workers happened to disagree)
     assert sorted(r["case"] for r in records if r.get("worker") == 2 and r.get("event") == "result") == unsettled
@@ -475,8 +472,6 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
 
 
 def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
-    from swarbench import engine
-
     def rec(impl, worker, samples, status="PASS", check_s=0.001, kernel="k.x"):
         return {"event": "result", "case": f"{kernel}:{impl}:w:n=10", "kernel": kernel, "implementation": impl,
                 "workload": "w", "n": 10, "status": status, "samples_s": samples, "check_s": check_s,
@@ -488,7 +483,7 @@ def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
                rec("wrong", 0, [1.0], status="FAIL"), rec("wrong", 1, [1.5]),
                rec("alone", 0, [1.0, 2.0]),
                rec("cffi", 0, [1.0], kernel="swarbench.overhead"), rec("cffi", 1, [2.0], kernel="swarbench.overhead")]
-    assert engine.unsettled_cases(records) == ["k.x:apart:w:n=10"]
+    assert workers.unsettled_cases(records) == ["k.x:apart:w:n=10"]
 
 
 def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementations_regression():
@@ -760,7 +755,7 @@ def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it
     interrupted = time.time()
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert time.time() - interrupted < engine.INTERRUPT_GRACE_S  # it stopped on the second interrupt, not killed
+    assert time.time() - interrupted < supervision.INTERRUPT_GRACE_S  # it stopped on the second interrupt, not killed
     frame = _frame(env)
     assert frame.loc["swallows", "status"] == "PASS" and frame.loc["swallows", "samples"] > 0
     assert frame.loc["swallows", "reason"].startswith("stopped after")

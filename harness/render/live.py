@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from swarbench.runfolder import (BuildLine, CaseId, PhaseLine, PlanLine, ProgressLine, Record, ResultLine, StartLine,
-                                 Status)
+                                 Status, record)
 
 BAR_WIDTH = 24
 
@@ -45,7 +45,8 @@ class LiveDisplay:
             return case
         return f"{c.kernel} {c.implementation} ({c.workload}{'' if c.size is None else f', n={c.size}'})"
 
-    def __call__(self, event: Record) -> None:
+    def __call__(self, event: Record | dict) -> None:
+        event = record(event)  # (a line as the engine reads it, or as JSON)
         if isinstance(event, PlanLine):
             # A resumed worker plans only what is left; count what it already finished on top.
             self.planned[event.worker] = self.finished.get(event.worker, 0) + len(event.cases)

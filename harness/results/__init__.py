@@ -17,7 +17,7 @@ _PUBLIC = {
                    "least_slowed", "canary_readings", "slowed_limit", "passes_of", "two_speeds",
                    "machine_steadiness"),
     "frame": ("FORMAT_VERSION", "COLUMNS", "OVERHEAD_KERNEL", "SPLIT_WORKERS", "Measurement", "merge_records",
-              "frame_from_records", "add_speedups", "add_overheads", "summary_of"),
+              "frame_from_records", "add_speedups", "add_overheads", "summary_of", "failed_rows"),
     "swarbench.runfolder": ("RESULTS_CSV", "RECORDS", "MACHINE", "LATER_COLUMNS", "read_records", "write_atomic",
                             "save", "resolve_run", "load", "machine_of"),
 }

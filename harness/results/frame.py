@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Iterable, Optional, Union
 import numpy as np
 
 from swarbench.results import sample_stats
-from swarbench.runfolder import (LATER_COLUMNS, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
-                                 keeps_slowed, record, results_of)
 from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
                                           machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
+from swarbench.runfolder import (FAILED, LATER_COLUMNS, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
+                                 keeps_slowed, record, results_of)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -300,3 +300,9 @@ def summary_of(value: Optional[str]) -> dict:
         return json.loads(value)
     except (TypeError, json.JSONDecodeError):
         return {}
+
+
+def failed_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Wrong or broken implementations that are not kept wrong on purpose: these make a run exit non-zero."""
+    bad = frame["status"].isin(FAILED) & (frame["expected_to_fail"].fillna("") == "")
+    return frame[bad]
