@@ -280,14 +280,21 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
 
 
 def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Union[Run, pd.DataFrame],
-            reports: Union[str, Path, None] = None, relative: bool = False) -> pd.DataFrame:
+            reports: Union[str, Path, None] = None, relative: bool = False,
+            follow: Optional[str] = None) -> pd.DataFrame:
     """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
-    it, or is a frame ``run`` or ``load`` returned for one run."""
-    from swarbench import run_comparison
+    it, or is a frame ``run`` or ``load`` returned for one run. ``follow`` (a plugin's name) keeps that plugin's
+    rows, labels each run with the plugin's commit, and lets a run be named by that commit (its latest run)."""
+    from swarbench import provenance, run_comparison
 
-    return run_comparison.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+    specs, folder = [_saved(r) for r in (a, b, *more)], reports_folder(reports)
+    if follow is None:
+        return run_comparison.compare(specs, folder, relative=relative)
+    runs = provenance.followed_runs(specs, follow, folder)
+    frame = run_comparison.compare([spec for spec, _ in runs], folder, relative=relative)
+    return provenance.label_runs(frame, runs, follow)
 
 
 def _saved(run: Union[Run, pd.DataFrame]) -> str:

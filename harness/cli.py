@@ -243,7 +243,7 @@ def cmd_compare(args, reg) -> int:
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
-    frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
+    frame = api.compare(*args.runs, reports=args.reports, relative=args.relative, follow=args.follow)
     geomeans = run_comparison.geomean_change(frame)
     gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "history":
             from swarbench import history
 
-            _say(sys.stdout, f"wrote {history.write(args.reports, args.output)}\n")
+            _say(sys.stdout, f"wrote {history.write(args.reports, args.output, args.follow)}\n")
             code = EXIT_OK
         elif args.command == "new-plugin":
             code = scaffold.run(args, reg)

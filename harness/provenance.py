@@ -120,3 +120,40 @@ def run_at_commit(spec: str, plugin: str, reports_dir: Path) -> Optional[str]:
     found = [folder for folder in RunFolder.saved(reports_dir)
              if str((followed(folder.machine(), plugin) or {}).get("commit", "")).startswith(spec)]
     return str(found[-1].path) if found else None
+
+
+def followed_runs(specs: Sequence[str], plugin: str, reports_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each run of ``specs`` (a run as `compare` names it, or a commit of ``plugin``: its latest run there) with
+    the plugin's entry in it; UsageError for a run that did not measure the plugin."""
+    from swarbench.runfolder import RunFolder
+
+    out = []
+    for spec in specs:
+        try:
+            folder = RunFolder.find(spec, reports_dir)
+        except UsageError:
+            at_commit = run_at_commit(spec, plugin, reports_dir)
+            if at_commit is None:
+                raise UsageError(f"no run {spec!r}, and no saved run of plugin {plugin} at a commit starting with "
+                                 f"{spec!r}") from None
+            folder = RunFolder(at_commit)
+        entry = followed(folder.machine(), plugin)
+        if entry is None:
+            check_followed(plugin, [folder.machine()])
+        out.append((str(folder.path), entry))  # (its folder's name is its run id, as compare labels it)
+    return out
+
+
+def label_runs(frame, runs: list[tuple[str, dict[str, Any]]], plugin: str):
+    """A compare frame with the plugin's rows only, each run labelled with the plugin's commit."""
+    if frame.empty:
+        return frame
+    kept = [keep_rows(frame, entry) for _, entry in runs]
+    index = sorted(set().union(*(set(k.index) for k in kept)))
+    frame = frame.loc[index].copy()
+    if frame.empty:
+        raise UsageError(f"the runs have no measurement of plugin {plugin} in common")
+    commits = {Path(folder).name: entry.get("commit") or "no commit" for folder, entry in runs}
+    for column in ("run_a", "run_b"):
+        frame[column] = [f"{run} ({plugin} {commits.get(str(run), '?')})" for run in frame[column]]
+    return frame

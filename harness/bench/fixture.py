@@ -9,4 +9,4 @@ import pytest
 def swarbench_benchmark(request):
     from swarbench.testing import CheckedBenchmark
 
-    return CheckedBenchmark(request.getfixturevalue("benchmark"))
+    return CheckedBenchmark(lambda: request.getfixturevalue("benchmark"))
