@@ -3,9 +3,10 @@ each kernel's medians across commits (asv's view, with no server).
 
 A commit with several runs stands for itself by its latest run; every run is counted. With ``follow`` (a
 plugin's name, `history --follow benchmarks/zero.py`) the commits are that plugin's (swarbench.provenance), the
-runs that did not measure it are left out, and only its rows are shown: your code's history, not swarbench's. Between neighbouring
-commits each measurement is compared as `swarbench compare` does (swarbench.run_comparison.compare_pair), so a change
-the page marks is one compare would call.
+runs that did not measure it are left out, and only its rows are shown: your code's history, not swarbench's.
+
+Between neighbouring commits each measurement is compared as `swarbench compare` does
+(swarbench.run_comparison.compare_pair), so a change the page marks is one compare would call.
 """
 from __future__ import annotations
 

@@ -290,8 +290,8 @@ def test_the_fixture_checks_then_times_and_a_wrong_row_fails_with_its_input(tmp_
                           timeout=600)
     out = proc.stdout
     assert "2 failed, 1 passed, 1 xfailed" in out, out
-    assert re.search(r"\ntiny.next/off FAIL on random/n=64 seed 0: at 0: input x=0x[0-9a-f]+: expected \d+ \(0x[0-9a-f]+"
-                     r"\), got", out), out
+    assert re.search(r"\ntiny.next/off FAIL on random/n=64 seed 0: at 0: input x=0x[0-9a-f]+: expected \d+ "
+                     r"\(0x[0-9a-f]+\), got", out), out
     assert "XFAIL test_rows.py::test_on_purpose - tiny.next/off_on_purpose is wrong on purpose (adds two)" in out
     # cards.contains asks whether hand b is within hand a, nibble by nibble: a bitwise AND is wrong, and said so
     assert "\ncards.contains/contains FAIL on known answers: known answer " in out, out
