@@ -133,13 +133,15 @@ def cmd_list(args, reg) -> int:
         arguments_build(reg, name)
 
     out = []
+    local_kernels = set(reg.local_kernels()) if reg.local_asked else None  # where there are, a plain run's
     for suite in sorted({k.suite for kid, k in reg.kernels.items() if matches(kid, args.kernels)}):
         owner = reg.owners.get(next(k for k in sorted(reg.kernels) if k.startswith(suite + '.')))
         out.append(f"{suite}  ({'local ' if owner in reg.local else ''}plugin {owner})")
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernels):
                 continue
-            run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
+            default = reg.in_default_run(kid) and (local_kernels is None or kid in local_kernels)
+            run = "in the default run" if default else f"not in the default run: -k {kid}"
             out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}" + (

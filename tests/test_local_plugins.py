@@ -19,10 +19,13 @@ SMALL = ["-n", "300", "--max-time", "0.005", "--min-rounds", "1", "--quiet", "--
 
 
 def the_documented_file() -> str:
-    """bench_zero.py exactly as docs/plugins.md shows it."""
-    page = (ROOT / "docs" / "plugins.md").read_text()
-    after = page.split("`bench_zero.py`, counting", 1)[1]
-    return after.split("```python\n", 1)[1].split("\n```", 1)[0] + "\n"
+    """bench_zero.py exactly as README.md and docs/plugins.md show it (the same file in both)."""
+    shown = []
+    for page, before in (("README.md", "`bench_zero.py` counts"), ("docs/plugins.md", "`bench_zero.py`, counting")):
+        after = (ROOT / page).read_text().split(before, 1)[1]
+        shown.append(after.split("```python\n", 1)[1].split("\n```", 1)[0] + "\n")
+    assert shown[0] == shown[1], "README.md and docs/plugins.md show two different bench_zero.py"
+    return shown[0]
 
 
 def git(folder: Path, *args: str) -> str:
@@ -159,8 +162,9 @@ def test_a_registry_the_workers_cannot_load_is_refused_and_a_local_one_runs(tmp_
     assert not (tmp_path / "r").exists()  # nothing ran
 
     (tmp_path / "tiny.py").write_text(textwrap.dedent(TINY))
-    frame = api.run(registry=api.plugins(local=[str(tmp_path / "tiny.py")]), reports=tmp_path / "r",
-                    max_time=0.005, min_rounds=1, processes=1, size=64, overhead=False)
+    assert api.plugins(local=[str(tmp_path / "tiny.py")]).local_kernels() == ["tiny.next"]
+    frame = api.run(plugins=[str(tmp_path / "tiny.py")], reports=tmp_path / "r", max_time=0.005, min_rounds=1,
+                    processes=1, size=64, overhead=False)
     assert frame[["kernel", "implementation", "status"]].values.tolist() == [["tiny.next", "plus", "PASS"]]
     # a file outside the folder run from is named by its whole path
     assert frame.attrs["machine"]["plugins"][str(tmp_path / "tiny.py")]["rows"] == ["tiny.next/plus"]
@@ -301,3 +305,12 @@ def test_rows_as_plain_functions_give_the_reference_dtype_to_an_out_parameter(tm
     declared = _declared(tmp_path, "")
     out = declared.output_array(5)
     assert out.dtype == np.uint64 and out.shape == (5,) and out.ctypes.data % 64 == 0
+
+
+def test_build_by_preparing_takes_the_registry_kernels():
+    from swarbench import prebuild, registry
+
+    reg = registry.load()
+    impls = reg.implementations_of("cards.contains")[:2]
+    built = prebuild.build_by_preparing(impls, reg.kernels)
+    assert [i.build.args[0].id for i in built] == ["cards.contains"] * 2
