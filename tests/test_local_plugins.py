@@ -217,6 +217,12 @@ C_ROWS = '''
     @tiny.numpy
     def into(x, out):
         np.add(x, np.uint64(1), out=out)
+
+
+    @tiny.numba(name="numba-loop")
+    def jit_loop(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] + np.uint64(1)
 '''
 
 
@@ -226,10 +232,13 @@ def test_rows_as_plain_functions_are_checked_and_what_does_not_fit_is_one_line(t
     declared = _declared(tmp_path, C_ROWS)
     assert [(i.name, i.family) for i in declared.implementations] == [
         ("plus", "numpy"), ("c-next", "cffi-scalar"), ("c-narrow", "cffi-scalar"), ("c-writes", "cffi-scalar"),
-        ("c-named", "cffi-scalar"), ("loop", "python"), ("wrong_names", "numpy"), ("into", "numpy")]
+        ("c-named", "cffi-scalar"), ("loop", "python"), ("wrong_names", "numpy"), ("into", "numpy"),
+        ("numba-loop", "numba")]
     assert declared.kernel().baseline == "plus"
     verdicts = _verdicts(declared)
     assert [verdicts[name].status for name in ("plus", "loop", "into")] == ["PASS"] * 3, verdicts
+    if not features.unavailable(("module:numba",)):
+        assert verdicts["numba-loop"].status == "PASS", verdicts["numba-loop"].reason
     assert "must take the inputs by their names: x" in verdicts["wrong_names"].reason
     if features.unavailable(("cc", "module:cffi")):
         pytest.skip("no C compiler here")
