@@ -81,6 +81,8 @@ class WholeNumber(Kind):
                 value = int(number)
             else:
                 value = int(text.replace("_", ""))
+        except BadValue:
+            raise
         except ValueError:
             raise BadValue(f"{text!r} is not {self.what}") from None
         if value < self.least:

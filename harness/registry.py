@@ -23,7 +23,6 @@ import inspect
 import os
 import sys
 import traceback
-import types
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
@@ -216,7 +215,7 @@ def _unknown_hook(pm: pluggy.PluginManager) -> str:
     checked as each is registered, so a misspelt hook is the plugin just registered."""
     try:
         pm.check_pending()
-    except pluggy.PluginValidationError as exc:
+    except pluggy.PluginValidationError:
         name = next((n for n, caller in vars(pm.hook).items() if not n.startswith("_")
                      and not caller.has_spec() and caller.get_hookimpls()), "?")
         hooks = [n for n in dir(hookspecs) if n.startswith("swarbench_")]

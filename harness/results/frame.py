@@ -17,7 +17,7 @@ import numpy as np
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
                                           machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
-from swarbench.runfolder import (FAILED, LATER_COLUMNS, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
+from swarbench.runfolder import (FAILED, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
                                  keeps_slowed, record, results_of)
 
 if TYPE_CHECKING:
