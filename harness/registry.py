@@ -23,6 +23,7 @@ import inspect
 import os
 import sys
 import traceback
+import types
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
