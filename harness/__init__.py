@@ -9,9 +9,9 @@ import importlib
 
 __all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
            "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
-           "Command", "Parameter", "run", "load", "compare", "report"]
-_FROM_API = frozenset({"run", "load", "compare", "report"})  # the library API (docs/api.md)
-_FROM_MODEL = frozenset(__all__) - {"hookimpl"} - _FROM_API
+           "Command", "Parameter", "run", "load", "compare", "report", "plugins", "declare"]
+_FROM_API = frozenset({"run", "load", "compare", "report", "plugins"})  # the library API (docs/api.md)
+_FROM_MODEL = frozenset(__all__) - {"hookimpl", "declare"} - _FROM_API
 
 
 def __getattr__(name: str):
@@ -19,6 +19,8 @@ def __getattr__(name: str):
         import pluggy
 
         value = pluggy.HookimplMarker("swarbench")
+    elif name == "declare":  # kernels and rows as plain functions
+        value = importlib.import_module("swarbench.declared").declare
     elif name in _FROM_API:
         value = getattr(importlib.import_module("swarbench.api"), name)
     elif name in _FROM_MODEL:

@@ -44,11 +44,39 @@ def reports_folder(reports: Union[str, Path, None] = None) -> Path:
     return Path(reports) if reports is not None else OPTIONS["reports"].default_value()
 
 
-def plugins(disable: Iterable[str] = ()) -> Registry:
-    """Every installed suite and plugin, less those named (and those in $SWARBENCH_DISABLE_PLUGINS)."""
-    from swarbench import registry
+def plugins(disable: Iterable[str] = (), local: Iterable[str] = ()) -> Registry:
+    """Every installed suite and plugin, less those named (and those in $SWARBENCH_DISABLE_PLUGINS), and the
+    local plugins: the files, folders and modules ``local`` names, else ./benchmarks/ (swarbench.local)."""
+    from swarbench import local as local_plugins, registry
 
-    return registry.load(disable=list(disable))
+    return registry.load(disable=list(disable), local=local_plugins.sources(local))
+
+
+def for_registry(run_request: RunRequest, registry: Registry) -> RunRequest:
+    """The request as a run of exactly what ``registry`` holds: its disabled plugins and local plugins go to the
+    workers (fresh processes, which load the plugins again), and where it holds local plugins a request that
+    names no kernel measures theirs. What a worker could not load (a kernel added by hand, a plugin given as an
+    object) is refused in one line rather than left out of the run in silence."""
+    import dataclasses
+
+    from swarbench.errors import UsageError
+
+    unloadable = registry.unloadable()
+    if unloadable:
+        owners = sorted({registry.owners[key] for key in unloadable})
+        raise UsageError(f"the registry holds {', '.join(unloadable[:3])}{' and more' if len(unloadable) > 3 else ''}"
+                         f", added {'outside any plugin' if owners == ['?'] else 'by plugin ' + ', '.join(owners)}: "
+                         f"a run's workers load the plugins again and could not load that; put it in a file and "
+                         f"run it with plugins=['that_file.py'] (or swarbench run that_file.py)")
+    kernels = run_request.kernels
+    if not kernels and registry.local_asked:
+        kernels = registry.local_kernels()
+        if not kernels:
+            failed = [str(f) for f in registry.failures if f.plugin in registry.local_asked]
+            raise UsageError(f"nothing to run: the local plugins ({', '.join(registry.local_asked)}) add no kernel "
+                             f"or row" + (f"; {failed[0]}" if failed else ""))
+    return dataclasses.replace(run_request, kernels=kernels, disable=list(registry.disabled),
+                               plugins=[source.arg for source in registry.local.values()])
 
 
 def request(kernels: Patterns = None, implementations: Patterns = None, **options: Any) -> RunRequest:
@@ -128,7 +156,8 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
     from swarbench.render import render
     from swarbench.runfolder import RunFolder
 
-    registry = registry if registry is not None else plugins(run_request.disable)
+    registry = registry if registry is not None else plugins(run_request.disable, run_request.plugins)
+    run_request = for_registry(run_request, registry)
     started = time.time()
     if fleet_args is not None:
         from swarbench import fleet
@@ -167,8 +196,10 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
     Returns the tidy frame, one row per measurement (docs/api.md names its columns); a wrong implementation
     is a row with status FAIL, never an exception. ``frame.attrs`` holds run_id, run_dir, machine (what it
     ran on), machines (by run id) and interrupted. ``options`` are those of ``request`` (``max_time=0.01,
-    processes=1``); ``progress=True`` writes the live progress lines to stderr. A problem that is not a row (a
-    plugin that failed to load, a worker that ended oddly) is a warning.
+    processes=1``, ``plugins=["bench_zero.py"]``); ``progress=True`` writes the live progress lines to stderr.
+    A problem that is not a row (a plugin that failed to load, a worker that ended oddly) is a warning.
+    ``registry`` (from ``plugins()``) runs what it holds; one holding what a worker process could not load
+    again (a kernel added by hand) is refused with UsageError.
     """
     run_request = request(kernels, implementations, **options)
     listener = None
@@ -249,14 +280,21 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
 
 
 def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Union[Run, pd.DataFrame],
-            reports: Union[str, Path, None] = None, relative: bool = False) -> pd.DataFrame:
+            reports: Union[str, Path, None] = None, relative: bool = False,
+            follow: Optional[str] = None) -> pd.DataFrame:
     """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
-    it, or is a frame ``run`` or ``load`` returned for one run."""
-    from swarbench import run_comparison
+    it, or is a frame ``run`` or ``load`` returned for one run. ``follow`` (a plugin's name) keeps that plugin's
+    rows, labels each run with the plugin's commit, and lets a run be named by that commit (its latest run)."""
+    from swarbench import provenance, run_comparison
 
-    return run_comparison.compare([_saved(r) for r in (a, b, *more)], reports_folder(reports), relative=relative)
+    specs, folder = [_saved(r) for r in (a, b, *more)], reports_folder(reports)
+    if follow is None:
+        return run_comparison.compare(specs, folder, relative=relative)
+    runs = provenance.followed_runs(specs, follow, folder)
+    frame = run_comparison.compare([spec for spec, _ in runs], folder, relative=relative)
+    return provenance.label_runs(frame, runs, follow)
 
 
 def _saved(run: Union[Run, pd.DataFrame]) -> str:

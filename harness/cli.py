@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, fleet_options, options, registry as registry_mod, scaffold
+from swarbench import api, config, fleet_options, local, options, registry as registry_mod, scaffold
 from swarbench.options import EXPORT_FORMATS, FORMATS
 from swarbench.errors import OutputError, UsageError
 from swarbench.model import InvalidInput, matches
@@ -133,12 +133,15 @@ def cmd_list(args, reg) -> int:
         arguments_build(reg, name)
 
     out = []
-    for suite in sorted({k.suite for k in reg.kernels.values()}):
-        out.append(f"{suite}  (plugin {reg.owners.get(next(k for k in reg.kernels if k.startswith(suite + '.')))})")
+    local_kernels = set(reg.local_kernels()) if reg.local_asked else None  # where there are, a plain run's
+    for suite in sorted({k.suite for kid, k in reg.kernels.items() if matches(kid, args.kernels)}):
+        owner = reg.owners.get(next(k for k in sorted(reg.kernels) if k.startswith(suite + '.')))
+        out.append(f"{suite}  ({'local ' if owner in reg.local else ''}plugin {owner})")
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernels):
                 continue
-            run = "in the default run" if reg.in_default_run(kid) else f"not in the default run: -k {kid}"
+            default = reg.in_default_run(kid) and (local_kernels is None or kid in local_kernels)
+            run = "in the default run" if default else f"not in the default run: -k {kid}"
             out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}" + (
@@ -154,6 +157,9 @@ def cmd_list(args, reg) -> int:
                 state = "available" if not why else f"unavailable: {why}"
                 if impl.expected_to_fail:
                     state += f"; kept wrong on purpose: {impl.expected_to_fail}"
+                owner = reg.owners.get(impl.key)
+                if owner in reg.local and reg.owners.get(kid) != owner:
+                    state += f"; from local plugin {owner}"
                 out.append(f"    {impl.name:<24} {impl.family:<16} {state}")
     for failure in reg.failures:
         out.append(f"plugin failed: {failure}")
@@ -239,7 +245,7 @@ def cmd_compare(args, reg) -> int:
 
     if len(args.runs) < 2:
         raise UsageError("compare needs at least two runs")
-    frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
+    frame = api.compare(*args.runs, reports=args.reports, relative=args.relative, follow=args.follow)
     geomeans = run_comparison.geomean_change(frame)
     gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
     if args.format == "csv":
@@ -293,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = config.read()
         disable = _disabled_from_argv(argv) or settings.disabled_plugins  # given on the command line: those only
         # the sub-commands are enough to parse (and to answer --help); the suites' kernels load after
-        parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY), settings, argv)
+        configured = local.sources(settings.values.get("plugins", []))
+        parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY,
+                                                local=configured), settings, argv)
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help: its text still has to reach a reader
@@ -305,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
             _say(sys.stdout, "")
             return EXIT_USAGE
         args.disable_plugins = disable
-        reg = registry_mod.load(disable=disable)
+        given = options.value_of(args, options.OPTIONS["plugins"]) if hasattr(args, "plugins") else None
+        reg = registry_mod.load(disable=disable, local=local.sources(given) if given is not None else configured)
         for failure in reg.failures:
             print(f"swarbench: warning: {failure}; skipped", file=sys.stderr)
         if args.command == "list":
@@ -319,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "history":
             from swarbench import history
 
-            _say(sys.stdout, f"wrote {history.write(args.reports, args.output)}\n")
+            _say(sys.stdout, f"wrote {history.write(args.reports, args.output, args.follow)}\n")
             code = EXIT_OK
         elif args.command == "new-plugin":
             code = scaffold.run(args, reg)

@@ -7,6 +7,7 @@ chooses how to show it.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 import threading
@@ -18,7 +19,7 @@ from typing import Callable, Optional
 import pandas as pd
 
 from swarbench import machine as machine_mod
-from swarbench import prebuild, results
+from swarbench import prebuild, provenance, results
 from swarbench.bench.cases import workload_keys
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.registry import Registry
@@ -42,10 +43,13 @@ class RunOutcome:
 def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[Record], None]] = None) -> RunOutcome:
     """Run the request; ``listener`` is told of each worker event (plan, start, result) as it happens."""
     check_request(request, registry)
+    # the workers load the plugins again: the local ones this registry holds, by their sources
+    request = dataclasses.replace(request, plugins=[source.arg for source in registry.local.values()])
     request, spec_problems = without_broken_specs(request, registry)
     folder = RunFolder.create(request.reports_dir)
     run_id, run_dir = folder.run_id, folder.path
     machine = machine_mod.collect()
+    machine["plugins"] = provenance.of_run(registry, request.kernels, request.impls)
     folder.write_machine(machine)
     folder.begin(request.keep_slowed)
     tail = RecordTail(folder, listener)

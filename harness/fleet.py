@@ -359,7 +359,11 @@ def machine_job(request: RunRequest, run_id: str, name: str) -> dict:
 
     from swarbench import registry as registry_mod
 
-    reg = registry_mod.load(disable=request.disable)
+    from swarbench import local
+
+    # the local plugins as this run's machine found them (swarbench.api.for_registry): a machine without the
+    # file reports it as that plugin's failure
+    reg = registry_mod.load(disable=request.disable, local=local.sources(request.plugins, discover=False))
     with tempfile.TemporaryDirectory(prefix="swarbench-fleet-") as tmp:
         outcome = engine.run(replace(request, reports_dir=Path(tmp)), reg, send)
         files = {p.name: p.read_text(errors="replace") for p in outcome.run_dir.iterdir()

@@ -1,9 +1,12 @@
 """`swarbench history`: every saved run under the reports folder, grouped by machine and commit, for one page of
 each kernel's medians across commits (asv's view, with no server).
 
-A commit with several runs stands for itself by its latest run; every run is counted. Between neighbouring
-commits each measurement is compared as `swarbench compare` does (swarbench.run_comparison.compare_pair), so a change
-the page marks is one compare would call.
+A commit with several runs stands for itself by its latest run; every run is counted. With ``follow`` (a
+plugin's name, `history --follow benchmarks/zero.py`) the commits are that plugin's (swarbench.provenance), the
+runs that did not measure it are left out, and only its rows are shown: your code's history, not swarbench's.
+
+Between neighbouring commits each measurement is compared as `swarbench compare` does
+(swarbench.run_comparison.compare_pair), so a change the page marks is one compare would call.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarbench import files, results, run_comparison as compare
+from swarbench import files, provenance, results, run_comparison as compare
 from swarbench.errors import UsageError
 from swarbench.runfolder import RESULTS_CSV, MeasurementKey, RunFolder, Status
 
@@ -54,7 +57,7 @@ class MachineHistory:
     lines: list[Line]
 
 
-def find_runs(reports_dir: Path) -> list[Run]:
+def find_runs(reports_dir: Path, follow: str | None = None) -> list[Run]:
     if not reports_dir.is_dir():
         raise UsageError(f"no reports folder {reports_dir}: run `swarbench run` first, or give --reports DIR")
     runs = []
@@ -70,8 +73,17 @@ def find_runs(reports_dir: Path) -> list[Run]:
         host = machine.get("hostname") or frame["machine_host"].iloc[0]
         name += f" ({host})" if isinstance(host, str) and host else ""
         commit = str(machine.get("git_commit") or frame["git_commit"].iloc[0] or "")
+        if follow is not None:
+            entry = provenance.followed(machine, follow)
+            if entry is None:
+                continue
+            frame, commit = provenance.keep_rows(frame, entry), str(entry.get("commit") or "")
+            if frame.empty:
+                continue
         runs.append(Run(str(frame["run_id"].iloc[0]), folder.path, name, commit if commit != "nan" else "",
                         frame))
+    if not runs and follow is not None:
+        provenance.check_followed(follow, [folder.machine() for folder in RunFolder.saved(reports_dir)])
     if not runs:
         raise UsageError(f"{reports_dir} holds no saved run (no */{RESULTS_CSV})")
     return runs
@@ -130,18 +142,18 @@ def _changes(pairs: list[tuple[Run, Run]]) -> dict:
     return out
 
 
-def build(reports_dir: Path) -> list[MachineHistory]:
-    runs = find_runs(reports_dir)
+def build(reports_dir: Path, follow: str | None = None) -> list[MachineHistory]:
+    runs = find_runs(reports_dir, follow)
     machines: dict[str, list[Run]] = {}
     for r in runs:
         machines.setdefault(r.machine, []).append(r)
     return [machine_history(group) for _, group in sorted(machines.items())]
 
 
-def write(reports_dir: Path, output: Path | None = None) -> Path:
+def write(reports_dir: Path, output: Path | None = None, follow: str | None = None) -> Path:
     from swarbench.render.history_page import render
 
-    page = render(build(reports_dir), time.strftime("%Y-%m-%d %H:%M %Z"))
+    page = render(build(reports_dir, follow), time.strftime("%Y-%m-%d %H:%M %Z"), follow)
     path = output or reports_dir / "history.html"
     try:
         files.write_atomic(path, page)

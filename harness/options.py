@@ -199,6 +199,20 @@ class Choice(Kind):
 
 
 @dataclass(frozen=True)
+class Text(Kind):
+    what: str  # "a plugin's name"
+
+    @property
+    def expected(self) -> str:
+        return f"{self.what} (a string)"
+
+    def check(self, value: Any) -> str:
+        if not isinstance(value, str) or not value:
+            raise BadValue(self.expected)
+        return value
+
+
+@dataclass(frozen=True)
 class Folder(Kind):
     expected = "a folder (a string)"
     metavar = "DIR"
@@ -229,6 +243,9 @@ class Option:
     flags: tuple[str, ...] = ()  # on the command line, when not --key
     env: str = ""  # an environment variable that, when set, wins over the key (a session's own choice)
     metavar: Optional[str] = None
+    # a repeatable option whose values may also come after the sub-command, as words of their own: the
+    # parsed command line holds those under this name, and ``values_of`` adds them to the option's
+    positional: str = ""
 
     @property
     def keyword(self) -> str:
@@ -264,6 +281,9 @@ class Option:
             return
         parser.add_argument(*flags, type=argument_type(self.kind), metavar=self.metavar or self.kind.metavar,
                             action=Repeated if self.kind.repeatable else "store", **common)
+        if self.positional:
+            parser.add_argument(self.positional, nargs="*", default=[], type=argument_type(self.kind),
+                                metavar=self.kind.metavar, help=f"as --{self.key}")
 
 
 class Repeated(argparse.Action):
@@ -351,6 +371,13 @@ OPTIONS = {o.key: o for o in (
     Option("quiet", Flag(), False, "no progress lines", RUN, flags=("--quiet", "-q")),
     Option("disable-plugins", Patterns(metavar="NAME"), [], "do not load this plugin (repeatable; also "
            "$SWARBENCH_DISABLE_PLUGINS=a,b)", ("",), "disable", ("--disable-plugin",)),
+    Option("plugins", Patterns(metavar="FILE"), [], "load this local plugin: a .py file, a folder of them, or a "
+           "module name (repeatable; files may also be named after the command, as in `swarbench run "
+           "bench.py`; default: the files of ./benchmarks/); a plain run then measures only their kernels",
+           SELECTING, "plugins", ("--plugin",), positional="files"),
+    Option("follow", Text("a plugin's name"), None, "group and label runs by this plugin's version control commit "
+           "(a local plugin's path, e.g. benchmarks/zero.py, or an installed plugin's name) instead of "
+           "swarbench's, and keep only its rows", ("history", "compare"), metavar="PLUGIN"),
 )}
 RUN_OPTIONS = {o.keyword: o for o in OPTIONS.values() if o.field}  # what swarbench.api.request takes
 
@@ -412,7 +439,18 @@ def run_values(args: argparse.Namespace) -> dict[str, Any]:
     """The run's settings from a parsed command line, by key, ready for ``request_fields``."""
     out = {}
     for option in RUN_OPTIONS.values():
-        value = getattr(args, option.keyword)
+        value = value_of(args, option)
         if value is not None:
             out[option.key] = option.kind.check(value) if isinstance(option.kind, Params) else value
     return out
+
+
+def value_of(args: argparse.Namespace, option: Option) -> Any:
+    """An option's value on a parsed command line: words given after the sub-command (``positional``) are the
+    option's values, in place of [tool.swarbench]'s as the option's own flag would be."""
+    value = getattr(args, option.keyword, None)
+    words = list(getattr(args, option.positional, None) or []) if option.positional else []
+    if not words:
+        return value
+    given = option.keyword in getattr(args, "_repeated", set())
+    return (list(value or []) if given else []) + words

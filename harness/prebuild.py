@@ -21,7 +21,7 @@ import signal
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from swarbench import features
 from swarbench.model import Implementation, Kernel, matches
@@ -53,9 +53,11 @@ def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], ov
     pool, after the JIT builds and before the C ones."""
     chosen = selected(registry, kernels, impls)
     if overhead:
-        from swarbench.bench.overhead import PROBES
+        from swarbench.bench.cases import selected_families
+        from swarbench.bench.overhead import PROBES, probe_family
 
-        chosen += [p for p in PROBES if p.build is not None and not features.unavailable(p.requires)]
+        used = {probe_family(family) for family in selected_families(registry, kernels, impls)}
+        chosen += [p for p in PROBES if p.build is not None and p.name in used and not features.unavailable(p.requires)]
     builds = distinct_builds(chosen)
     jit = sum(1 for b in builds if _is_jit_build(b))
     done = build_all(builds[:jit] + list(workloads) + builds[jit:])
@@ -102,14 +104,15 @@ def _prepare_each(kernel: Kernel, prepares: tuple[Callable[[Any], Any], ...]) ->
                 pass
 
 
-def build_by_preparing(impls: Sequence[Implementation], kernels: Sequence[Kernel]) -> list[Implementation]:
+def build_by_preparing(impls: Sequence[Implementation],
+                       kernels: Union[Sequence[Kernel], Mapping[str, Kernel]]) -> list[Implementation]:
     """``impls`` with a ``build`` for a just-in-time compiler's rows (Numba with ``cache=True``): one build per
     kernel, which prepares each of the kernel's rows on its first workload at its test size. The compiles then
     land in the JIT's on-disk cache during the build step, beside the C builds, and the workers' ``prepare``
     loads them. One build per kernel, not per row: rows of a kernel share jitted functions, which two processes
     would each compile. The test-size inputs must have the types of the real ones, or the worker compiles
-    again for its own."""
-    by_id = {k.id: k for k in kernels}
+    again for its own. ``kernels``: those the rows are of, as Kernel objects or as ``registry.kernels``."""
+    by_id = dict(kernels) if isinstance(kernels, Mapping) else {k.id: k for k in kernels}
     grouped: dict[str, list[Callable[[Any], Any]]] = {}
     for impl in impls:
         grouped.setdefault(impl.kernel, []).append(impl.prepare)

@@ -9,7 +9,10 @@ everything the plugin added is withdrawn at once, and pluggy's call goes on to t
 therefore sees the call of the implementations it wraps end normally, whatever one of them did.
 
 pluggy's ``load_setuptools_entrypoints`` stops at the first plugin that fails to import, so the entry points are
-walked here, one plugin at a time. ``check_pending`` catches a misspelt hook name (it would otherwise never be
+walked here, one plugin at a time; local modules (swarbench.local: ./benchmarks/, a file named on the command
+line) join them the same way, each under its path. A plugin is its module's hook functions and the kernels
+declared in it with ``swarbench.declare`` (each such object is a plugin of its own to pluggy, registered under
+the module's name). ``check_pending`` catches a misspelt hook name (it would otherwise never be
 called). The command names a plugin may not take are the command line's own (swarbench.cli.builtin_commands).
 """
 from __future__ import annotations
@@ -18,13 +21,17 @@ import difflib
 import functools
 import inspect
 import os
+import sys
 import traceback
+import types
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 import pluggy
 
 from swarbench import hookspecs
+from swarbench.declared import Declared
+from swarbench.local import LocalSource
 from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
@@ -44,6 +51,17 @@ class PluginFailure:
         return f"plugin {self.plugin!r} failed in {self.stage}: {self.error}"
 
 
+@dataclass(frozen=True)
+class PluginSource:
+    """Where a plugin came from, for what a run records of it (swarbench.provenance): its module's file, and the
+    distribution and version of an installed one; ``local`` for a local module (swarbench.local)."""
+
+    file: str = ""
+    distribution: str = ""
+    version: str = ""
+    local: Optional[LocalSource] = None
+
+
 @dataclass
 class Registry:
     """What the loaded plugins registered. Hooks receive this object and call its ``add_*`` methods."""
@@ -57,6 +75,9 @@ class Registry:
     plugins: list[str] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     builtin: set[str] = field(default_factory=set)  # plugins that are swarbench's own suites
+    # plugin name -> where it came from; a plugin passed in as an object (extra_plugins) has none: a benchmark
+    # worker, a fresh process, could not load it again
+    sources: dict[str, PluginSource] = field(default_factory=dict)
     reserved_commands: set[str] = field(default_factory=set)  # the command line's own commands
     _current: Optional[str] = None  # the plugin whose hook is running: it owns what is added
 
@@ -127,6 +148,29 @@ class Registry:
                 return impls[candidate]
         raise UsageError(f"none of {', '.join(preferred)} ({kernel_id}) can run on this machine")
 
+    @property
+    def local_asked(self) -> list[str]:
+        """The local plugins asked for, loaded or not."""
+        return [name for name, source in self.sources.items() if source.local is not None]
+
+    @property
+    def local(self) -> dict[str, LocalSource]:
+        """The local plugins that loaded, by name (swarbench.local)."""
+        return {name: self.sources[name].local for name in self.plugins
+                if name in self.sources and self.sources[name].local is not None}
+
+    def local_kernels(self) -> list[str]:
+        """The kernels local plugins define or add rows to: what a plain run measures where there are any."""
+        local = set(self.local)
+        return sorted({i.kernel for key, i in self.implementations.items() if self.owners.get(key) in local}
+                      | {k for k in self.kernels if self.owners.get(k) in local})
+
+    def unloadable(self) -> list[str]:
+        """What a benchmark worker (a fresh process, which loads the plugins again) could not load: kernels and
+        implementations added outside a plugin's hook, or by a plugin given as an object."""
+        return sorted(key for key, owner in self.owners.items() if not key.startswith("command:")
+                      and (key in self.kernels or key in self.implementations) and owner not in self.sources)
+
     def is_builtin(self, key: str) -> bool:
         """Whether a kernel id or implementation key comes from one of swarbench's own suites."""
         return self.owners.get(key) in self.builtin
@@ -182,16 +226,34 @@ def _unknown_hook(pm: pluggy.PluginManager) -> str:
     return ""
 
 
-def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> str:
+def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object, declared: bool = False) -> str:
     """'' unless the plugin defines hook functions without ``@swarbench.hookimpl`` (pluggy passes over those in
-    silence), or has no hook at all (an entry point naming the wrong module)."""
+    silence), or has no hook at all and declares no kernel (an entry point naming the wrong module)."""
     unmarked = [n for n in dir(plugin) if n.startswith("swarbench_") and callable(getattr(plugin, n, None))
                 and pm.parse_hookimpl_opts(plugin, n) is None]
     if unmarked:
         return f"{', '.join(unmarked)} not marked with @swarbench.hookimpl, so never called"
-    if not any(pm.parse_hookimpl_opts(plugin, n) is not None for n in dir(plugin)):
-        return "no hook: the module its entry point names has no function marked with @swarbench.hookimpl"
+    if not declared and not any(pm.parse_hookimpl_opts(plugin, n) is not None for n in dir(plugin)):
+        return ("no hook: the module its entry point names has no function marked with @swarbench.hookimpl and "
+                "no kernel declared with swarbench.declare")
     return ""
+
+
+def _has_hooks(pm: pluggy.PluginManager, plugin: object) -> bool:
+    return any(pm.parse_hookimpl_opts(plugin, n) is not None for n in dir(plugin))
+
+
+def parts(plugin: object) -> tuple[object, list[Declared]]:
+    """A loaded plugin as pluggy gets it: the object itself (a module, an object with hook methods) and the
+    declarations made in its module (``swarbench.declare``), each an object with hooks of its own. A declaration
+    imported from another module belongs to that one."""
+    if isinstance(plugin, Declared):
+        return None, [plugin]
+    if not isinstance(plugin, types.ModuleType):
+        return plugin, []
+    name = plugin.__name__
+    declared = [v for v in vars(plugin).values() if isinstance(v, Declared) and v.module == name]
+    return plugin, declared
 
 
 def disabled_from_env() -> list[str]:
@@ -297,29 +359,38 @@ class Guarded:
 
 
 def _register(pm: pluggy.PluginManager, name: str, plugin: object, registry: Registry) -> str:
-    """Register a plugin, guarded; '' or why it was refused."""
-    wrong = _unmarked_hooks(pm, plugin)
+    """Register a plugin (its hooks and its declarations), guarded; '' or why it was refused."""
+    own, declared = parts(plugin)
+    objects = declared if own is None else ([own] if not declared or _has_hooks(pm, own) else []) + declared
+    wrong = _unmarked_hooks(pm, own, bool(declared)) if own is not None else ""
     if wrong:
         return wrong
-    try:
-        pm.register(Guarded(pm, name, plugin, registry), name=name)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # bad hook signatures are caught by pluggy's validation
-        return one_line(exc)
-    wrong = _unknown_hook(pm)
-    if wrong:
-        pm.unregister(name=name)
-    return wrong
+    registered = []
+    for i, obj in enumerate(objects):  # pluggy's own names must differ: the first is the plugin's name
+        pm_name = name if i == 0 else f"{name}#{i}"
+        try:
+            pm.register(Guarded(pm, name, obj, registry), name=pm_name)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # bad hook signatures are caught by pluggy's validation
+            wrong = one_line(exc)
+        else:
+            registered.append(pm_name)
+            wrong = _unknown_hook(pm)
+        if wrong:
+            for done in registered:
+                pm.unregister(name=done)
+            return wrong
+    return ""
 
 
 def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
          entry_points: bool = True, stages: Sequence[str] = STAGES,
-         reserved_commands: Optional[Iterable[str]] = None) -> Registry:
-    """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then call
-    the registration phases ``stages``, each a pluggy hook call over every plugin. Plugins named in ``disable``
-    or in $SWARBENCH_DISABLE_PLUGINS are not imported. ``reserved_commands``: the command names no plugin may
-    take (default: the command line's own).
+         reserved_commands: Optional[Iterable[str]] = None, local: Sequence[LocalSource] = ()) -> Registry:
+    """Load every plugin of the entry-point group, the ``local`` modules (swarbench.local.sources) and
+    ``extra_plugins`` (as (name, module or object) pairs), then call the registration phases ``stages``, each a
+    pluggy hook call over every plugin. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not
+    imported. ``reserved_commands``: the command names no plugin may take (default: the command line's own).
     """
     pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
@@ -346,8 +417,27 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
                 raise
             except BaseException as exc:  # an import that fails, or calls sys.exit, must not end the run
                 registry.failures.append(PluginFailure(ep.name, "import", one_line(exc)))
+            else:
+                dist = getattr(ep, "dist", None)
+                registry.sources[ep.name] = PluginSource(_file_of(candidates[-1][1]), dist.name if dist else "",
+                                                         dist.version if dist else "")
             if ep.value.startswith("swarbench."):
                 registry.builtin.add(ep.name)
+    for source in local:
+        if source.name in blocked or any(source.name == n for n, _ in candidates):
+            continue
+        try:
+            candidates.append((source.name, source.load()))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # as an entry point's: one line naming the module, and the run goes on
+            registry.failures.append(PluginFailure(source.name, "import", one_line(exc)))
+            registry.sources[source.name] = PluginSource(source.path, local=source)
+        else:
+            version = getattr(candidates[-1][1], "__version__", "")
+            registry.sources[source.name] = PluginSource(_file_of(candidates[-1][1]) or source.path,
+                                                         version=version if isinstance(version, str) else "",
+                                                         local=source)
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
 
     # pluggy calls the plugin registered last first: registered in reverse, they are called in the order they
@@ -360,6 +450,13 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
 
     for stage in [s for s in STAGES if s in stages]:
         getattr(pm.hook, stage)(registry=registry)
-        for name in [n for n in pm.list_name_plugin() if n[0] not in registry.plugins]:
-            pm.unregister(name=name[0])  # failed in this phase: none of its hooks is called again
+        for pm_name, guarded in pm.list_name_plugin():
+            if guarded.name not in registry.plugins:
+                pm.unregister(name=pm_name)  # failed in this phase: none of its hooks is called again
     return registry
+
+
+def _file_of(plugin: object) -> str:
+    """The file of a plugin's module: where its version control is found (swarbench.provenance)."""
+    module = plugin if isinstance(plugin, types.ModuleType) else sys.modules.get(getattr(plugin, "__module__", ""))
+    return str(getattr(module, "__file__", "") or "")

@@ -45,6 +45,7 @@ class RunRequest:
     overhead: bool = _declared("overhead")
     params: dict[str, str] = _declared("params")  # --param NAME=VALUE for the workloads that declare NAME
     keep_slowed: bool = _declared("keep-slowed")  # keep samples the canary found the machine slowed for in the medians
+    plugins: list[str] = _declared("plugins")  # local plugins (swarbench.local): as given, or their sources' args
 
 
 def physical_memory() -> int:

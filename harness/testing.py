@@ -18,7 +18,7 @@ output differs, expected against got.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 import pytest
 
@@ -94,10 +94,11 @@ def _workloads(k: Kernel, kind: WorkloadKind, sizes: Sequence[int], seeds: Seque
             continue  # a kind may need more than a few operations (pairs of something); its test size decides
 
 
-def verdicts(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS):
+def verdicts(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS,
+             against: Optional[Kernel] = None):
     """(what was checked, the oracle's verdict) for the known answers, then each workload, up to the first
-    verdict that is not PASS."""
-    k = kernel(impl.kernel)
+    verdict that is not PASS. ``against``: the kernel, where it is not an installed plugin's (swarbench.declare)."""
+    k = against or kernel(impl.kernel)
     failed = oracle.check_known_answers(k, impl)
     yield "known answers", failed or oracle.Verdict(oracle.PASS)
     if failed:
@@ -110,26 +111,93 @@ def verdicts(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Seq
                 return
 
 
-def check(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS) -> None:
+def check(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS,
+          against: Optional[Kernel] = None) -> Optional[str]:
     """Fail the calling test unless the implementation gives the reference's outputs and the known answers on
-    every workload kind of its kernel. Skips it, with the reason, where this machine lacks what it requires.
-    An implementation marked ``expected_to_fail`` must be caught: it fails the test only if it passes."""
+    every workload kind of its kernel (``against``, where it is not an installed plugin's). Skips it, with the
+    reason, where this machine lacks what it requires. An implementation marked ``expected_to_fail`` must be
+    caught: it fails the test only if it passes; caught, what caught it is returned."""
     why = features.unavailable(impl.requires)
     if why:
         pytest.skip(f"{impl.key}: {why}")
-    problem = oracle.spec_problem(kernel(impl.kernel))
+    problem = oracle.spec_problem(against or kernel(impl.kernel))
     if problem:
         pytest.fail(f"{impl.key} not checked: {problem}", pytrace=False)
     checked = []
-    for what, verdict in verdicts(impl, sizes, seeds):
+    for what, verdict in verdicts(impl, sizes, seeds, against):
         checked.append(what)
         if verdict.status == oracle.SKIP:
             pytest.skip(f"{impl.key} ({what}): {verdict.reason}")
         if verdict.status != oracle.PASS:
             if impl.expected_to_fail:
-                return  # caught, as it should be
+                return f"{verdict.status} on {what}: {verdict.reason}"  # caught, as it should be
             pytest.fail(f"{impl.key} {verdict.status} on {what}: {verdict.reason}", pytrace=False)
     if impl.expected_to_fail:
         pytest.fail(f"{impl.key} is marked expected_to_fail ({impl.expected_to_fail}) but passed every check "
                     f"({len(checked)}: {', '.join(checked[:3])}, ...); mend the mark or the inputs that should "
                     f"catch it", pytrace=False)
+
+
+class CheckedBenchmark:
+    """The ``swarbench_benchmark`` fixture: an implementation checked against its kernel's oracle, as ``check``
+    does, then timed by pytest-benchmark's own ``benchmark`` fixture on a workload of the kernel (its default
+    size, or ``size``), and its timed output checked too. pytest-benchmark's options all apply: ``--benchmark-
+    disable`` makes it one checked call, ``--benchmark-skip`` skips it.
+
+        def test_swar(swarbench_benchmark):
+            swarbench_benchmark(swar)                              # a row declared with swarbench.declare
+            swarbench_benchmark(mine, kernel="cards.contains")     # a plain function for an installed kernel
+    """
+
+    def __init__(self, benchmark: Callable[[], Any]):
+        self._benchmark = benchmark  # pytest-benchmark's fixture, asked for once a row is checked and is to be timed
+
+    def __call__(self, function: Union[Callable, Implementation], kernel: Union[str, Kernel, Any, None] = None, *,
+                 size: Optional[int] = None, workload: Optional[str] = None, seed: int = 0) -> Any:
+        impl, k = _row_and_kernel(function, kernel)
+        caught = check(impl, against=k)
+        if caught is not None:
+            pytest.xfail(f"{impl.key} is wrong on purpose ({impl.expected_to_fail}): {caught}")
+        kind = k.workload_kind(workload)
+        case = k.make_workload(kind, size, seed).read_only()
+        expected = oracle.reference_outputs(k, case)
+        verdict = oracle.verify(k, impl, case, expected, known_answers=False)
+        if verdict.status == oracle.SKIP:
+            pytest.skip(f"{impl.key}: {verdict.reason}")
+        if verdict.status != oracle.PASS:
+            pytest.fail(f"{impl.key} {verdict.status} on {case.label}: {verdict.reason}", pytrace=False)
+        benchmark = self._benchmark()
+        benchmark.group = k.id
+        benchmark.extra_info.update(kernel=k.id, implementation=impl.name, family=impl.family, workload=case.name,
+                                    n=case.size, unit=k.unit)
+        outputs = benchmark(verdict.batch)
+        mismatch = k.check(expected, outputs, case.inputs)
+        if mismatch:
+            pytest.fail(f"{impl.key} FAIL in its timed calls on {case.label}: {mismatch}", pytrace=False)
+        stats = getattr(benchmark, "stats", None)
+        if stats is not None and getattr(stats, "stats", None) is not None:
+            benchmark.extra_info["ns_per_op_median"] = stats.stats.median / case.size * 1e9
+        return outputs
+
+
+def _row_and_kernel(function, given) -> tuple[Implementation, Kernel]:
+    """The row the fixture times and the kernel it is checked against: a row of a ``swarbench.declare`` kernel,
+    an Implementation, or a plain function on the inputs as read-only arrays (as ``Declared.numpy`` makes)."""
+    from swarbench.declared import Declared
+
+    if isinstance(given, Declared):
+        given = given.kernel()
+    elif given is not None and not isinstance(given, Kernel):
+        given = kernel(str(given))
+    if isinstance(function, Implementation):
+        return function, given or kernel(function.kernel)
+    declared = getattr(function, "swarbench_kernel", None)
+    if declared is not None and given is None:
+        return function.swarbench_implementation, declared.kernel()
+    if given is None:
+        raise TypeError(f"{getattr(function, '__name__', function)!r} is no row of a swarbench.declare kernel: "
+                        f"name its kernel, swarbench_benchmark(f, kernel='cards.contains')")
+    row = Declared(given.id, None, None, given.unit)
+    row._defined = given
+    name = getattr(function, "__name__", "function")
+    return Implementation(given.id, name, "numpy", row._prepare(function), requires=("module:numpy",)), given

@@ -79,6 +79,7 @@ def worker_command(request: RunRequest, run_dir: Path, worker: int, exclude: lis
                         ("--swarbench-workload", request.workloads), ("--swarbench-disable-plugin", request.disable),
                         ("--swarbench-exclude", exclude), ("--swarbench-size", [str(n) for n in request.sizes]),
                         ("--swarbench-param", [f"{k}={v}" for k, v in request.params.items()]),
+                        ("--swarbench-local", request.plugins),
                         ("--swarbench-case", only or [])):
         for v in values:
             cmd += [opt, v]

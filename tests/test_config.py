@@ -29,7 +29,7 @@ def test_every_key_is_checked_and_given_to_its_option(monkeypatch):
     assert run["size"] == 1_000_000 and isinstance(run["size"], int) and run["sizes"] == [1000, 10000]
     assert run["processes"] == 3 and run["max_time"] == 0.5 and run["overhead"] is False
     assert run["params"] == {"hero": "7h 2c", "boards": "10"} and run["seed"] == 0  # not in the table: its default
-    assert {k: str(v) for k, v in settings.defaults("compare").items()} == {"reports": "out"}  # only compare's
+    assert {k: str(v) for k, v in settings.defaults("compare").items()} == {"reports": "out", "follow": "None"}
     assert settings.disabled_plugins == ["poker"]
 
 

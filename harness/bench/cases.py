@@ -72,9 +72,18 @@ def case_passes(registry, options: WorkerRequest) -> list[Pass]:
     return passes_in_order(case_groups(registry, options), options.passes, options.order_seed)
 
 
-def probe_passes(options: WorkerRequest) -> list[Pass]:
-    """The empty-call probes (--swarbench-overhead), each a case of kernel swarbench.overhead, pass by pass."""
-    probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES]
+def selected_families(registry, kernels, impls) -> set[str]:
+    """The families of every implementation a run of these --kernel and --impl patterns selects: the empty-call
+    probes it times are theirs."""
+    return {i.family for kid in registry.kernels if matches(kid, kernels)
+            for i in registry.implementations_of(kid) if matches(i.name, impls)}
+
+
+def probe_passes(options: WorkerRequest, families: set[str]) -> list[Pass]:
+    """The empty-call probes (--swarbench-overhead) of the ``families`` the run's cases are of, each a case of
+    kernel swarbench.overhead, pass by pass."""
+    used = {overhead.probe_family(family) for family in families}
+    probes = [Case(overhead.KERNEL, p.name, "empty", 1) for p in overhead.PROBES if p.name in used]
     probes = [c for c in probes if options.overhead and c.id not in options.excluded]
     return [Pass(probe, index, options.passes) for index in range(1, options.passes + 1) for probe in probes]
 

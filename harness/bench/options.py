@@ -46,6 +46,8 @@ def add_options(parser) -> None:
                     help="read the shared workloads but write none")
     group.addoption("--swarbench-disable-plugin", action="append", default=[], metavar="NAME",
                     help="do not load this swarbench plugin (repeatable)")
+    group.addoption("--swarbench-local", action="append", default=[], metavar="SOURCE",
+                    help="load this local plugin, a file or module as swarbench.local names it (repeatable)")
     group.addoption("--swarbench-progress", action="store_true",
                     help="write a progress line per case to stderr")
 

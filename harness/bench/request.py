@@ -26,6 +26,7 @@ class WorkerRequest:
     cache_dir: Optional[str]
     cache_writes: bool
     disabled_plugins: list[str]
+    local_plugins: list[str]  # swarbench.local sources, as LocalSource.arg writes them
     progress: bool
     max_time: float  # pytest-benchmark's --benchmark-max-time and --benchmark-min-rounds
     min_rounds: int
@@ -42,6 +43,7 @@ class WorkerRequest:
             excluded=set(opt("swarbench_exclude")), worker=opt("swarbench_worker"),
             overhead=opt("swarbench_overhead"), record_path=opt("swarbench_record"),
             cache_dir=opt("swarbench_cache"), cache_writes=not opt("swarbench_cache_readonly"),
-            disabled_plugins=opt("swarbench_disable_plugin"), progress=opt("swarbench_progress"),
+            disabled_plugins=opt("swarbench_disable_plugin"), local_plugins=opt("swarbench_local"),
+            progress=opt("swarbench_progress"),
             max_time=float(opt("benchmark_max_time")), min_rounds=int(opt("benchmark_min_rounds")),
         )

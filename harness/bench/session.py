@@ -12,9 +12,9 @@ from typing import Callable, Optional
 
 import pytest
 
-from swarbench import counters, oracle, progress, registry as registry_mod
+from swarbench import counters, local, oracle, progress, registry as registry_mod
 from swarbench.bench import canary, checking, overhead, rounds
-from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
+from swarbench.bench.cases import Case, Pass, case_passes, probe_passes, selected_families
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
 from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
@@ -27,7 +27,8 @@ class Session:
 
     def __init__(self, options: WorkerRequest):
         self.options = options
-        self.registry = registry_mod.load(disable=options.disabled_plugins)
+        self.registry = registry_mod.load(disable=options.disabled_plugins,
+                                          local=local.sources(options.local_plugins, discover=False))
         for failure in self.registry.failures:
             sys.__stderr__.write(f"swarbench: {failure}; skipped\n")
         self.cache = WorkloadCache(self.registry, options.seed, options.params, options.cache_dir,
@@ -53,7 +54,9 @@ class Session:
     @functools.cached_property
     def passes(self) -> tuple[list[Pass], list[Pass]]:
         """The kernels' passes and the empty-call probes' passes this worker runs, counted for its progress."""
-        cases, probes = case_passes(self.registry, self.options), probe_passes(self.options)
+        cases = case_passes(self.registry, self.options)
+        probes = probe_passes(self.options, selected_families(self.registry, self.options.kernels,
+                                                              self.options.impls))
         self.terminal.total += len({p.case for p in cases}) + len({p.case for p in probes})
         return cases, probes
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from swarbench.model import ReportSection
-from swarbench.results import SLOWED, UNSTEADY_SHARE
+from swarbench.results import OVERHEAD_KERNEL, SLOWED, UNSTEADY_SHARE
 from swarbench.runfolder import Status, status_of
 
 
@@ -80,9 +80,11 @@ def scaling_series(frame: pd.DataFrame):
 
 
 def kernel_groups(frame: pd.DataFrame):
-    """(kernel, workload, n) groups in a stable order, each sorted fastest first, unmeasured last."""
+    """(kernel, workload, n) groups in a stable order, the empty-call probes after every kernel, each sorted
+    fastest first, unmeasured last."""
     # dropna=False: a row whose n is unknown (an ERROR before its workload was built) is shown like any other
-    for key, group in frame.groupby(["kernel", "workload", "n"], sort=True, dropna=False):
+    groups = list(frame.groupby(["kernel", "workload", "n"], sort=True, dropna=False))
+    for key, group in sorted(groups, key=lambda item: item[0][0] == OVERHEAD_KERNEL):  # (a stable sort)
         rank = [status.rank if status is not None else 9 for status in map(status_of, group["status"])]
         ranked = group.assign(_o=rank).sort_values(
             ["_o", "ns_per_op_median", "implementation"], na_position="last")

@@ -21,9 +21,12 @@ def _cell(point) -> str:
     return f"<td class=n>{_e(text.replace(' us', ' µs'))}{mark}</td>"
 
 
-def render(machines, generated: str) -> str:
-    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench history</title>"
-           f"<style>{CSS}</style></head><body><h1>swarbench history</h1>",
+def render(machines, generated: str, follow: str | None = None) -> str:
+    title = f"swarbench history of {follow}" if follow else "swarbench history"
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
+           f"<style>{CSS}</style></head><body><h1>{_e(title)}</h1>",
+           (f"<p class='meta'>Commits are those of plugin <code>{_e(follow)}</code>'s repository; only its rows are "
+            "shown, from the runs that measured it.</p>" if follow else ""),
            f"<p class='meta'>written {_e(generated)} · {sum(sum(m.runs) for m in machines)} runs on "
            f"{len(machines)} machine(s). Each commit shows its latest run (runs per commit under its name); a change "
            "is the one <code>swarbench compare</code> finds from the commit before, <span class='bad'>slower</span> "

@@ -63,7 +63,8 @@ def _header(s: Summary, view: RunView) -> list[str]:
         when += f"{' · ' if when else ''}commit <code>{_e(h['commit'])}</code>"
     out = [f"<h1>{_e(h['title'])}</h1>", "<p class='meta'>" + "<br>".join(x for x in (
         when, f"<code>{_e(h['command'])}</code>" if h["command"] else "",
-        f"{_e(h['machine'])} (<a href='#machine'>details</a>)") if x) + "</p>"]
+        f"{_e(h['machine'])} (<a href='#machine'>details</a>)",
+        f"plugins: {_e(', '.join(h['plugins']))}" if h["plugins"] else "") if x) + "</p>"]
     out += [f"<p class='bad'>{_e(n)}</p>" for n in view.notes]
     return out
 

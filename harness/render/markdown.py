@@ -44,6 +44,8 @@ def render(view: RunView) -> str:
         # a long command line is continued with backslashes, as a shell reads it back
         parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
         out += ["", "Command:", "", "```sh", " \\\n    ".join(parts), "```"]
+    if h["plugins"]:
+        out += ["", "Plugins: " + ", ".join(f"`{p}`" for p in h["plugins"])]
     out += [f"\n**Problem:** {n}" for n in view.notes]
     if s.boards:
         header, rows = tables.scoreboard(s)

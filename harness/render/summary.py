@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from swarbench import results
+from swarbench import provenance, results
 from swarbench.render import RunView, kernel_groups
 from swarbench.runfolder import MeasurementKey, Status, status_of
 
@@ -157,7 +157,7 @@ def header(view: RunView) -> dict:
     return {"title": f"swarbench run {', '.join(view.run_ids)}",
             "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
             "duration": _duration(info.get("duration_s")), "command": info.get("command", ""),
-            "commit": m.get("git_commit", "") or "", "machine": machine}
+            "commit": m.get("git_commit", "") or "", "machine": machine, "plugins": provenance.not_builtin(m)}
 
 
 def _duration(seconds) -> str:

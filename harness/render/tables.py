@@ -106,7 +106,7 @@ def not_timed_lines(group, view: RunView) -> list[str]:
     for _, r in group.iterrows():
         if r["expected_to_fail"] and r["status"] != Status.PASS:
             out.append(f"{view.label(r)}: {r['status']} as expected (kept wrong on purpose: "
-                       f"{_first_clause(r['expected_to_fail'], 90)})")
+                       f"{_first_clause(r['expected_to_fail'], 90)}): {r['reason']}")
     skipped: dict[str, list[str]] = {}
     for _, r in group.iterrows():
         if r["status"] == Status.SKIP and not r["expected_to_fail"]:

@@ -8,7 +8,7 @@ import textwrap
 from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_speedup, fmt_time, fmt_time_interval,
                               operation_name, steadiness_lines, time_unit)
 from swarbench.render import size_text, tables
-from swarbench.render.summary import change_of, summarize
+from swarbench.render.summary import PORTABLE_C, change_of, summarize
 from swarbench.runfolder import Status
 
 WIDTH = 120
@@ -41,9 +41,9 @@ def _kernel_rows(group, view, summary) -> tuple[list, list, list, list]:
                          fmt_speedup(r["speedup"]), fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
                          fmt_cycles(r), summary.marks.get(i, "")] + ([tables.fmt_change(change_of(view, r))]
                                                                      if against else []))
-        elif r["expected_to_fail"]:  # one line: it is wrong on purpose, and says so
-            lines.append(_cut(f"--- {r['status']}: {name} [{r['family']}]: as expected, kept wrong on purpose: "
-                              f"{r['expected_to_fail']}"))
+        elif r["expected_to_fail"]:  # wrong on purpose: it says so, and where the oracle caught it
+            lines += _wrap(f"--- {r['status']}: {name} [{r['family']}]: as expected, kept wrong on purpose "
+                           f"({r['expected_to_fail']}): {r['reason']}", "      ")
         elif r["status"] == Status.SKIP:
             lines.append(_cut(f"--- SKIP: {name} [{r['family']}]: {r['reason']}"))
         else:
@@ -57,15 +57,15 @@ def _cut(line: str) -> str:
 
 
 def _scoreboard(s) -> tuple[list, list, list]:
-    header = ["kernel", "workload", "fastest", "time/op", "95% interval", "x base", "x C", "steadiness"]
+    header = ["kernel", "workload", "fastest", "time/op", "95% interval", "x base", "x C", "C", "steadiness"]
     rows = []
     for b in s.boards:
         unit = time_unit(b.median)
         rows.append([b.kernel, b.workload, b.fastest or "(none passed)", fmt_time(b.median, unit),
                      fmt_time_interval(b.low, b.high, unit), fmt_speedup(b.speedup),
-                     "is C" if b.best_c and b.best_c == b.fastest else fmt_speedup(b.speedup_c),
+                     "is C" if b.best_c and b.best_c == b.fastest else fmt_speedup(b.speedup_c), b.best_c or "-",
                      b.steadiness.replace(", ", " ") + (f" {b.marks}" if b.marks else "")])
-    return header, rows, [False, False, False, True, True, True, True, False]
+    return header, rows, [False, False, False, True, True, True, True, False, False]
 
 
 def render(view: RunView) -> str:
@@ -76,10 +76,12 @@ def render(view: RunView) -> str:
     if h["command"]:
         out += _wrap(h["command"], "    ", "command: ")
     out += _wrap(h["machine"], "    ", "machine: ")
+    if h["plugins"]:
+        out += _wrap(", ".join(h["plugins"]), "    ", "plugins: ")
     out += [line for n in view.notes for line in _wrap(n, "    ", "problem: ")]
     if s.boards:
         out += ["", "Fastest correct implementation of each kernel; x base: speedup over the kernel's baseline, "
-                    "x C: over the best", "portable scalar C (named in each kernel's table below)"]
+                    "x C: over the fastest", f"portable scalar C, the row of family {PORTABLE_C} named under C"]
         out += _lines(*_scoreboard(s), "  ")
         for b in s.boards:
             for failure in b.failure_lines():

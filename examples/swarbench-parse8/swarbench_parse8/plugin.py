@@ -31,9 +31,9 @@ def swarbench_add_implementations(registry):
         Implementation(KERNEL, "numpy-swar", "numpy", python.numpy_swar, requires=("module:numpy",),
                        description="the SWAR steps over the whole array"),
         numba_swar,
-        Implementation(KERNEL, "c-naive", "cffi", native.c_function("parse8_naive"), requires=("cc",),
+        Implementation(KERNEL, "c-naive", "cffi-scalar", native.c_function("parse8_naive"), requires=("cc",),
                        description="the byte loop in C", build=native.build_module),
-        Implementation(KERNEL, "c-swar", "cffi", native.c_function("parse8_swar"), requires=("cc",),
+        Implementation(KERNEL, "c-swar", "cffi-scalar", native.c_function("parse8_swar"), requires=("cc",),
                        description="Lemire's check and parse in C", build=native.build_module),
     ):
         registry.add_implementation(impl)
