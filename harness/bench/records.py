@@ -51,6 +51,7 @@ class ResultLine:
     unit: Optional[str] = None
     counts: dict[str, float] = field(default_factory=dict)  # hardware counts per op (swarbench.counters)
     input_bytes: Optional[int] = None  # the size of the inputs a batch reads (swarbench.results: too fast?)
+    explain: Optional[dict] = None  # its code, hot loop and traffic (swarbench.explain.case), after timing
 
     @classmethod
     def of(cls, case_id: str, worker: int, impl, verdict: oracle.Verdict, workload: str, n: int, seed: int,
@@ -74,7 +75,7 @@ class ResultLine:
 
     def to_json(self) -> dict:
         out = {"event": "result"} | {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name in ("suite", "baseline", "unit"):
+        for name in ("suite", "baseline", "unit", "explain"):
             if out[name] is None:
                 del out[name]
         return out | out.pop("counts")

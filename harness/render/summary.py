@@ -61,6 +61,9 @@ class Board:
     steadiness: str
     marks: str
     failed: list[str] = field(default_factory=list)  # implementations that gave wrong answers, not on purpose
+    limit_share: float = math.nan  # of its binding limit (swarbench.explain.limits), and which one binds
+    limit_bound: str = ""
+    limit_text: str = ""
 
 
 @dataclass
@@ -130,7 +133,8 @@ def summarize(view: RunView) -> Summary:
             float(best_c["ns_per_op_median"] / best["ns_per_op_median"]) if best_c is not None else math.nan,
             steadiness_words(float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]),
                              float(best["ns_per_op_ci_high"]), marks[best.name]),
-            marks[best.name], failed))
+            marks[best.name], failed, float(best.get("limit_share", math.nan)), str(best.get("limit_bound") or ""),
+            str(best.get("limit_text") or "")))
     counts = {mark: sum(mark in m for m in marks.values()) for mark, _, _ in CAVEATS}
     caveats = [(mark, words, counts[mark]) for mark, _, words in CAVEATS if counts[mark]]
     return Summary(boards, groups, marks, caveats, header(view))
@@ -147,7 +151,9 @@ def header(view: RunView) -> dict:
     machine = ", ".join(str(p) for p in (m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else "",
                                          " ".join(m.get("simd_flags", [])), m.get("python"), m.get("compiler"))
                         if p)
+    counters = str(m.get("hardware_counters") or "")
     return {"title": f"swarbench run {', '.join(view.run_ids)}",
+            "counters": "" if not counters or counters.startswith("available") else counters,
             "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
             "duration": _duration(info.get("duration_s")), "command": info.get("command", ""),
             "commit": m.get("git_commit", "") or "", "machine": machine}
@@ -203,8 +209,11 @@ def read_info(run_dir: Path) -> dict:
 
 def attach_run_files(view: RunView, run_dirs: dict[str, Path]) -> RunView:
     """Fill the view's samples (by run id) and info (the first run's) from the run folders."""
+    from swarbench.explain.listing import read_code
+
     for run_id, run_dir in run_dirs.items():
         view.samples.update(read_samples(run_dir, run_id))
+        view.code.update(read_code(run_dir, run_id))
     if run_dirs:
         view.info = read_info(next(iter(run_dirs.values()))) | view.info
     return view

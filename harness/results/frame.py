@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 import numpy as np
 
+from swarbench.explain import limits as explain_limits
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
                                           machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
@@ -32,11 +33,12 @@ COLUMNS = [
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
+    *explain_limits.COLUMNS,
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine")
+                 "ns_per_op_median_all", "reprepare_s", "machine", *explain_limits.COLUMNS)
 OVERHEAD_KERNEL = "swarbench.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -186,6 +188,7 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
         row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
+        row.update(explain_limits.columns(rec.get("explain"), machine, row["ns_per_op_median"], clock, rec))
         impossible = beyond_any_machine(row, rec.get("input_bytes"), n, clock)
         if impossible:
             row.update(status="FAIL", reason=impossible)

@@ -17,6 +17,7 @@ from typing import Any
 
 from swarbench import files
 from swarbench.errors import UsageError
+from swarbench.explain.limits import TEXT_COLUMNS as EXPLAIN_TEXT_COLUMNS
 from swarbench.results.frame import COLUMNS, FORMAT_VERSION, LATER_COLUMNS
 
 # Kernel ids an earlier version wrote, and what they are now.
@@ -24,7 +25,7 @@ RENAMED_KERNELS = {"harness.overhead": "swarbench.overhead"}
 # Columns of text; every other column of COLUMNS holds numbers
 TEXT_COLUMNS = {"run_id", "kernel", "suite", "implementation", "family", "workload", "unit", "status", "reason",
                 "expected_to_fail", "stability", "worker_medians", "baseline", "params", "summary", "machine", "machine_cpu",
-                "machine_python", "machine_compiler", "machine_host", "git_commit"}
+                "machine_python", "machine_compiler", "machine_host", "git_commit", *EXPLAIN_TEXT_COLUMNS}
 RESULTS_CSV = "results.csv"
 RECORDS = "records.jsonl"
 MACHINE = "machine.json"
@@ -184,7 +185,7 @@ def _from_records(folder: Path):
 
 def _blank_texts(frame):
     """Free-text columns left empty read as "" (not NaN), as renderers join them."""
-    for col in ("reason", "summary", "params", "expected_to_fail", "stability"):
+    for col in ("reason", "summary", "params", "expected_to_fail", "stability", *EXPLAIN_TEXT_COLUMNS):
         frame[col] = frame[col].fillna("")
     return frame
 
