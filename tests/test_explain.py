@@ -362,3 +362,111 @@ def test_a_row_far_faster_than_its_predicted_core_limit_is_not_claimed_against_i
     assert row["limit_bound"] == "" and math.isnan(row["limit_share"])
     assert row["limit_text"].startswith("faster than its predicted core limit (9.4x)")
     assert "misjudged" in row["explain_missing"]
+
+
+# ---- a run, with the tools and without ------------------------------------------------------------------------
+
+RUN = ["run", "-k", "cards.contains", "-i", "c-swar", "-i", "numba-swar", "-n", "4096", "--max-time", "0.005",
+       "--passes", "2", "--processes", "1", "--no-overhead", "-q"]
+
+
+def _needs_c_and_numba():
+    from swarbench import features
+
+    why = features.unavailable(("cc", "module:numba"))
+    if why:
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def explained_run(tmp_path_factory):
+    """One small run of c-swar and numba-swar with this machine's tools, as it has them."""
+    from conftest import cli_env, swarbench
+
+    _needs_c_and_numba()
+    tmp = tmp_path_factory.mktemp("explained")
+    env = cli_env(tmp)
+    proc = swarbench(*RUN, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return env, proc.stdout, next(Path(env["SWARBENCH_REPORTS"]).iterdir())
+
+
+def _limits_table(text: str) -> dict:
+    """The rows of the text report's limits table, by implementation."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("implementation ") and "instr/op" in line)
+    rows = {}
+    for line in lines[start + 1:]:
+        if not line.startswith("  ") or line.startswith("    "):
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_a_run_shows_each_c_and_numba_row_against_its_limits(explained_run):
+    from swarbench import counters
+
+    env, text, run_dir = explained_run
+    assert "Limits of the timed code" in text
+    rows = _limits_table(text)
+    assert set(rows) == {"c-swar", "numba-swar"}
+    frame = __import__("pandas").read_csv(run_dir / "results.csv")
+    for impl in ("c-swar", "numba-swar"):
+        r = frame[frame.implementation == impl].iloc[0]
+        assert r.instructions_per_op > 0 and r.memory_limit_ns_per_op > 0 and r.code_sha256
+        assert rows[impl][1] != "-"  # instructions per op shown
+        if isinstance(r.core_model, str) and r.core_model:
+            assert r.core_limit_cycles_per_op > 0 and r.limit_share > 0 and r.limit_text
+    # hardware counters: one line says what the machine lacks, once, where it lacks them
+    assert text.count("counters: ") == (1 if counters.unavailable() else 0)
+
+
+def test_asm_prints_the_code_the_run_timed_with_its_module_hash(explained_run):
+    from conftest import swarbench
+
+    env, _, run_dir = explained_run
+    out = swarbench("asm", "cards.contains", "c-swar", env=env)
+    assert out.returncode == 0, out.stderr
+    assert f"timed by run {run_dir.name}" in out.stdout
+    module = re.search(r"from objdump -d (\S+\.so)", out.stdout).group(1)
+    from swarbench.cbuild import cache_dir
+    from swarbench.explain.timed_code import file_sha256
+
+    assert f"sha256: {file_sha256(str(cache_dir() / module))}" in out.stdout
+    assert any(line.startswith(">") for line in out.stdout.splitlines())
+    numba = swarbench("asm", "cards.contains", "numba-swar", "--run", run_dir.name, env=env)
+    assert numba.returncode == 0 and "its machine code as loaded" in numba.stdout, numba.stderr
+
+
+def test_asm_refuses_what_it_cannot_show_in_one_line(explained_run):
+    from conftest import assert_one_line_error, swarbench
+
+    env, _, run_dir = explained_run
+    assert_one_line_error(swarbench("asm", "cards.nothing", "c-swar", env=env), "no kernel 'cards.nothing'")
+    assert_one_line_error(swarbench("asm", "cards.contains", "c-nothing", env=env), "no implementation 'c-nothing'")
+    assert_one_line_error(swarbench("asm", "cards.contains", "c-loop", "--run", run_dir.name, env=env),
+                          "has no timed code of cards.contains c-loop")
+
+
+@pytest.mark.parametrize("hidden, reason, without", [
+    ("SWARBENCH_LLVM_MCA", "no llvm-mca", {"c-swar", "numba-swar"}),
+    # Numba's code is then read from LLVM's printout of it instead of its bytes in memory
+    ("SWARBENCH_OBJDUMP", "no disassembler", {"c-swar"})])
+def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_missing(tmp_path, hidden, reason,
+                                                                                       without):
+    from conftest import cli_env, swarbench
+
+    _needs_c_and_numba()
+    env = cli_env(tmp_path, **{hidden: ""})
+    proc = swarbench(*RUN, env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = _limits_table(proc.stdout)
+    assert set(rows) == {"c-swar", "numba-swar"}
+    assert all(rows[impl][2] == "-" for impl in without)  # no core limit, and a line below says why
+    note = next(line for line in proc.stdout.replace("\n      ", " ").splitlines() if line.strip().startswith(
+        f"- {reason}"))
+    assert set(note.rsplit(": ", 1)[1].split(", ")) == without
+    frame = __import__("pandas").read_csv(next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "results.csv")
+    rows = frame[frame.implementation.isin(sorted(without))]
+    assert rows.explain_missing.str.contains(reason).all() and (rows.memory_limit_ns_per_op > 0).all()
