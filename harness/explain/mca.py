@@ -121,8 +121,8 @@ def find() -> tuple[Tool | None, str]:
         if version:
             tools.append(Tool(path, version, host))
     if not tools:
-        return None, ("no llvm-mca on this machine (Debian: apt-get install llvm)" if not forced
-                      else f"{forced} is not an llvm-mca that answers --version")
+        return None, ("no llvm-mca on this machine (Debian: apt-get install llvm, or llvm-19 for the newest CPUs)"
+                      if not forced else f"{forced} is not an llvm-mca that answers --version")
     return max(tools, key=lambda t: tuple(int(x) for x in re.findall(r"\d+", t.version)[:3])), ""
 
 
