@@ -105,6 +105,8 @@ def columns(explain: dict | None, machine: dict, measured_ns: float, clock_ghz: 
                        "or its operations an iteration were misjudged, or its batch ran on several cores")
         text = f"faster than its predicted core limit ({core_ns / measured_ns:.1f}x): the prediction does not hold"
         bound, limit_ns, share = "", math.nan, math.nan
+        if explain.get("nest"):  # the estimate of the loops' runs an op is what failed: its figures go with it
+            out.update(instructions_per_op=math.nan, ops_per_iteration=math.nan)
     elif bound == "memory" and not _positive(core_ns):  # which binds is unknown without the core's limit
         bound, text = "", verdict("memory", level_name, share).replace(": memory-bound", " the memory limit") \
             + ("; no core limit" if explain.get("function") else "")

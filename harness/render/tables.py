@@ -29,9 +29,8 @@ def verdict(change: dict | None) -> str:
 
 
 def limit_cell(b: Board) -> str:
-    """The fastest row's share of its binding limit: "73% core", "25% memory"; "-" where no limit is known."""
-    share = b.limit_share
-    return f"{share:.0%} {b.limit_bound}" if share == share and b.limit_bound else "-"
+    """The fastest row's share of its binding limit: "73% core", "2.5x over memory"; "-" where none binds."""
+    return f"{_share(b.limit_share)} {b.limit_bound}" if b.limit_bound else "-"
 
 
 def scoreboard(summary: Summary) -> tuple[list, list]:

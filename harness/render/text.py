@@ -89,9 +89,9 @@ def render(view: RunView) -> str:
         out += _wrap(h["counters"], "    ", "counters: ")
     out += [line for n in view.notes for line in _wrap(n, "    ", "problem: ")]
     if s.boards:
-        out += ["", "Fastest correct implementation of each kernel; x base: speedup over the kernel's baseline, "
-                    "x C: over the best", "portable scalar C (named in each kernel's table below); of limit: the "
-                    "share of its binding limit (core or memory) it reached"]
+        out += [""] + _wrap("Fastest correct implementation of each kernel; x base: speedup over the kernel's "
+                            "baseline, x C: over the best portable scalar C (named in each kernel's table below); of "
+                            "limit: the share of its binding limit (core or memory) it reached")
         out += _lines(*_scoreboard(s), "  ")
         for b in s.boards:
             if b.failed:
