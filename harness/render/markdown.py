@@ -64,7 +64,7 @@ def render(view: RunView) -> str:
         out += ([""] if lines else []) + [x for line in lines for x in _bullet(line)]
         header, rows, notes = tables.limits(group, view)
         if rows:
-            out += ["", tables.limits_model(group) + ":", ""]
+            out += ["", *_paragraph(tables.limits_model(group) + ":"), ""]
             out += table(header, rows, [False, True, True, False, True, True, False, True])
             out += [x for note in notes for x in _bullet(note)]
     for section in view.sections:
