@@ -235,7 +235,11 @@ class Session:
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
         if kernel.summarize is not None:
             line.summary = checking.summary(kernel, timing.outputs)
-        line.explain = explained(timing, line, prepared)  # after the check: extra calls, never timed
+        try:
+            line.explain = explained(timing, line, prepared)  # after the check: extra calls, never timed
+        except KeyboardInterrupt:  # a Ctrl-C cut the explanation short: what was measured is kept all the same
+            self._finish(line, timing.label, line.median_text())
+            raise
         self._finish(line, timing.label, line.median_text())
 
     def flush_unfinished(self) -> None:
