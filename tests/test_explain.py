@@ -407,7 +407,7 @@ def _limits_table(text: str) -> dict:
 def test_a_run_shows_each_c_and_numba_row_against_its_limits(explained_run):
     from swarbench import counters
 
-    env, text, run_dir = explained_run
+    _, text, run_dir = explained_run
     assert "Limits of the timed code" in text
     rows = _limits_table(text)
     assert set(rows) == {"c-swar", "numba-swar"}
