@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from swarbench import engine
+from swarbench.run_request import RunRequest
 
 from conftest import FAST, assert_one_line_error, cli_env, contains_plugin, make_plugin_site, swarbench
 
@@ -45,7 +45,7 @@ def test_run_checks_times_saves_and_reports(env):
         for b in bench["benchmarks"]:
             if b["extra_info"]["kernel"] != "swarbench.overhead":
                 case = b["param"].split("~pass")[0]
-                passes = engine.RunRequest().passes  # the default
+                passes = RunRequest().passes  # the default
                 assert b["param"].split("~pass")[1] in {f"{k}of{passes}" for k in range(1, passes + 1)}
                 rounds[case] = rounds.get(case, 0) + b["stats"]["rounds"]
     assert len(rounds) == len(passed)

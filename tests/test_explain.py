@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from swarbench.explain import asm, bandwidth, limits, mca
 from swarbench.explain.case import ops_per_iteration
+from swarbench.runfolder import EXPLAIN_COLUMNS
 
 DATA = Path(__file__).parent / "explain_data"
 
@@ -309,7 +310,7 @@ def test_columns_set_a_row_against_both_limits_and_name_the_one_that_binds():
     assert row["limit_bound"] == "core" and row["limit_share"] == pytest.approx(0.47)
     assert row["limit_text"] == "2.1x over: core-bound"
     assert row["core_model"] == "llvm-mca 19.1.7 -mcpu=znver5" and row["hw_branch_misses_per_op"] == 0.01
-    assert row["explain_missing"] == "" and set(row) == set(limits.COLUMNS)
+    assert row["explain_missing"] == "" and set(row) == set(EXPLAIN_COLUMNS)
 
 
 def test_columns_say_why_a_limit_is_missing():

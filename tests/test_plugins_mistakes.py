@@ -1,7 +1,6 @@
 """Every mistake a plugin author makes is named and fails loudly: a C compile error, a kernel whose reference
 and known answers disagree, a misspelt hook, an implementation of an unknown kernel. What the machine lacks (a
 compiler, its flags) stays a SKIP."""
-import textwrap
 
 import pandas as pd
 import pytest

@@ -12,6 +12,8 @@ import pytest
 from conftest import FAST, cli_env, make_plugin_site, swarbench
 from swarbench import Implementation, cbuild, engine, features, hookimpl, prebuild, registry
 from swarbench.render.live import LiveDisplay
+from swarbench.run_request import RunRequest
+from swarbench.runfolder import CACHE
 
 needs_cc = pytest.mark.skipif(not features.compiler()[0], reason="no C compiler here")
 
@@ -48,13 +50,13 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     reg = registry.load(extra_plugins=[("sbtest_tiny", Plugin())])
     seen = []
 
-    def no_workers(request, registry, run_dir, record_path, tail, problems):  # what the first worker would find
+    def no_workers(request, registry, folder, tail, problems):  # what the first worker would find
         seen.append(_modules(cache))
         return True
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
     assert _modules(cache) == []
-    request = engine.RunRequest(kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports",
+    request = RunRequest(kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports",
                                 processes=1, overhead=False)
     outcome = engine.run(request, reg)
     assert len(seen) == 1 and [m.startswith("_swarbench_sbtest_tiny_") for m in seen[0]] == [True]
@@ -69,12 +71,12 @@ def test_the_build_step_builds_the_default_workloads_for_the_first_worker(tmp_pa
     # named on the command line may be huge, so its worker builds it, as before
     seen = []
 
-    def no_workers(request, registry, run_dir, record_path, tail, problems):
-        seen.append(sorted(p.name for p in (run_dir / engine.CACHE).glob("*.pickle")))
+    def no_workers(request, registry, folder, tail, problems):
+        seen.append(sorted(p.name for p in (folder.path / CACHE).glob("*.pickle")))
         return True
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
-    request = engine.RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
+    request = RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
                                 reports_dir=tmp_path / "reports", processes=1, overhead=False)
     outcome = engine.run(request, registry.load())
     assert [name.startswith("cards.contains~deals~default~0~") for name in seen[0]] == [True] * built

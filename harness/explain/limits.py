@@ -9,16 +9,8 @@ from __future__ import annotations
 import math
 
 from swarbench.explain.bandwidth import level_for
+from swarbench.runfolder import EXPLAIN_COLUMNS, EXPLAIN_TEXT_COLUMNS
 
-COLUMNS = [
-    "code_function", "code_origin", "code_sha256", "loop_instructions", "ops_per_iteration", "instructions_per_op",
-    "core_cycles_per_iteration", "core_bottleneck", "core_model", "core_limit_cycles_per_op",
-    "core_limit_ns_per_op", "memory_bytes_per_op", "memory_level", "memory_limit_ns_per_op", "limit_bound",
-    "limit_ns_per_op", "limit_share", "limit_text", "hw_branch_misses_per_op", "hw_cache_misses_per_op",
-    "explain_missing",
-]
-TEXT_COLUMNS = {"code_function", "code_origin", "code_sha256", "core_bottleneck", "core_model", "memory_level",
-                "limit_bound", "limit_text", "explain_missing"}
 NEAR = 0.5  # a row at this share of its limit or more is "at N% of" it; below, "Nx over" it
 # A row faster than this share of its predicted core limit did not run the loop as judged (the hot loop, or the
 # operations an iteration, were misjudged; or its batch ran on several cores): the limit is not claimed
@@ -64,7 +56,7 @@ def verdict(bound: str, level: str, share: float) -> str:
 
 def columns(explain: dict | None, machine: dict, measured_ns: float, clock_ghz: float, counts: dict) -> dict:
     """The frame's columns for one measurement: its code, both limits, which binds, the share reached."""
-    out: dict = {name: (math.nan if name not in TEXT_COLUMNS else "") for name in COLUMNS}
+    out: dict = {name: (math.nan if name not in EXPLAIN_TEXT_COLUMNS else "") for name in EXPLAIN_COLUMNS}
     for name in ("hw_branch_misses_per_op", "hw_cache_misses_per_op"):
         if isinstance(counts.get(name), (int, float)):
             out[name] = float(counts[name])

@@ -1,27 +1,12 @@
 """The timed code of a run's rows as text: what ``swarbench asm`` prints and the HTML report folds under each row.
 
 The listings themselves live in the run's records (each result line's ``explain``), not in the results frame,
-whose CSV stays one short row per measurement: ``read_code`` takes them from a run folder, keyed like the
-report's samples (run id, kernel, implementation, workload, n).
+whose CSV stays one short row per measurement: ``RunFolder.timed_code`` reads them, keyed like the report's
+samples (run id, kernel, implementation, workload, n).
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
-
-KEY = ("kernel", "implementation", "workload", "n")
-
-
-def read_code(run_dir: Path, run_id: str) -> dict:
-    """Each measurement's ``explain`` record (the first worker's that has one), by (run id, *KEY)."""
-    from swarbench import results
-
-    out: dict = {}
-    for rec in results.read_records(run_dir / results.RECORDS):
-        explain = rec.get("explain")
-        if rec.get("event", "result") == "result" and isinstance(explain, dict):
-            out.setdefault((run_id, *(rec.get(k) for k in KEY)), explain)
-    return out
 
 
 def lines(explain: dict, row: dict | None = None) -> list[str]:

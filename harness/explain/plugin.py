@@ -51,36 +51,33 @@ def run(args, registry) -> int:
 
 def _from_run(args):
     """(header, explain, frame row) of the row in the run, or None where the run has no code for it."""
-    from swarbench import results
     from swarbench.errors import UsageError
-    from swarbench.explain.listing import read_code
+    from swarbench.runfolder import MeasurementKey, RunFolder
 
     try:
-        csv_path = results.resolve_run(args.run, args.reports)
+        folder = RunFolder.find(args.run, args.reports)
     except UsageError:
         if args.run != "latest":
             raise
         return None
-    run_dir = csv_path.parent
-    code = read_code(run_dir, run_dir.name)
+    code = folder.timed_code(folder.run_id)
     keys = [k for k in code if k[1] == args.kernel and k[2] == args.implementation
             and (args.workload is None or k[3] == args.workload)]
     if not keys:
         if args.run != "latest":
-            raise UsageError(f"run {run_dir.name} has no timed code of {args.kernel} {args.implementation}"
+            raise UsageError(f"run {folder.run_id} has no timed code of {args.kernel} {args.implementation}"
                              + (f" on workload {args.workload}" if args.workload else "")
                              + " (not run, not passed, or run before swarbench kept it)")
         return None
     key = keys[0]
     row = {}
     try:
-        frame = results.load(csv_path)
-        match = frame[(frame["kernel"] == key[1]) & (frame["implementation"] == key[2])
-                      & (frame["workload"] == key[3]) & (frame["n"] == key[4])]
+        frame = folder.results()
+        match = frame[(frame[list(MeasurementKey._fields)] == list(key[1:])).all(axis=1)]
         row = match.iloc[0].to_dict() if len(match) else {}
     except UsageError:
         pass
-    header = f"{key[1]} {key[2]}: the code timed by run {run_dir.name}, workload {key[3]}, n={key[4]:,}"
+    header = f"{key[1]} {key[2]}: the code timed by run {folder.run_id}, workload {key[3]}, n={key[4]:,}"
     return header, code[key], row
 
 
