@@ -180,9 +180,11 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
 
 def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
     """What a report shows that the frame does not keep, read from the run folders before any renderer runs:
-    each measurement's samples (by run id) and the first run's start, length and command line."""
+    each measurement's samples and timed code (by run id) and the first run's start, length and command line."""
     for run_id, folder in folders.items():
-        view.samples.update(folder.samples(run_id))
+        records = folder.records()
+        view.samples.update(folder.samples(run_id, records))
+        view.code.update(folder.timed_code(run_id, records))
     if folders:
         view.info = next(iter(folders.values())).info() | view.info
     return view

@@ -22,13 +22,15 @@ from typing import Callable, Optional
 # perf_event_attr: type (u32), size (u32), config (u64), ..., the flag bits at offset 40.
 ATTR_SIZE = 128
 TYPE_HARDWARE, TYPE_SOFTWARE = 0, 1
-HW_CPU_CYCLES, HW_INSTRUCTIONS = 0, 1
+HW_CPU_CYCLES, HW_INSTRUCTIONS, HW_CACHE_MISSES, HW_BRANCH_MISSES = 0, 1, 3, 5
 SW_TASK_CLOCK = 1
 FLAG_DISABLED, FLAG_EXCLUDE_KERNEL, FLAG_EXCLUDE_HV = 1 << 0, 1 << 5, 1 << 6
 IOC_ENABLE, IOC_DISABLE, IOC_RESET = 0x2400, 0x2401, 0x2403
 SYSCALL = {"x86_64": 298, "aarch64": 241}
 
 HARDWARE = {"cycles": (TYPE_HARDWARE, HW_CPU_CYCLES), "instructions": (TYPE_HARDWARE, HW_INSTRUCTIONS)}
+# Counted too where the machine has them (a virtual machine may expose cycles and instructions alone)
+MISSES = {"branch_misses": (TYPE_HARDWARE, HW_BRANCH_MISSES), "cache_misses": (TYPE_HARDWARE, HW_CACHE_MISSES)}
 COUNT_FOR_S = 0.02  # count over about this much of the batch (at least one call)
 
 
@@ -55,7 +57,7 @@ def _open(kind: int, config: int) -> int:
 class Counters:
     """Open counters for this thread: ``with Counters(events) as c: work(); c.read() -> {name: count}``."""
 
-    def __init__(self, events: dict[str, tuple[int, int]]):
+    def __init__(self, events: dict[str, tuple[int, int]], optional: Optional[dict[str, tuple[int, int]]] = None):
         self.fds: dict[str, int] = {}
         try:
             for name, (kind, config) in events.items():
@@ -63,6 +65,11 @@ class Counters:
         except CounterError:
             self.close()
             raise
+        for name, (kind, config) in (optional or {}).items():  # left out where the machine lacks them
+            try:
+                self.fds[name] = _open(kind, config)
+            except CounterError:
+                pass
 
     def __enter__(self):
         for fd in self.fds.values():
@@ -99,10 +106,10 @@ def unavailable() -> str:
 
 def count(batch: Callable[[], object], call_s: float,
           events: Optional[dict[str, tuple[int, int]]] = None) -> tuple[dict[str, int], int]:
-    """Count ``events`` (default cycles and instructions) over enough calls of ``batch`` to last about
-    COUNT_FOR_S; returns (counts, calls)."""
+    """Count ``events`` (default cycles and instructions, and the misses where the machine counts them) over
+    enough calls of ``batch`` to last about COUNT_FOR_S; returns (counts, calls)."""
     calls = max(1, min(1000, int(COUNT_FOR_S / max(call_s, 1e-9))))
-    counters = Counters(events or HARDWARE)
+    counters = Counters(events or HARDWARE, None if events else MISSES)
     try:
         with counters:
             for _ in range(calls):
@@ -113,7 +120,8 @@ def count(batch: Callable[[], object], call_s: float,
 
 
 def per_op(counts: dict[str, int], calls: int, n: int) -> dict[str, float]:
-    """Counts per operation: what the results keep (``hw_cycles_per_op``, ``hw_instructions_per_op``)."""
+    """Counts per operation: what the results keep (``hw_cycles_per_op``, ``hw_instructions_per_op``,
+    ``hw_branch_misses_per_op``, ``hw_cache_misses_per_op``)."""
     ops = max(calls, 1) * max(int(n), 1)
     return {f"hw_{name}_per_op": value / ops for name, value in counts.items()}
 

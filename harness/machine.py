@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from swarbench import counters, features
+from swarbench.explain import bandwidth
 
 PACKAGES = ("swarbench", "numpy", "numba", "llvmlite", "cffi", "pandas", "scipy", "pytest", "pytest-benchmark",
             "pluggy")
@@ -72,5 +73,7 @@ def collect() -> dict:
         "git_commit": git_commit(Path(__file__).resolve().parent.parent),
         "hostname": platform.node(),
         "clock_ghz": clock_ghz(),
-        "hardware_counters": counters.unavailable() or "available (perf_event_open): cycles and instructions per op",
+        "hardware_counters": counters.unavailable() or "available (perf_event_open): cycles, instructions, "
+                                                       "branch and cache misses per op",
+        "bandwidth": bandwidth.measured(),  # once per machine, kept (swarbench.explain.bandwidth)
     }

@@ -56,15 +56,28 @@ MACHINE_FORMAT = 1
 BENCHMARK_FORMAT = 1
 VERSION_KEY = "format_version"  # the key (or results.csv column) each file's version is in
 
+# A measurement's timed code and its limits (swarbench.explain.limits fills them from the result line's
+# ``explain``); the counts are those of the misses, where the machine counts them
+EXPLAIN_COLUMNS = (
+    "code_function", "code_origin", "code_sha256", "loop_instructions", "ops_per_iteration", "instructions_per_op",
+    "core_cycles_per_iteration", "core_bottleneck", "core_model", "core_limit_cycles_per_op",
+    "core_limit_ns_per_op", "memory_bytes_per_op", "memory_level", "memory_limit_ns_per_op", "limit_bound",
+    "limit_ns_per_op", "limit_share", "limit_text", "hw_branch_misses_per_op", "hw_cache_misses_per_op",
+    "explain_missing",
+)
+EXPLAIN_TEXT_COLUMNS = ("code_function", "code_origin", "code_sha256", "core_bottleneck", "core_model",
+                        "memory_level", "limit_bound", "limit_text", "explain_missing")
 # Columns added within results format 2: a results file written before them still loads, with these empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine")
+                 "ns_per_op_median_all", "reprepare_s", "machine", *EXPLAIN_COLUMNS)
 # Columns of text; every other column of the frame holds numbers
 TEXT_COLUMNS = {"run_id", "kernel", "suite", "implementation", "family", "workload", "unit", "status", "reason",
                 "expected_to_fail", "stability", "worker_medians", "baseline", "params", "summary", "machine",
-                "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit"}
-FREE_TEXT_COLUMNS = ("reason", "summary", "params", "expected_to_fail", "stability")  # empty reads as ""
+                "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit",
+                *EXPLAIN_TEXT_COLUMNS}
+# empty reads as ""
+FREE_TEXT_COLUMNS = ("reason", "summary", "params", "expected_to_fail", "stability", *EXPLAIN_TEXT_COLUMNS)
 # Kernel ids an earlier version wrote, and what they are now.
 RENAMED_KERNELS = {"harness.overhead": "swarbench.overhead"}
 
@@ -387,6 +400,8 @@ class ResultLine:
     unit: Optional[str] = None
     counts: dict = field(default_factory=dict)  # hardware counts per op, hw_*_per_op (swarbench.counters)
     input_bytes: Optional[float] = None  # the size of the inputs a batch reads (swarbench.results: too fast?)
+    # its code, hot loop and traffic (swarbench.explain.case), made after timing; None where it was not explained
+    explain: Optional[dict] = None
     machine: Optional[str] = None  # a fleet run's gathered file names the machine of each line
     extra: dict = field(default_factory=dict)  # fields this version does not know, kept as they were
 
@@ -422,7 +437,7 @@ class ResultLine:
 
     def to_json(self) -> dict:
         out = {"event": self.EVENT} | {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name in ("suite", "baseline", "unit", "machine", "input_bytes"):
+        for name in ("suite", "baseline", "unit", "machine", "input_bytes", "explain"):
             if out[name] is None:
                 del out[name]
         out["status"] = None if self.status is None else self.status.value
@@ -459,6 +474,10 @@ class ResultLine:
                 raise BadRecord(f"status holds {data['status']!r}, not a status") from exc
         for name in ("params", "summary", "samples_s", "pass_canary_s", "reprepare_s"):
             values[name] = data.get(name)
+        explain = data.get("explain")
+        if explain is not None and not isinstance(explain, dict):
+            raise BadRecord(f"explain holds {explain!r}, not an object")
+        values["explain"] = explain
         defaults = cls()
         return cls(**{k: (v if v is not None else getattr(defaults, k)) for k, v in values.items()})
 
@@ -750,12 +769,23 @@ class RunFolder:
             info.update({k: saved[k] for k in ("command", "duration_s", "started") if k in saved})
         return info
 
-    def samples(self, run_id: str) -> dict:
-        """Each PASS measurement's kept samples (those its median is taken over), in ns/op, by (run_id, *key)."""
+    def samples(self, run_id: str, records: Optional[list[Record]] = None) -> dict:
+        """Each PASS measurement's kept samples (those its median is taken over), in ns/op, by (run_id, *key).
+        ``records``: the folder's, where the caller has read them already."""
         from swarbench.results import merge_records, ns_per_op
 
         return {(run_id, *m.key): ns_per_op(m.samples_s, int(m.n or 1))
-                for m in merge_records(self.records()) if m.status is Status.PASS and m.samples_s}
+                for m in merge_records(self.records() if records is None else records)
+                if m.status is Status.PASS and m.samples_s}
+
+    def timed_code(self, run_id: str, records: Optional[list[Record]] = None) -> dict:
+        """Each measurement's explanation (its result lines' ``explain``: the first worker's that has one), by
+        (run_id, *key): the listings live in the records, not in results.csv, whose rows stay short."""
+        out: dict = {}
+        for line in results_of(self.records() if records is None else records):
+            if line.explain is not None:
+                out.setdefault((run_id, *line.key), line.explain)
+        return out
 
 
 def migrate(frame: pd.DataFrame, path: Path) -> pd.DataFrame:

@@ -146,3 +146,35 @@ def test_report_html_in_chromium_has_no_errors_no_requests_no_overflow_and_names
         fastest = group.sort_values(["ns_per_op_median", "implementation"]).implementation.iloc[0]
         assert shown[kernel] == fastest, (kernel, shown)
     assert chromium.evaluate("document.querySelectorAll('svg.chart').length") >= 2
+
+
+def test_report_html_folds_each_rows_timed_code_and_its_limits_in_chromium(tmp_path, chromium):
+    """A run's report in Chromium: the limits table under the kernel, one folded pane of timed code per C and
+    Numba row, closed until opened, then showing the listing with its hot loop highlighted."""
+    from swarbench import features
+
+    why = features.unavailable(("cc", "module:numba"))
+    if why:
+        pytest.skip(why)
+    env = cli_env(tmp_path)
+    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-i", "numba-swar", "-n", "4096", "--max-time",
+                     "0.005", "--passes", "2", "--no-overhead", "-q", env=env)
+    assert proc.returncode == 0, proc.stderr
+    page = next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "report.html"
+    chromium.load(page)
+    assert chromium.problems() == []
+    assert chromium.evaluate("document.querySelectorAll('table.limits tbody tr').length") == 2
+    panes = json.loads(chromium.evaluate("JSON.stringify([...document.querySelectorAll('details.asm')].map(d => "
+                                         "[d.querySelector('summary').textContent, d.open, "
+                                         "d.querySelector('pre').checkVisibility()]))"))
+    assert sorted(p[0].split(":")[0] for p in panes) == ["timed code of c-swar", "timed code of numba-swar"]
+    assert all(not is_open and not visible for _, is_open, visible in panes), panes  # folded
+    chromium.evaluate("document.querySelectorAll('details.asm').forEach(d => d.open = true)")
+    shown = json.loads(chromium.evaluate(
+        "JSON.stringify([...document.querySelectorAll('details.asm')].map(d => [d.querySelector('pre')"
+        ".checkVisibility(), d.querySelectorAll('pre mark').length, d.querySelector('pre').textContent"
+        ".includes('sha256: ')]))"))
+    assert all(visible and marked > 0 and hashed for visible, marked, hashed in shown), shown
+    assert chromium.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    shot = chromium.screenshot(tmp_path / "timed-code.png")
+    print(f"screenshot: {shot}")

@@ -238,6 +238,11 @@ class Session:
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
         if kernel.summarize is not None:
             line.summary = checking.summary(kernel, timing.outputs)
+        try:
+            line.explain = explained(timing, line, prepared)  # after the check: extra calls, never timed
+        except KeyboardInterrupt:  # a Ctrl-C cut the explanation short: what was measured is kept all the same
+            self._finish(line, timing.label, line.median_text())
+            raise
         self._finish(line, timing.label, line.median_text())
 
     def flush_unfinished(self) -> None:
@@ -256,3 +261,14 @@ class Session:
                 continue
             timing.line.reason = f"stopped after {timing.passes_done} of {timing.passes} passes"
             self._finish(timing.line, timing.label, timing.line.median_text())
+
+
+def explained(timing: Timing, line: ResultLine, prepared) -> dict:
+    """The case's code, hot loop and traffic (swarbench.explain); a failure to explain is said, never raised."""
+    from swarbench.explain.case import explain_case
+
+    try:
+        return explain_case(timing.verdict.batch, timing.plan.call_s, line.family, prepared.workload,
+                            prepared.expected, line.n)
+    except Exception as exc:
+        return {"missing": f"harness error while explaining: {oracle.describe_error(exc)}"}

@@ -28,6 +28,8 @@ class RunView:
     info: dict = field(default_factory=dict)
     # `report --against OTHER`: swarbench.run_comparison's rows of this run against OTHER, by the same key
     changes: dict = field(default_factory=dict)
+    # each measurement's timed code (RunFolder.timed_code: its result line's ``explain``), by (run id, *key)
+    code: dict = field(default_factory=dict)
 
     def label(self, row) -> str:
         """An implementation's name, with its run when rows of several runs share a table."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 import html
 import math
 
+from swarbench.explain.listing import lines as listing_lines
 from swarbench.model import LineChart
 from swarbench.render import RunView, column_title, scaling_series, size_text, steadiness_lines
 from swarbench.render import tables
 from swarbench.render.summary import Summary, change_of, samples_of, strip_points, summarize
 from swarbench.render.svg import DotRow, dot_chart, family_color, family_key
-from swarbench.runfolder import Status
+from swarbench.runfolder import MeasurementKey, Status
 
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 SECTION_COLUMNS = 9  # a suite table wider than this is split, so that no table scrolls sideways at 1280 px
@@ -38,6 +39,8 @@ svg.chart{width:100%;height:auto;display:block;margin:.5rem 0} svg text{font-siz
 svg .grid{stroke:#e4e4e4} svg .zero{stroke:#444} svg .band{fill:#f7f7f7} svg .frame{fill:none;stroke:#ccc}
 svg text.muted{fill:#666}
 details{margin:.3rem 0 1rem} summary{cursor:pointer;color:#1f5fa8}
+details.asm{margin:.1rem 0} details.asm pre{font-size:.8rem;background:#f6f8fa;padding:.5rem;overflow-x:auto}
+details.asm mark{background:#fff3b0}
 """
 
 
@@ -77,11 +80,13 @@ def _scoreboard(s: Summary, view: RunView) -> list[str]:
                  f"<td>{_e(row[2])}</td>"] + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]] + [f"<td>{_e(row[6])}</td>"]
         if b.failed:
             cells[-1] = cells[-1][:-5] + f" <span class='bad'>{_e('; '.join(b.failure_lines()))}</span></td>"
+        cells.append(f"<td>{_e(row[7])}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f"<th{' class=n' if 3 <= i <= 5 else ''}>{_e(c)}</th>" for i, c in enumerate(header))
     return ["<h2 id='scoreboard'>Scoreboard</h2>",
             "<p class='note'>Each kernel's fastest implementation that gave the right answers; speedups are ratios "
-            "of medians; the interval holds the true median with 95% confidence.</p>",
+            "of medians; the interval holds the true median with 95% confidence; its limit: how close it came to "
+            "the slower of its two limits, the core's (llvm-mca on the loop it ran) and the memory's.</p>",
             f"<table class='score'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
 
 
@@ -122,12 +127,39 @@ def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     if rows:
         out.append(_table(header, rows, numeric, ["bad" if st != Status.PASS else "" for st in statuses]))
     out += [f"<p class='note'>{_e(line)}</p>" for line in tables.not_timed_lines(group, view)]
+    out += _limits(group, view)
     d_header, d_rows = tables.details(group, view)
     if d_rows:
         out.append(f"<details><summary>all columns</summary>"
                    f"{_table(d_header, d_rows, [False] + [True] * 7 + [False])}</details>")
     out.append("</section>")
     return out
+
+
+def _limits(group, view: RunView) -> list[str]:
+    """The C and Numba rows against their limits, and under it each row's timed code, folded."""
+    header, rows, notes = tables.limits(group, view)
+    if not rows:
+        return []
+    out = [f"<p class='note'>{_e(tables.limits_model(group))}.</p>",
+           _table(header, rows, [False, True, True, False, True, True, False, True], css="limits")]
+    out += [f"<p class='note'>{_e(note)}</p>" for note in notes]
+    for _, r in tables.explained_rows(group):
+        explain = view.code.get((r["run_id"], *MeasurementKey.of(r)))
+        if not explain:
+            continue
+        loop = explain.get("loop") or {}
+        summary = f"timed code of {view.label(r)}: {explain.get('function', '?')}" + (
+            f", hot loop of {loop['instructions']} instructions" if loop else "")
+        out.append(f"<details class='asm'><summary>{_e(summary)}</summary><pre>"
+                   + "\n".join(_asm_line(line) for line in listing_lines(explain, r.to_dict()))
+                   + "</pre></details>")
+    return out
+
+
+def _asm_line(line: str) -> str:
+    """A listing line, the hot loop's (marked ">") highlighted."""
+    return f"<mark>{_e(line)}</mark>" if line.startswith(">") else _e(line)
 
 
 def _chart_note(marks: str, change) -> str:

@@ -40,6 +40,8 @@ def render(view: RunView) -> str:
     out = [f"# {h['title']}", ""]
     out += _paragraph(" · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
                                              f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p))
+    if h.get("counters"):
+        out += ["", *_paragraph(f"Hardware counters: {h['counters']}.")]
     if h["command"]:
         # a long command line is continued with backslashes, as a shell reads it back
         parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
@@ -50,7 +52,7 @@ def render(view: RunView) -> str:
     if s.boards:
         header, rows = tables.scoreboard(s)
         out += ["", "## Scoreboard", ""]
-        out += table(header, rows, [False, False, False, True, True, True, False])
+        out += table(header, rows, [False, False, False, True, True, True, False, False])
     if s.caveats or steadiness_lines(view):
         out += ["", "Caveat marks:", ""]
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
@@ -62,6 +64,11 @@ def render(view: RunView) -> str:
             out += table(header, rows, [False, False, True, True, True, True, False, True])
         lines = tables.not_timed_lines(group, view)
         out += ([""] if lines else []) + [x for line in lines for x in _bullet(line)]
+        header, rows, notes = tables.limits(group, view)
+        if rows:
+            out += ["", *_paragraph(tables.limits_model(group) + ":"), ""]
+            out += table(header, rows, [False, True, True, False, True, True, False, True])
+            out += [x for note in notes for x in _bullet(note)]
     for section in view.sections:
         out += ["", f"## {section.title}", ""]
         header = [tables.column_title(c) for c in section.table.columns]

@@ -60,6 +60,9 @@ class Board:
     marks: str
     # implementations that failed (wrong answers, errors, crashes, time-outs) not on purpose, by how they failed
     failed: dict[Status, list[str]] = field(default_factory=dict)
+    limit_share: float = math.nan  # of its binding limit (swarbench.explain.limits), and which one binds
+    limit_bound: str = ""
+    limit_text: str = ""
 
     def failure_lines(self) -> list[str]:
         """A line per way of failing: "WRONG ANSWERS from a, b", "crashed: c"."""
@@ -137,7 +140,8 @@ def summarize(view: RunView) -> Summary:
             float(best_c["ns_per_op_median"] / best["ns_per_op_median"]) if best_c is not None else math.nan,
             steadiness_words(float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]),
                              float(best["ns_per_op_ci_high"]), marks[best.name]),
-            marks[best.name], failed))
+            marks[best.name], failed, float(best.get("limit_share", math.nan)), str(best.get("limit_bound") or ""),
+            str(best.get("limit_text") or "")))
     counts = {mark: sum(mark in m for m in marks.values()) for mark, _, _ in CAVEATS}
     caveats = [(mark, words, counts[mark]) for mark, _, words in CAVEATS if counts[mark]]
     return Summary(boards, groups, marks, caveats, header(view))
@@ -154,7 +158,9 @@ def header(view: RunView) -> dict:
     machine = ", ".join(str(p) for p in (m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else "",
                                          " ".join(m.get("simd_flags", [])), m.get("python"), m.get("compiler"))
                         if p)
+    counters = str(m.get("hardware_counters") or "")
     return {"title": f"swarbench run {', '.join(view.run_ids)}",
+            "counters": "" if not counters or counters.startswith("available") else counters,
             "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
             "duration": _duration(info.get("duration_s")), "command": info.get("command", ""),
             "commit": m.get("git_commit", "") or "", "machine": machine, "plugins": provenance.not_builtin(m)}

@@ -2,8 +2,8 @@
 table of a kernel (about seven columns), the rest of its columns, and a suite section's typeset table."""
 from __future__ import annotations
 
-from swarbench.render import (RunView, column_title, fmt_cell, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds,
-                              fmt_speedup, fmt_time, fmt_time_interval, is_number, size_text, time_unit)
+from swarbench.render import (RunView, column_title, fmt_cell, fmt_cycles, fmt_interval, fmt_ns, fmt_number,
+                              fmt_seconds, fmt_speedup, fmt_time, fmt_time_interval, is_number, size_text, time_unit)
 from swarbench.render.summary import Board, Summary, change_of
 from swarbench.runfolder import Status, status_of
 
@@ -32,15 +32,21 @@ def verdict(change: dict | None) -> str:
     return "slower" if change["change"] > 0 else "faster"
 
 
+def limit_cell(b: Board) -> str:
+    """The fastest row's share of its binding limit: "73% core", "2.5x over memory"; "-" where none binds."""
+    return f"{_share(b.limit_share)} {b.limit_bound}" if b.limit_bound else "-"
+
+
 def scoreboard(summary: Summary) -> tuple[list, list]:
-    header = ["kernel", "workload", "fastest", "time per op [95%]", "vs baseline", "vs best plain C", "steadiness"]
+    header = ["kernel", "workload", "fastest", "time per op [95%]", "vs baseline", "vs best plain C", "steadiness",
+              "its limit"]
     rows = []
     for b in summary.boards:
         unit = time_unit(b.median)
         time = f"{fmt_time(b.median, unit)} {fmt_time_interval(b.low, b.high, unit)}".strip() if b.fastest else "-"
         rows.append([b.kernel, f"{b.workload}, n={size_text(b.n)}", b.fastest or "(none passed)", time,
                      f"{fmt_speedup(b.speedup)} over {b.baseline}" if b.speedup == b.speedup else "-",
-                     _vs_c(b), b.steadiness + (f" [{b.marks}]" if b.marks else "")])
+                     _vs_c(b), b.steadiness + (f" [{b.marks}]" if b.marks else ""), b.limit_text or "-"])
     return header, rows
 
 
@@ -174,3 +180,63 @@ def width_chunks(header: list[str], rows: list[list[str]], numeric: list[bool], 
             current = [0]
         current.append(i)
     return groups + [current]
+
+
+def explained_rows(group):
+    """The rows of a kernel whose compiled code was read (C and Numba): those the limits table lists."""
+    return [(i, r) for i, r in group.iterrows() if r["status"] == Status.PASS and (
+        r.get("code_function") or (r.get("explain_missing") and not str(r["explain_missing"]).startswith(
+            "no compiled code")))]
+
+
+def limits(group, view: RunView) -> tuple[list, list, list[str]]:
+    """The kernel's C and Numba rows against their limits, in cycles per op: (header, rows, notes). A limit
+    that could not be found is "-" in the table and its reason a note, once for the rows it shares."""
+    header = ["implementation", "instr/op", "core limit", "bound by", "memory limit", "measured", "binds",
+              "reached"]
+    rows, why = [], {}
+    for _, r in explained_rows(group):
+        clock = r.get("clock_ghz", float("nan"))
+        memory = r.get("memory_limit_ns_per_op", float("nan"))
+        memory_cycles = memory * clock if clock == clock and clock else float("nan")
+        counted = r.get("hw_instructions_per_op", float("nan"))
+        instr = fmt_number(r.get("instructions_per_op", float("nan")))
+        if counted == counted and counted is not None:
+            instr += f" ({fmt_number(counted)} counted)"
+        rows.append([view.label(r), instr, _cycles(r.get("core_limit_cycles_per_op")),
+                     _bound(r.get("core_bottleneck") or ""),
+                     _cycles(memory_cycles) + (f" ({r['memory_level']})" if r.get("memory_level") else ""),
+                     fmt_cycles(r), _binds(r), _share(r.get("limit_share")) if r.get("limit_bound") else "-"])
+        for reason in filter(None, str(r.get("explain_missing") or "").split("; ")):
+            why.setdefault(reason, []).append(view.label(r))
+    notes = [f"{reason}: {', '.join(names)}" for reason, names in why.items()]
+    return header, rows, notes
+
+
+def limits_model(group) -> str:
+    """What the kernel's limits are made of, said once above its table."""
+    models = sorted({str(m) for m in group.get("core_model", []) if isinstance(m, str) and m})
+    core = f"core: {', '.join(models)} on each row's hot loop" if models else "core: no prediction"
+    return (f"Limits of the timed code in cycles per op ({core}; memory: the bytes an op moves at this machine's "
+            "bandwidth); `swarbench asm KERNEL IMPL` prints the code")
+
+
+def _binds(r) -> str:
+    bound = r.get("limit_bound") or ""
+    return f"memory ({r['memory_level']})" if bound == "memory" else bound or "-"
+
+
+def _share(x) -> str:
+    """The share of the binding limit reached: "65%"; "3.1x over" where it is far from it."""
+    if not isinstance(x, (int, float)) or not x == x or x <= 0:
+        return "-"
+    return f"{x:.0%}" if x >= 0.5 else f"{1 / x:.1f}x over"
+
+
+def _cycles(x) -> str:
+    return f"{fmt_number(x)} cyc" if isinstance(x, (int, float)) and x == x else "-"
+
+
+def _bound(text: str) -> str:
+    """The bottleneck's name without its figures ("Zn4ALU0, Zn4ALU3", "dispatch", "dependencies")."""
+    return text.split(" (")[0].replace("dependencies from one iteration to the next", "dependencies") or "-"

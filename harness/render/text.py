@@ -52,20 +52,31 @@ def _kernel_rows(group, view, summary) -> tuple[list, list, list, list]:
     return header, rows, numeric, lines
 
 
+def _limits(group, view) -> list[str]:
+    """The kernel's C and Numba rows against their limits, the reasons for any limit missing below."""
+    header, rows, notes = tables.limits(group, view)
+    if not rows:
+        return []
+    out = _wrap(tables.limits_model(group), "    ", "  ")
+    out += _lines(header, rows, [False, True, True, False, True, True, False, True], "  ")
+    return out + [line for note in notes for line in _wrap(note, "      ", "    - ")]
+
+
 def _cut(line: str) -> str:
     return line if len(line) <= WIDTH else line[:WIDTH - 3] + "..."
 
 
 def _scoreboard(s) -> tuple[list, list, list]:
-    header = ["kernel", "workload", "fastest", "time/op", "95% interval", "x base", "x C", "C", "steadiness"]
+    header = ["kernel", "workload", "fastest", "time/op", "95% interval", "x base", "x C", "C", "of limit",
+              "steadiness"]
     rows = []
     for b in s.boards:
         unit = time_unit(b.median)
         rows.append([b.kernel, b.workload, b.fastest or "(none passed)", fmt_time(b.median, unit),
                      fmt_time_interval(b.low, b.high, unit), fmt_speedup(b.speedup),
                      "is C" if b.best_c and b.best_c == b.fastest else fmt_speedup(b.speedup_c), b.best_c or "-",
-                     b.steadiness.replace(", ", " ") + (f" {b.marks}" if b.marks else "")])
-    return header, rows, [False, False, False, True, True, True, True, False, False]
+                     tables.limit_cell(b), b.steadiness.replace(", ", " ") + (f" {b.marks}" if b.marks else "")])
+    return header, rows, [False, False, False, True, True, True, True, False, True, False]
 
 
 def render(view: RunView) -> str:
@@ -78,10 +89,13 @@ def render(view: RunView) -> str:
     out += _wrap(h["machine"], "    ", "machine: ")
     if h["plugins"]:
         out += _wrap(", ".join(h["plugins"]), "    ", "plugins: ")
+    if h.get("counters"):
+        out += _wrap(h["counters"], "    ", "counters: ")
     out += [line for n in view.notes for line in _wrap(n, "    ", "problem: ")]
     if s.boards:
-        out += ["", "Fastest correct implementation of each kernel; x base: speedup over the kernel's baseline, "
-                    "x C: over the fastest", f"portable scalar C, the row of family {PORTABLE_C} named under C"]
+        out += [""] + _wrap("Fastest correct implementation of each kernel; x base: speedup over the kernel's "
+                            f"baseline, x C: over the fastest portable scalar C, the row of family {PORTABLE_C} "
+                            "named under C; of limit: the share of its binding limit (core or memory) it reached")
         out += _lines(*_scoreboard(s), "  ")
         for b in s.boards:
             for failure in b.failure_lines():
@@ -93,6 +107,7 @@ def render(view: RunView) -> str:
         if rows:
             out += _lines(header, rows, numeric, "  ")
         out += lines
+        out += _limits(group, view)
     for section in view.sections:
         out += ["", f"== {section.title} =="]
         header = [tables.column_title(c) for c in section.table.columns]

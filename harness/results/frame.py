@@ -1,6 +1,6 @@
 """The tidy results frame: one row per (kernel, implementation, workload, n), built from a run's records.
 
-The records are the workers' result lines (swarbench.bench.records); the workers of a run each time every case,
+The records are the workers' result lines (swarbench.runfolder); the workers of a run each time every case,
 so a case's lines are merged first (merge_records), its slowed samples set aside (steadiness), and its figures
 computed once (sample_stats). Renderers only format these columns.
 """
@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 import numpy as np
 
+from swarbench.explain import limits as explain_limits
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
                                           machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
-from swarbench.runfolder import (FAILED, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
-                                 keeps_slowed, record, results_of)
+from swarbench.runfolder import (EXPLAIN_COLUMNS, FAILED, RESULTS_FORMAT, MeasurementKey, Record, ResultLine,
+                                 Status, keeps_slowed, record, results_of)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,6 +36,7 @@ COLUMNS = [
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
+    *EXPLAIN_COLUMNS,
 ]
 # (LATER_COLUMNS, those added within format 2, are swarbench.runfolder's: it reads older files)
 OVERHEAD_KERNEL = "swarbench.overhead"
@@ -80,6 +82,7 @@ class _Merging:
     rounds: int = 0
     iterations: int = 0
     summary: object = None
+    explain: Optional[dict] = None  # the first worker's that explained it
     passes: list[tuple[int, TimedPass]] = field(default_factory=list)  # (worker, pass) in the lines' order
     prepare_s: list[float] = field(default_factory=list)
     reprepare_s: list[float] = field(default_factory=list)  # preparing a fresh copy for a later pass
@@ -93,6 +96,7 @@ class _Merging:
         self.rounds += rec.rounds or 0
         self.iterations = max(self.iterations, rec.iterations or 0)
         self.summary = self.summary or rec.summary
+        self.explain = self.explain or rec.explain
         if rec.prepare_s is not None:
             self.prepare_s.append(rec.prepare_s)
         again = rec.reprepare_s
@@ -109,7 +113,8 @@ class _Merging:
         for worker, p in kept:
             if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(p.samples_s)
-        line = dataclasses.replace(self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary)
+        line = dataclasses.replace(self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
+                                   explain=self.explain)
         if self.reason is not None:
             line.status, line.reason = self.status, self.reason
         if self.hw:  # the median over the workers that could count
@@ -226,6 +231,7 @@ def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, mach
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
         row.update(_worker_split(m.worker_samples_s, n, row))
+        row.update(explain_limits.columns(m.line.explain, machine, row["ns_per_op_median"], clock, m.line.counts))
         impossible = beyond_any_machine(row, m.line.input_bytes, n, clock)
         if impossible:
             row.update(status=Status.FAIL.value, reason=impossible)

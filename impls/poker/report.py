@@ -137,15 +137,19 @@ def popcount_table(frame: pd.DataFrame) -> Optional[ReportSection]:
         per_1021 = (net if net == net and net > 0 else _num(r.ns_per_op_median)) * 1021
         table.append({"lane_bits": width, "implementation": r.implementation, "ns_per_1021_words": per_1021,
                       "talk_ns_per_1021_words": talk, "counts_per_ns": 64 / width * 1021 / per_1021
-                      if per_1021 else math.nan})
+                      if per_1021 else math.nan,
+                      "instructions_per_word": _num(getattr(r, "instructions_per_op", math.nan))})
     frame_out = pd.DataFrame(table).sort_values(["lane_bits", "ns_per_1021_words"]).round(
-        {"ns_per_1021_words": 1, "counts_per_ns": 3})
+        {"ns_per_1021_words": 1, "counts_per_ns": 3, "instructions_per_word": 2})
     return ReportSection("poker: lane popcounts, the talk's Catch2 table (1021 random words)", frame_out,
                          ["The talk: 'over 5.9 SWAR 4-bit population counts (13 ranks) per nanosecond, faster "
                           "than the builtin'; run the other widths with --workload lanes2 ... lanes64.",
                           "ns per 1021 words are net of the family's empty-call cost where the harness measured it; "
                           "the scalar C build has the auto-vectorizer off, the talk's compiler had it on; numba "
-                          "compiles for this CPU with LLVM's vectorizer on, so its SWAR loop runs in SIMD lanes."])
+                          "compiles for this CPU with LLVM's vectorizer on, so its SWAR loop runs in SIMD lanes.",
+                          "The talk sets its SWAR count's instructions against the builtin's one POPCNT a lane: "
+                          "instructions_per_word is the hot loop of the code each C and Numba row timed, per "
+                          "64-bit word (swarbench asm poker.popcount IMPL prints it)."])
 
 
 def versus_table(frame: pd.DataFrame) -> Optional[ReportSection]:
