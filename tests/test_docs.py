@@ -59,6 +59,7 @@ class Context:
     env: dict
     runs: Callable[[], list[str]] = field(default=lambda: [])  # two saved runs' ids, made when first asked
     site: Optional[Path] = None  # where plugins are installed (on PYTHONPATH)
+    commits: list[str] = field(default_factory=list)  # a git repository's commits, oldest first
 
     def install(self, project: Path) -> None:
         """`pip install PROJECT`, as a user gets it: a wheel, installed into this context's site folder."""
@@ -114,11 +115,45 @@ def _ci_runs_the_readme_test_command(ctx: Context) -> None:
         (ROOT / ".ci" / "run").read_text().splitlines()
 
 
+def _the_quick_tier_is_the_suite_less_its_slow_tests(ctx: Context) -> None:
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "--strict-markers" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+
+
 def _the_fleet_extra_installs_distributed(ctx: Context) -> None:
     import tomllib
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(dep.startswith("distributed") for dep in extras["fleet"])
+
+
+def zero_bytes_repo(commits: int = 1):
+    """bench_zero.py as README.md shows it, in a git repository of its own (the working folder), committed
+    ``commits`` times (a comment line more each time), each commit run once (small)."""
+    from test_local_plugins import git, the_documented_file
+
+    def steps(ctx: Context) -> list[Step]:
+        source = the_documented_file()
+        git(ctx.work, "init", "-q")
+        for i in range(commits):
+            (ctx.work / "bench_zero.py").write_text(source + "".join(f"# {j}\n" for j in range(i)))
+            git(ctx.work, "add", "bench_zero.py")
+            git(ctx.work, "commit", "-qm", f"commit {i}")
+            run(ctx, [sb("run", "bench_zero.py", *SMALL)])
+        ctx.commits = git(ctx.work, "log", "--format=%h", "bench_zero.py").split()[::-1]
+        return []
+    return steps
+
+
+def then(*makers):
+    """The steps of each maker run in turn, each made once the ones before it have run."""
+    def steps(ctx: Context) -> list[Step]:
+        for make in makers:
+            run(ctx, make(ctx))
+        return []
+    return steps
 
 
 PARSE8 = ROOT / "examples" / "swarbench-parse8"
@@ -153,7 +188,26 @@ COMMANDS: dict[str, Callable[[Context], list[Step]]] = {
         with_runs(lambda a, b: [sb("report", "latest", "--format", "html", "-o", "out.html", says=("wrote",))]),
     "swarbench compare RUN_A RUN_B --format html -o cmp.html":
         with_runs(lambda a, b: [sb("compare", a, b, "--format", "html", "-o", "cmp.html", says=("wrote",))]),
+    "swarbench run bench_zero.py": zero_bytes_repo(1),
+    "pytest bench_zero.py": then(zero_bytes_repo(1), fixed(py("-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                                              "bench_zero.py", says=("1 passed",)))),
+    "swarbench history --follow bench_zero.py":
+        then(zero_bytes_repo(2), fixed(sb("history", "--follow", "bench_zero.py", says=("history.html",)))),
+    "swarbench asm cards.contains c-swar":
+        fixed(sb("run", "-k", "cards.contains", "-i", "c-swar", *SMALL), sb("asm", "cards.contains", "c-swar")),
+    # docs/explain.md
+    "swarbench run -k cards.contains -i c-swar -i numba-swar":
+        fixed(sb("run", "-k", "cards.contains", "-i", "c-swar", "-i", "numba-swar", *SMALL)),
+    "swarbench asm cards.contains c-swar --now": fixed(sb("asm", "cards.contains", "c-swar", "--now")),
+    # docs/plugins.md
+    "swarbench report latest --format html -o zero.html":
+        then(zero_bytes_repo(1), fixed(sb("report", "latest", "--format", "html", "-o", "zero.html",
+                                          says=("wrote",)))),
+    "swarbench compare --follow bench_zero.py 1a2b3c4 5d6e7f8":
+        then(zero_bytes_repo(2), lambda ctx: [sb("compare", "--follow", "bench_zero.py", *ctx.commits)]),
     "swarbench history": with_runs(lambda a, b: [sb("history", says=("history.html",))]),
+    # docs/design.md
+    'pytest -m "not slow"': check(_the_quick_tier_is_the_suite_less_its_slow_tests),
     # docs/fleet.md
     "pip install 'swarbench[fleet]'": check(_the_fleet_extra_installs_distributed),
     "swarbench run -k 'cards.*' --cluster tcp://scheduler-host:8786":  # no such host here: one line, exit 2
