@@ -23,6 +23,7 @@ from swarbench.errors import OutputError, UsageError
 from swarbench.model import InvalidInput, matches
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_UNRESOLVED = 3  # compare's gate: no regression, but some intervals too wide to tell one of the threshold
 
 
 class Parser(argparse.ArgumentParser):
@@ -158,9 +159,12 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
     p.add_argument("--settle", type=extra_stages, default=0, metavar="K",
                    help="up to K extra workers, one after another, for the cases whose workers' medians differ by "
                         "more than 10%%, long batches aside (default 0)")
-    p.add_argument("--keep-slowed", action="store_true",
-                   help="keep in the medians the samples of passes the canary found the machine slowed during "
-                        "(default: set them aside, counted in samples_slowed)")
+    p.add_argument("--keep-slowed", action="store_true", default=True,
+                   help="keep every sample in the medians, those of passes the canary found the machine slowed "
+                        "during too (the default)")
+    p.add_argument("--set-aside-slowed", dest="keep_slowed", action="store_false",
+                   help="set aside the samples of passes the canary found the machine slowed during, counted in "
+                        "samples_slowed (as runs before this version did)")
     p.add_argument("--timeout", type=positive_float, default=600.0, metavar="SECONDS",
                    help="a case (prepare, check and timing) running longer is stopped and reported as timed out "
                         "(default 600)")
@@ -208,7 +212,8 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                         "cancels, one implementation's regression does not; for CI gates on shared machines")
     p.add_argument("--fail-on-regression", type=positive_float, default=None, metavar="PCT",
                    help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
-                        "beyond PCT (for CI gates)")
+                        "beyond PCT (for CI gates); exit 3 when none is, but some interval is too wide to tell a "
+                        "change of PCT%% from none")
     p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
@@ -366,7 +371,9 @@ def cmd_compare(args, reg) -> int:
         raise UsageError("compare needs at least two runs")
     frame = api.compare(*args.runs, reports=args.reports, relative=args.relative)
     geomeans = run_comparison.geomean_change(frame)
-    gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
+    threshold = args.fail_on_regression
+    gate = run_comparison.regressions(frame, threshold) if threshold is not None else None
+    unresolved = run_comparison.unresolved(frame, threshold) if threshold is not None else None
     if args.format == "csv":
         _say(sys.stdout, frame.to_csv(index=False))
     elif args.format == "md":
@@ -374,10 +381,21 @@ def cmd_compare(args, reg) -> int:
     elif args.format == "html":
         _say(sys.stdout, comparison.render_html(frame, geomeans, gate))
     else:
-        _say(sys.stdout, comparison.render_text(frame, geomeans, gate))
-    if gate is not None and len(gate):
-        print(f"swarbench: {len(gate)} regression(s) beyond {args.fail_on_regression:g}%", file=sys.stderr)
+        _say(sys.stdout, comparison.render_text(frame, geomeans, gate, unresolved, threshold,
+                                                run_comparison.whole_run_moved(frame, threshold or 0)
+                                                if threshold is not None else {}))
+    if threshold is None:
+        return EXIT_OK
+    moved = run_comparison.whole_run_moved(frame, threshold)
+    if moved:
+        print(f"swarbench: {comparison.moved_summary(moved, threshold, len(gate))}", file=sys.stderr)
+        return EXIT_UNRESOLVED
+    if len(gate):
+        print(f"swarbench: {len(gate)} regression(s) beyond {threshold:g}%", file=sys.stderr)
         return EXIT_FAILED
+    if len(unresolved):
+        print(f"swarbench: {comparison.unresolved_summary(unresolved, threshold)}", file=sys.stderr)
+        return EXIT_UNRESOLVED
     return EXIT_OK
 
 

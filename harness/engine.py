@@ -38,6 +38,7 @@ from swarbench.bench.cases import workload_keys
 from swarbench.bench.records import RECORD_FAILED_EXIT
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.errors import UsageError
+from swarbench.machine_load import LoadMonitor
 from swarbench.model import ReportSection, matches
 from swarbench.registry import Registry
 
@@ -74,7 +75,9 @@ class RunRequest:
     timeout: float = 600.0
     overhead: bool = True
     params: dict[str, str] = field(default_factory=dict)  # --param NAME=VALUE for the workloads that declare NAME
-    keep_slowed: bool = False  # keep samples the canary found the machine slowed for in the medians
+    # keep samples the canary found the machine slowed for in the medians; False sets them aside
+    # (--set-aside-slowed; docs/measurement.md says why that is no longer the default)
+    keep_slowed: bool = True
 
 
 @dataclass
@@ -283,14 +286,15 @@ class RecordTail:
 def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
     child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
     try:
-        return _watch(child, tail, worker, timeout)
+        return _watch(child, tail, worker, timeout, LoadMonitor(tail.path, worker))
     finally:  # whatever ends the watch (a second Ctrl-C in the middle of the first's handling), no worker outlives it
         if child.poll() is None:
             child.kill()
             child.wait()
 
 
-def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
+def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float,
+           load: Optional[LoadMonitor] = None) -> WorkerEnd:
     try:
         while True:
             try:
@@ -298,6 +302,8 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
                 break
             except subprocess.TimeoutExpired:
                 pass
+            if load is not None:  # what else the machine is doing meanwhile (swarbench.machine_load)
+                load.poll(child.pid)
             tail.poll()
             running = tail.running.get(worker)
             if running and time.time() - running[1] > timeout:

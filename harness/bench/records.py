@@ -42,6 +42,7 @@ class ResultLine:
     check_s: Optional[float]  # the verification call's duration; later workers size their rounds by it
     samples_s: list[float] = field(default_factory=list)
     pass_canary_s: list[list] = field(default_factory=list)  # [before_s, after_s, samples] a timed pass
+    pass_t: list[list] = field(default_factory=list)  # [start, end] of each timed pass (time.time())
     rounds: int = 0
     iterations: int = 0
     reprepare_s: list[Optional[float]] = field(default_factory=list)  # preparing afresh for each later pass
@@ -59,13 +60,16 @@ class ResultLine:
                    verdict.status, verdict.reason, impl.expected_to_fail, finite(verdict.prepare_s),
                    finite(verdict.call_s))
 
-    def add_pass(self, samples: list[float], before_s: float, after_s: float) -> None:
-        """A timed pass's samples, with the canary readings taken on either side of it."""
+    def add_pass(self, samples: list[float], before_s: float, after_s: float, span: tuple = ()) -> None:
+        """A timed pass's samples, with the canary readings taken on either side of it and when it ran."""
         self.samples_s += samples
         self.pass_canary_s.append([before_s, after_s, len(samples)])
+        if span:
+            self.pass_t.append([round(span[0], 4), round(span[1], 4)])
 
     def drop_samples(self) -> None:
         self.samples_s, self.pass_canary_s, self.rounds, self.iterations = [], [], 0, 0
+        self.pass_t = []
 
     def median_text(self) -> str:
         samples = sorted(self.samples_s)

@@ -22,7 +22,7 @@ def _rows(group):
         yield name, a, b, change, f"p={r['p_value']:.3f} n={r['samples_a']}+{r['samples_b']}"
 
 
-def render_text(frame, geomeans: dict, regressions=None) -> str:
+def render_text(frame, geomeans: dict, regressions=None, unresolved=None, threshold=None, moved=None) -> str:
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
@@ -45,7 +45,44 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
         out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
                 f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
                 for r in regressions.itertuples()]
+    if moved:
+        out += ["", moved_summary(moved, threshold, 0 if regressions is None else len(regressions))]
+    elif unresolved is not None and len(unresolved):
+        out += [""] + unresolved_lines(unresolved, threshold)
     return "\n".join(out) + "\n"
+
+
+def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
+    """The gate's line for runs whose every row moved together (run_comparison.whole_run_moved)."""
+    runs = ", ".join(f"{run} {_pct(change)}" for run, change in moved.items())
+    told = f"{beyond} row{'s' * (beyond != 1)} beyond {threshold:g}%, but " if beyond else ""
+    return (f"cannot resolve {threshold:g}% here: {told}every row moved together between the runs (median change "
+            f"{runs}): the machine itself, or a change to every row; --relative takes each row against the "
+            "others of its workload")
+
+
+def unresolved_summary(unresolved, threshold: float) -> str:
+    """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
+    half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2).dropna()
+    parts = []
+    if len(half):
+        wide = f"+-{half.min() * 100:.0f}%" if len(half) == 1 or round(half.min() * 100) == round(half.max() * 100) \
+            else f"+-{half.min() * 100:.0f}% to +-{half.max() * 100:.0f}%"
+        parts.append(f"intervals {wide} on {len(half)} row{'s' * (len(half) != 1)}")
+    none = len(unresolved) - len(half)
+    if none:
+        parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
+    return f"cannot resolve {threshold:g}% here: {'; '.join(parts)}"
+
+
+def unresolved_lines(unresolved, threshold: float) -> list[str]:
+    """The gate's rows that cannot tell a change of ``threshold`` percent from none, each with its interval."""
+    out = [unresolved_summary(unresolved, threshold) + ":"]
+    for r in unresolved.itertuples():
+        half = (r.change_ci_high - r.change_ci_low) / 2
+        said = f"+-{half * 100:.0f}%" if half == half else f"no interval ({min(r.units_a, r.units_b)} passes)"
+        out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
+    return out
 
 
 def _few_processes(r) -> str:
@@ -58,12 +95,18 @@ def _few_processes(r) -> str:
 
 
 def _steadiness_lines(r) -> list[str]:
-    """The two runs' canaries (swarbench.bench.canary): how fast the machine itself was in each."""
+    """The two runs' machines: the canary's median (swarbench.bench.canary), the share of each run its passes
+    ran slowed, and other programs' CPUs where the runs' load lines have them."""
     a, b = r["canary_us_a"], r["canary_us_b"]
     if a != a or b != b:
         return []
-    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run; "
-            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}")
+
+    def others(side: str) -> str:
+        cpus = r.get(f"others_cpus_{side}", float("nan"))
+        return f", other programs {cpus:.1f} CPUs" if cpus == cpus else ""
+
+    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run{others('a')}; "
+            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}")
     if r["machine_changed"]:
         return [line, "  the machine itself was not the same in both runs: changes of that size may be its own "
                       "(--relative divides out what moved a whole workload)"]

@@ -11,10 +11,11 @@ import importlib
 _MODULES = ("sample_stats", "steadiness", "frame", "storage")
 _PUBLIC = {
     "sample_stats": ("CONFIDENCE", "RESAMPLES", "NOISY_CV", "SHORT_ROUND_S", "bootstrap_interval", "median",
-              "ratio_of_medians", "ns_per_op", "summarize"),
+              "ratio_of_medians", "ns_per_op", "summarize", "UNITS_LEAST", "units_interval",
+                     "units_ratio_interval", "as_units", "unit_count"),
     "steadiness": ("SLOWED", "UNSTEADY_SHARE", "JUDGING_READINGS", "TWO_SPEEDS", "PASS_SAMPLES", "STEADY_ENOUGH",
                    "least_slowed", "canary_readings", "slowed_limit", "passes_of", "two_speeds",
-                   "machine_steadiness"),
+                   "machine_steadiness", "machine_speed", "machine_load", "OTHERS_SEEN"),
     "frame": ("FORMAT_VERSION", "COLUMNS", "LATER_COLUMNS", "OVERHEAD_KERNEL", "SEVERITY", "SPLIT_WORKERS",
               "KEEP_SLOWED", "merge_records", "frame_from_records", "add_speedups", "add_overheads", "summary_of"),
     "storage": ("RESULTS_CSV", "RECORDS", "MACHINE", "read_records", "write_atomic", "save", "resolve_run", "load",

@@ -25,18 +25,20 @@ COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
     "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
-    "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
+    "ns_per_op_iqr", "ns_per_op_mean", "cv", "units", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
     "ns_per_op_median_all",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
-    "machine_slowed_share", "git_commit", "format_version",
+    "machine_slowed_share", "machine_slowdown", "machine_others_cpus", "machine_steal_share", "machine_queue",
+    "git_commit", "format_version",
 ]
 # Columns added within format 2: a results file written before them still loads, with these left empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine")
+                 "ns_per_op_median_all", "reprepare_s", "machine", "units", "machine_slowdown",
+                 "machine_others_cpus", "machine_steal_share", "machine_queue")
 OVERHEAD_KERNEL = "swarbench.overhead"
 # Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
 SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
@@ -81,9 +83,11 @@ class _Merging:
         keeps = least_slowed([(p.reading_s, len(p.samples_s)) for _, p in self.passes], limit)
         kept = [wp for k, wp in zip(keeps, self.passes) if k]
         workers: dict = {}
+        units: dict = {}  # worker -> its kept passes' samples, a list each: the units of the median's interval
         for worker, p in kept:
             if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(p.samples_s)
+                units.setdefault(worker, []).append(list(p.samples_s))
         out = dict(self.fields, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
                    samples_all_s=samples_all_s)
         if self.reason is not None:
@@ -99,6 +103,7 @@ class _Merging:
             two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept
                                    if len(p.samples_s) >= PASS_SAMPLES]),
             worker_samples_s=[workers[w] for w in sorted(workers)],
+            unit_samples_s=[units[w] for w in sorted(units)],
         )
         if self.hw:  # the median over the workers that could count
             out["hw_cycles_per_op"], out["hw_instructions_per_op"] = (float(x) for x in np.median(self.hw, axis=0))
@@ -166,7 +171,8 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
     for rec in merge_records(records):
         row = {k: rec.get(k) for k in COLUMNS if k in rec}
         n = int(rec.get("n") or 1)
-        row.update(sample_stats.summarize(rec["samples_s"], n, int(rec.get("iterations") or 1)))
+        row.update(sample_stats.summarize(rec["samples_s"], n, int(rec.get("iterations") or 1),
+                                          units=rec["unit_samples_s"]))
         row["stability"] = _stability(row["stability"], rec, n)
         every = rec["samples_all_s"]
         row.update(
@@ -189,7 +195,7 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
         impossible = beyond_any_machine(row, rec.get("input_bytes"), n, clock)
         if impossible:
             row.update(status="FAIL", reason=impossible)
-        samples[len(rows)] = sample_stats.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
+        samples[len(rows)] = [[sample_stats.ns_per_op(p, n) for p in worker] for worker in rec["unit_samples_s"]]
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = add_speedups(frame, samples)
@@ -212,9 +218,10 @@ def beyond_any_machine(row: dict, input_bytes, n: int, clock_ghz: float) -> str:
             "it cannot be reading its inputs (an answer cached, or computed in prepare?)")
 
 
-def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.DataFrame:
+def add_speedups(frame: pd.DataFrame, samples: dict[int, list]) -> pd.DataFrame:
     """speedup = the baseline's median ns/op / this median, within one (run, kernel, workload, n), with its
-    bootstrap interval from both sample sets."""
+    interval from both measurements' units (sample_stats.Units; a flat array of samples counts each sample as
+    a unit)."""
     frame = frame.copy()
     for col in ("speedup", "speedup_ci_low", "speedup_ci_high"):
         frame[col] = math.nan
@@ -226,10 +233,15 @@ def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.Data
         frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
         for i in group.index:
             if frame.loc[i, "status"] == "PASS" and len(samples.get(i, ())) and len(samples.get(b, ())):
-                low, high = sample_stats.bootstrap_interval((samples[b], samples[i]),
-                                                            sample_stats.ratio_of_medians)
+                low, high = sample_stats.units_ratio_interval(sample_stats.as_units(_blocks(samples[i])),
+                                                              sample_stats.as_units(_blocks(samples[b])))
                 frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
     return frame
+
+
+def _blocks(samples) -> list:
+    """A measurement's samples as blocks for sample_stats.as_units: Units as they are, a flat array as one."""
+    return samples if isinstance(samples, list) else [samples]
 
 
 def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
