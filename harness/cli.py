@@ -1,7 +1,8 @@
 """The command line: ``swarbench list | run | report`` and the sub-commands plugins add.
 
 Bad input of any kind ends in one line on stderr and exit code 2; a run with a wrong implementation exits 1;
-an interrupted run saves what it measured and exits 130. The commands are built on swarbench.api; the
+an interrupted run saves what it measured and exits 130; compare's gate exits 1 on a regression and 3 where it
+cannot tell one of its threshold from none. The commands are built on swarbench.api; the
 [tool.swarbench] table of ./pyproject.toml gives the options their defaults (swarbench.config).
 
 Only what parsing needs is imported up front: pandas, SciPy and the engine wait for the command that uses them,
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, fleet_options, registry as registry_mod, scaffold
+from swarbench import api, config, fleet_options, noise, registry as registry_mod, scaffold
 from swarbench.config import EXPORT_FORMATS, FORMATS
 from swarbench.errors import OutputError, UsageError
 from swarbench.model import InvalidInput, matches
@@ -218,6 +219,7 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                    help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
 
     scaffold.add_parser(sub)
+    noise.add_parser(sub)
 
     p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
                        description="Every run under REPORTS, grouped by machine and commit: per kernel and "
@@ -466,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
             code = EXIT_OK
         elif args.command == "new-plugin":
             code = scaffold.run(args, reg)
+        elif args.command == "noise":
+            code = noise.run(args, reg)
         else:
             code = cmd_plugin(args, reg)
         _say(sys.stdout, "")  # what a command printed is written out here, where a failure can still be said

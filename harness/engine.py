@@ -294,7 +294,7 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
 
 
 def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float,
-           load: Optional[LoadMonitor] = None) -> WorkerEnd:
+           load: LoadMonitor | None = None) -> WorkerEnd:
     try:
         while True:
             try:

@@ -25,10 +25,10 @@ CACHE_LINE = 64  # bytes: the line of x86-64 and most ARM64 (Apple cores use 128
 PAGE = 4096  # bytes: 4 KiB offsets between arrays set which cache sets they share and whether loads alias stores
 LEAST_PLACES = 8  # an alignment of a page or more still draws from this many places (whole pages apart)
 
-_layouts: Optional[random.Random] = None  # set by draw_layouts: where in a page each new array starts
+_layouts: random.Random | None = None  # set by draw_layouts: where in a page each new array starts
 
 
-def draw_layouts(rng: Optional[random.Random]) -> None:
+def draw_layouts(rng: random.Random | None) -> None:
     """From now on, start each array ``aligned_empty`` makes at a multiple of its alignment drawn from ``rng``
     within a page (within LEAST_PLACES alignments, for an alignment of a page or more); None: at the first
     boundary, as outside a benchmark worker."""

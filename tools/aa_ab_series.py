@@ -43,7 +43,8 @@ def plugin_site(folder: Path) -> Path:
 
 
 def swarbench(args: list[str], env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True, env=env,
+                          check=False)
 
 
 def run(options: list[str], env: dict, factor: float, reports: Path) -> tuple[str, float]:
@@ -118,18 +119,20 @@ def main() -> None:
     aa, ab = summary["aa"], summary["ab"]
     rows = sum(p["rows"] for p in aa + ab)
     flagged = sum(p["flagged"] for p in aa + ab)
-    lines = [f"unchanged rows called changed: {flagged} of {rows} ({flagged / max(rows, 1):.1%}) over "
-             f"{len(aa)} A-A and {len(ab)} A/B pairs",
-             f"gate (--fail-on-regression {args.threshold:g}) tripped on unchanged rows in "
-             f"{sum(bool(p['gate_tripped_unchanged']) for p in aa + ab)} of {len(aa + ab)} pairs; exit codes "
-             f"A-A {[p['gate_exit'] for p in aa]}, A/B {[p['gate_exit'] for p in ab]}",
-             f"slowed row ({args.factor:g}x work) called slower in {sum(bool(p['slowed_called']) and p['slowed_change'] > 0 for p in ab)}"
-             f" of {len(ab)} A/B pairs, past the gate in {sum(p['gate_tripped_slowed'] for p in ab)}; its changes "
-             f"{[round(p['slowed_change'] * 100, 1) for p in ab if p['slowed_change'] is not None]}%",
+    tripped = sum(bool(p["gate_tripped_unchanged"]) for p in aa + ab)
+    caught = sum(bool(p["slowed_called"]) and p["slowed_change"] > 0 for p in ab)
+    changes = [round(p["slowed_change"] * 100, 1) for p in ab if p["slowed_change"] is not None]
+    times = pd.Series(summary["runs_s"], dtype=float)
+    first = f"; first run {summary['first_run_s']:.0f} s" if "first_run_s" in summary else ""
+    lines = [(f"unchanged rows called changed: {flagged} of {rows} ({flagged / max(rows, 1):.1%}) over "
+              f"{len(aa)} A-A and {len(ab)} A/B pairs"),
+             (f"gate (--fail-on-regression {args.threshold:g}) tripped on unchanged rows in {tripped} of "
+              f"{len(aa + ab)} pairs; exit codes A-A {[p['gate_exit'] for p in aa]}, "
+              f"A/B {[p['gate_exit'] for p in ab]}"),
+             (f"slowed row ({args.factor:g}x work) called slower in {caught} of {len(ab)} A/B pairs, past the gate "
+              f"in {sum(p['gate_tripped_slowed'] for p in ab)}; its changes {changes}%"),
              f"slowed row called changed in A-A pairs: {sum(bool(p['slowed_called']) for p in aa)} of {len(aa)}",
-             f"run times (warm): {min(summary['runs_s'], default=0):.0f} to {max(summary['runs_s'], default=0):.0f} s, "
-             f"median {pd.Series(summary['runs_s'], dtype=float).median():.0f} s"
-             + (f"; first run {summary['first_run_s']:.0f} s" if "first_run_s" in summary else "")]
+             f"run times (warm): {times.min():.0f} to {times.max():.0f} s, median {times.median():.0f} s{first}"]
     summary["summary"] = lines
     (reports / "series.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))

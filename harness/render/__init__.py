@@ -56,11 +56,11 @@ def steadiness_lines(view: RunView) -> list[str]:
         first = group.iloc[0]
         share, slowdown = float(first["machine_slowed_share"]), float(first.get("machine_slowdown", math.nan))
         said = []
-        if share == share:
-            said.append(f"the machine ran {slowdown:.0%} slower during {share:.0%} of the run" if share > 0 and
-                        slowdown == slowdown else
-                        f"the machine ran {SLOWED:.0%} or more slower during {share:.0%} of the run" if share > 0
-                        else "the machine ran at one speed through the run")
+        if not math.isnan(share):
+            said.append("the machine ran at one speed through the run" if share == 0 else
+                        f"the machine ran {SLOWED:.0%} or more slower during {share:.0%} of the run"
+                        if math.isnan(slowdown) else
+                        f"the machine ran {slowdown:.0%} slower during {share:.0%} of the run")
         others = load_words(first)
         if others:
             said.append(others)
@@ -82,15 +82,15 @@ def load_words(row) -> str:
     others, steal, queue = (float(row.get(k, math.nan)) for k in ("machine_others_cpus", "machine_steal_share",
                                                                    "machine_queue"))
     parts = []
-    if others == others and others >= OTHERS_SEEN:
+    if others >= OTHERS_SEEN:  # (NaN, for a run without load lines, is never)
         parts.append(f"other programs kept {others:.1f} CPUs busy on average")
-    if queue == queue and queue >= OTHERS_SEEN * 5:
+    if queue >= OTHERS_SEEN * 5:
         parts.append(f"{queue:.1f} waited to run")
-    if steal == steal and steal >= OTHERS_SEEN / 10:
+    if steal >= OTHERS_SEEN / 10:
         parts.append(f"the hypervisor took {steal:.0%} of the CPUs (steal)")
     if parts:
         return ", ".join(parts)
-    return "no other program was seen running" if others == others else ""
+    return "" if math.isnan(others) else "no other program was seen running"
 
 
 def render(fmt: str, view: RunView) -> str:

@@ -1,6 +1,8 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
+import math
+
 from swarbench.run_comparison import GATE_PROCESSES
 from swarbench.render import fmt_ns
 from swarbench.render.markdown import table
@@ -13,13 +15,17 @@ def _pct(x: float) -> str:
 def _rows(group):
     for _, r in group.iterrows():
         name = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
-        a = f"{fmt_ns(r['median_a'])} ±{r['ci_a'] * 100:.1f}%"
-        b = f"{fmt_ns(r['median_b'])} ±{r['ci_b'] * 100:.1f}%"
+        a, b = (f"{fmt_ns(r[f'median_{s}'])} {_plus_minus(r[f'ci_{s}'])}" for s in "ab")
         if r["significant"]:
             change = f"{_pct(r['change'])} [{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]"
         else:
             change = "~"
         yield name, a, b, change, f"p={r['p_value']:.3f} n={r['samples_a']}+{r['samples_b']}"
+
+
+def _plus_minus(half: float) -> str:
+    """A median's interval as its half-width; "±?" for a row with too few passes to have one."""
+    return "±?" if math.isnan(half) else f"±{half * 100:.1f}%"
 
 
 def render_text(frame, geomeans: dict, regressions=None, unresolved=None, threshold=None, moved=None) -> str:
@@ -80,7 +86,7 @@ def unresolved_lines(unresolved, threshold: float) -> list[str]:
     out = [unresolved_summary(unresolved, threshold) + ":"]
     for r in unresolved.itertuples():
         half = (r.change_ci_high - r.change_ci_low) / 2
-        said = f"+-{half * 100:.0f}%" if half == half else f"no interval ({min(r.units_a, r.units_b)} passes)"
+        said = f"no interval ({min(r.units_a, r.units_b)} passes)" if math.isnan(half) else f"+-{half * 100:.0f}%"
         out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
     return out
 
@@ -102,8 +108,8 @@ def _steadiness_lines(r) -> list[str]:
         return []
 
     def others(side: str) -> str:
-        cpus = r.get(f"others_cpus_{side}", float("nan"))
-        return f", other programs {cpus:.1f} CPUs" if cpus == cpus else ""
+        cpus = r.get(f"others_cpus_{side}", math.nan)
+        return "" if math.isnan(cpus) else f", other programs {cpus:.1f} CPUs"
 
     line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run{others('a')}; "
             f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}")

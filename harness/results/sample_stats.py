@@ -12,7 +12,7 @@ percentile interval is); docs/measurement.md says why, and what it was checked a
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def ns_per_op(samples_s: list[float], n: int) -> np.ndarray:
     return np.asarray(samples_s, dtype=float) * 1e9 / max(int(n), 1)
 
 
-def summarize(samples_s: list[float], n: int, iterations: int, units: Optional[list] = None) -> dict[str, Any]:
+def summarize(samples_s: list[float], n: int, iterations: int, units: list | None = None) -> dict[str, Any]:
     """The frame's per-measurement figures (SUMMARY_COLUMNS) and ``stability``, the warnings they call for.
     ``units`` holds the same samples by process and pass (``Units``); without it every sample counts as a unit
     of its own, as in runs saved before passes were kept apart."""
@@ -140,7 +140,7 @@ def _nan_median(x: np.ndarray) -> np.ndarray:
     return (x[rows, (n - 1) // 2] + x[rows, n // 2]) / 2
 
 
-def expanded_t(units: int, other: Optional[int] = None) -> float:
+def expanded_t(units: int, other: int | None = None) -> float:
     """How many standard errors either side of a median its CONFIDENCE interval reaches, from ``units``
     independent units (two sets: ``units`` and ``other``): Student's t for so few units, and sqrt(n/(n-1)) to undo
     the bootstrap's n-1 over n shrinkage of a variance, as Hesterberg's expanded percentile interval does (The

@@ -9,7 +9,6 @@ else (allocation, conversion) happens in the timed call. tools/aa_ab_series.py r
 import os
 
 import numpy as np
-
 from swarbench import Implementation, hookimpl
 from swarbench.memory import aligned_empty
 
