@@ -93,7 +93,8 @@ class LoadMonitor:
         t0, busy0, steal0, own0 = self._start
         span = max(now - t0, 1e-3) * TICKS_PER_S
         line = {"event": "load", "worker": self.worker, "t": [round(t0, 3), round(now, 3)],
-                "others_cpus": round(max(busy - busy0 - (own - own0), 0) / span, 3),
+                # (clock ticks are counted per CPU at 100 Hz: a second's count can run a tick over)
+                "others_cpus": round(min(max(busy - busy0 - (own - own0), 0) / span, self.cpus), 3),
                 "steal_cpus": round((steal - steal0) / span, 3),
                 "queue": round(sum(self._queue) / len(self._queue), 2), "cpus": self.cpus}
         try:

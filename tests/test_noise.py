@@ -66,3 +66,31 @@ def test_the_slowed_example_does_its_work_the_factor_times_and_passes_the_oracle
     bad = swarbench("run", "-k", "cards.contains", "-i", "slowed", "-n", "256", "--no-overhead", "-q",
                     env=dict(env, SWARBENCH_SLOWED="fast"))
     assert bad.returncode == 1 and "SWARBENCH_SLOWED='fast' is not a number" in bad.stdout
+
+
+def test_the_engines_load_monitor_writes_what_else_the_machine_did_each_second(tmp_path):
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    from swarbench.machine_load import LoadMonitor, cpu_ticks
+
+    if cpu_ticks() is None:
+        pytest.skip("no /proc/stat on this machine: the monitor writes nothing, and reports name no one")
+    path = tmp_path / "records.jsonl"
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])
+    monitor = LoadMonitor(path, worker=1)
+    until = time.time() + 2.5
+    while time.time() < until:
+        monitor.poll(child.pid)
+        time.sleep(0.2)
+    child.wait()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) >= 2 and all(line["event"] == "load" and line["worker"] == 1 for line in lines)
+    for line in lines:
+        start, end = line["t"]
+        assert 0.9 < end - start < 2 and line["cpus"] >= 1
+        assert 0 <= line["others_cpus"] <= line["cpus"] and 0 <= line["steal_cpus"] and line["queue"] >= 0

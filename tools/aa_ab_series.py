@@ -66,6 +66,7 @@ def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Pat
     out.write_text(gate.stdout + gate.stderr)
     tripped = [line.split(":")[0].strip() for line in gate.stdout.split("regressions beyond the threshold")[-1]
                .splitlines()[1:] if line.startswith("  ") and ": +" in line] if gate.returncode == 1 else []
+    inside = mutual_coverage(reports / a / "results.csv", reports / b / "results.csv")
     slowed = frame[frame["implementation"] == SLOWED]
     unchanged = frame[frame["implementation"] != SLOWED]
     half = ((unchanged["change_ci_high"] - unchanged["change_ci_low"]) / 2).dropna()
@@ -77,7 +78,24 @@ def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Pat
             "slowed_called": bool(slowed["significant"].iloc[0]) if len(slowed) else None,
             "median_halfwidth": float(half.median()) if len(half) else None,
             "no_interval": int(unchanged["change_ci_low"].isna().sum()),
+            "inside_other": inside,
             "gate_said": (gate.stderr.strip().splitlines() or [""])[-1]}
+
+
+def mutual_coverage(a_csv: Path, b_csv: Path) -> list[int]:
+    """[medians inside the other run's interval, medians with an interval to be inside] over the rows of both
+    runs other than the slowed one: how often two runs of the same code agree within their intervals."""
+    key = ["kernel", "implementation", "workload", "n"]
+    a, b = (pd.read_csv(p) for p in (a_csv, b_csv))
+    both = a.merge(b, on=key, suffixes=("_a", "_b"))
+    both = both[(both["status_a"] == "PASS") & (both["status_b"] == "PASS") & (both["implementation"] != SLOWED)]
+    inside = total = 0
+    for mine, other in (("a", "b"), ("b", "a")):
+        known = both[both[f"ns_per_op_ci_low_{other}"].notna()]
+        total += len(known)
+        inside += int(((known[f"ns_per_op_median_{mine}"] >= known[f"ns_per_op_ci_low_{other}"])
+                       & (known[f"ns_per_op_median_{mine}"] <= known[f"ns_per_op_ci_high_{other}"])).sum())
+    return [inside, total]
 
 
 def main() -> None:
@@ -124,6 +142,7 @@ def main() -> None:
     changes = [round(p["slowed_change"] * 100, 1) for p in ab if p["slowed_change"] is not None]
     times = pd.Series(summary["runs_s"], dtype=float)
     first = f"; first run {summary['first_run_s']:.0f} s" if "first_run_s" in summary else ""
+    inside = [sum(p["inside_other"][i] for p in aa) for i in (0, 1)]
     lines = [(f"unchanged rows called changed: {flagged} of {rows} ({flagged / max(rows, 1):.1%}) over "
               f"{len(aa)} A-A and {len(ab)} A/B pairs"),
              (f"gate (--fail-on-regression {args.threshold:g}) tripped on unchanged rows in {tripped} of "
@@ -131,6 +150,8 @@ def main() -> None:
               f"A/B {[p['gate_exit'] for p in ab]}"),
              (f"slowed row ({args.factor:g}x work) called slower in {caught} of {len(ab)} A/B pairs, past the gate "
               f"in {sum(p['gate_tripped_slowed'] for p in ab)}; its changes {changes}%"),
+             (f"A-A pairs: a run's median inside the other run's 95% interval for {inside[0]} of {inside[1]} rows "
+              f"({inside[0] / max(inside[1], 1):.0%}; two runs of equal spread: about 83%)"),
              f"slowed row called changed in A-A pairs: {sum(bool(p['slowed_called']) for p in aa)} of {len(aa)}",
              f"run times (warm): {times.min():.0f} to {times.max():.0f} s, median {times.median():.0f} s{first}"]
     summary["summary"] = lines

@@ -73,12 +73,13 @@ def slowed_limit(readings: np.ndarray) -> float:
 def passes_of(rec: dict) -> list[TimedPass]:
     """A result line's samples pass by pass, each with its canary reading: the slower of the two taken before
     and after it. Samples no reading covers come first in the line (a long batch's verification call) and count
-    as one pass the machine did not slow (reading 0), as does every sample of a line whose readings do not add
-    up to its samples."""
+    as one pass the machine did not slow (reading 0). A line without readings, or whose readings do not add up to
+    its samples (a run saved before passes were kept apart, a hand-edited file), has no passes to tell: each
+    sample counts as a pass of its own, as its intervals were made then."""
     samples, tags = list(rec.get("samples_s") or []), pass_tags(rec)
     untagged = len(samples) - sum(n for *_, n in tags)
     if not tags or untagged < 0:
-        return [TimedPass(0.0, samples)] if samples else []
+        return [TimedPass(0.0, [x]) for x in samples]
     out, at = ([TimedPass(0.0, samples[:untagged])] if untagged else []), untagged
     for before, after, n in tags:
         out.append(TimedPass(max(before, after), samples[at:at + n]))
