@@ -8,13 +8,12 @@ the records each second. A report names other programs only where these lines sh
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Optional
 
-from swarbench import files
+from swarbench.runfolder import LoadLine, RunFolder
 
 LINE_EVERY_S = 1.0  # a load line covers this much of the run, or the rest of a worker's run
 
@@ -54,13 +53,13 @@ def process_ticks(pid, children: bool = True) -> int:
 
 
 class LoadMonitor:
-    """Polled by the engine while worker ``worker`` runs; writes a ``load`` line to ``record_path`` each
-    LINE_EVERY_S: the span it covers, the CPUs other programs kept busy (``others_cpus``, the machine's busy time
+    """Polled by the engine while worker ``worker`` runs; appends a ``load`` line (runfolder.LoadLine) to the
+    run folder's records each LINE_EVERY_S: the span it covers, the CPUs other programs kept busy (``others_cpus``, the machine's busy time
     less the worker's and the engine's), those steal took (``steal_cpus``), the mean number of other programs
     ready to run (``queue``) and the machine's CPUs."""
 
-    def __init__(self, record_path: Path, worker: int):
-        self.record_path, self.worker = record_path, worker
+    def __init__(self, folder: RunFolder, worker: int):
+        self.folder, self.worker = folder, worker
         self.cpus = os.cpu_count() or 1
         self._start: Optional[tuple] = None  # (time, busy, steal, own ticks) at the line's start
         self._queue: list[int] = []
@@ -92,13 +91,13 @@ class LoadMonitor:
     def _write(self, now: float, busy: int, steal: int, own: int) -> None:
         t0, busy0, steal0, own0 = self._start
         span = max(now - t0, 1e-3) * TICKS_PER_S
-        line = {"event": "load", "worker": self.worker, "t": [round(t0, 3), round(now, 3)],
-                # (clock ticks are counted per CPU at 100 Hz: a second's count can run a tick over)
-                "others_cpus": round(min(max(busy - busy0 - (own - own0), 0) / span, self.cpus), 3),
-                "steal_cpus": round((steal - steal0) / span, 3),
-                "queue": round(sum(self._queue) / len(self._queue), 2), "cpus": self.cpus}
+        line = LoadLine(worker=self.worker, t=[round(t0, 3), round(now, 3)],
+                        # (clock ticks are counted per CPU at 100 Hz: a second's count can run a tick over)
+                        others_cpus=round(min(max(busy - busy0 - (own - own0), 0) / span, self.cpus), 3),
+                        steal_cpus=round((steal - steal0) / span, 3),
+                        queue=round(sum(self._queue) / len(self._queue), 2), cpus=self.cpus)
         try:
-            files.append_line(self.record_path, json.dumps(line), False)
+            self.folder.append(line, durable=False)
         except OSError:  # a full disk: the worker's own lines say so; this line only adds colour
             pass
         self._start, self._queue = (now, busy, steal, own), []

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from swarbench import machine_load
+from swarbench import machine_load, options
 
 # The default subset: quick rows of several families, so the pair takes seconds, not minutes
 KERNELS = ["cards.contains", "mastermind.score"]
@@ -29,16 +29,10 @@ def add_parser(sub) -> None:
                        description="Show what makes this machine noisy (frequency scaling, SMT siblings, other "
                                    "programs, steal), then run a small subset twice and compare the runs: the "
                                    "share of rows called changed between two runs of the same code, and the "
-                                   "smallest change each row can resolve here.")
-    p.add_argument("--kernel", "-k", action="append", default=[], metavar="PATTERN",
-                   help=f"kernels of the pair (repeatable; default {' '.join(KERNELS)})")
-    p.add_argument("--impl", "-i", action="append", default=[], metavar="PATTERN",
-                   help=f"implementations of the pair (repeatable; default {' '.join(IMPLEMENTATIONS)})")
-    p.add_argument("--threshold", type=float, default=10.0, metavar="PCT",
-                   help="the --fail-on-regression threshold to judge the rows' resolution against (default 10)")
-    p.add_argument("--system", action="store_true", help="only what can be seen of the machine; no runs")
-    p.add_argument("--reports", type=Path, default=None, metavar="DIR",
-                   help="keep the pair's two runs here (default: a temporary folder, removed)")
+                                   "smallest change each row can resolve here. The pair runs "
+                                   f"-k {' -k '.join(KERNELS)} -i {' -i '.join(IMPLEMENTATIONS)} unless -k and -i "
+                                   "(or [tool.swarbench]'s kernels and implementations) say otherwise.")
+    options.add_arguments(p, "noise")  # -k, -i, --threshold, --system, --reports (swarbench.options)
 
 
 # ---- what can be seen ----
@@ -164,12 +158,8 @@ def run(args, reg) -> int:
     print("\n".join(out), flush=True)
     if args.system:
         return 0
-    if not args.threshold > 0 or not math.isfinite(args.threshold):
-        from swarbench.errors import UsageError
-
-        raise UsageError(f"--threshold must be a positive number, got {args.threshold:g}")
-    folder = args.reports or Path(tempfile.mkdtemp(prefix="swarbench-noise-"))
-    kernels, impls = args.kernel or KERNELS, args.impl or IMPLEMENTATIONS
+    folder = args.noise_reports or Path(tempfile.mkdtemp(prefix="swarbench-noise-"))
+    kernels, impls = args.kernels or KERNELS, args.implementations or IMPLEMENTATIONS
     try:
         request = api.request(kernels, impls, reports=folder)
         said = " ".join([f"-k {k}" for k in kernels] + [f"-i '{i}'" for i in impls])
@@ -183,7 +173,7 @@ def run(args, reg) -> int:
         print(f"\nan A-A pair ({took[0]:.0f} s + {took[1]:.0f} s), the same code twice, compared:")
         print("\n".join(pair_lines(frame, args.threshold)))
     finally:
-        if args.reports is None:
+        if args.noise_reports is None:
             shutil.rmtree(folder, ignore_errors=True)
     return 0
 

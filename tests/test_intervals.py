@@ -144,7 +144,7 @@ def test_the_frame_takes_its_units_from_the_passes_of_every_worker():
 
     records = [{"event": "run", "keep_slowed": True}, line(0, [1.0, 1.2, 1.0]), line(1, [1.2, 1.0, 1.2])]
     (merged,) = results.merge_records(records)
-    assert [len(w) for w in merged["unit_samples_s"]] == [3, 3]
+    assert [len(w) for w in merged.unit_samples_s] == [3, 3]
     row = results.frame_from_records(records, "r", {}).iloc[0]
     assert row["units"] == 6 and row["ns_per_op_ci_low"] < 1.05 and row["ns_per_op_ci_high"] > 1.15
 

@@ -324,6 +324,7 @@ def test_the_threaded_player_reports_progress_as_it_goes():
     assert events and events[-1] == (1296, 1296, "games")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_long_game_at_once():
     """6p9c takes minutes on any machine: Ctrl-C two seconds in ends it with the CLI's interrupted line."""
     import signal

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import cli_env, make_plugin_site, swarbench
 from swarbench import noise, registry
 from swarbench.model import matches
@@ -25,6 +27,7 @@ def test_noise_system_says_what_can_be_seen_of_the_machine(tmp_path):
     assert "an A-A pair" not in proc.stdout  # --system runs nothing
 
 
+@pytest.mark.slow  # two whole runs
 def test_noise_runs_an_a_a_pair_and_says_the_false_alarms_and_each_rows_resolution(tmp_path):
     env = cli_env(tmp_path)
     keep = tmp_path / "pair"
@@ -50,6 +53,7 @@ def test_the_default_noise_subset_names_rows_that_exist():
         assert any(matches(i.name, noise.IMPLEMENTATIONS) for i in reg.implementations_of(kernel))
 
 
+@pytest.mark.slow  # whole runs
 def test_the_slowed_example_does_its_work_the_factor_times_and_passes_the_oracle(tmp_path):
     site = make_plugin_site(tmp_path / "site", "slowed", SLOWED.read_text(), module="swarbench_slowed")
     env = cli_env(tmp_path, site, SWARBENCH_SLOWED="1.25")
@@ -74,15 +78,14 @@ def test_the_engines_load_monitor_writes_what_else_the_machine_did_each_second(t
     import sys
     import time
 
-    import pytest
-
     from swarbench.machine_load import LoadMonitor, cpu_ticks
+    from swarbench.runfolder import RunFolder
 
     if cpu_ticks() is None:
         pytest.skip("no /proc/stat on this machine: the monitor writes nothing, and reports name no one")
     path = tmp_path / "records.jsonl"
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])
-    monitor = LoadMonitor(path, worker=1)
+    monitor = LoadMonitor(RunFolder(tmp_path), worker=1)
     until = time.time() + 2.5
     while time.time() < until:
         monitor.poll(child.pid)

@@ -11,9 +11,9 @@ import numpy
 
 from swarbench import oracle
 from swarbench.bench.cases import Case
-from swarbench.bench.records import ResultLine, finite
 from swarbench.bench.rounds import PASS_WARMUP_BELOW_S, WARMUP_BELOW_S, RoundPlan
 from swarbench.model import Workload
+from swarbench.runfolder import ResultLine, finite
 
 REPREPARE_BELOW_S = 0.02  # a batch whose preparation takes less is prepared afresh for every pass it is timed in
 REPREPARE_SHARE = 0.1  # so is one whose preparation costs at most this share of the calls a pass times

@@ -17,6 +17,8 @@ from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 
+from swarbench.runfolder import CanaryLine, LoadLine, Record, ResultLine, Status, record
+
 SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a moment the machine was slowed
 UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is one to measure again
 JUDGING_READINGS = 20  # canary readings a run needs before any is called slowed
@@ -51,14 +53,14 @@ def least_slowed(passes: list[tuple[float, int]], limit: float) -> list[bool]:
     return keep
 
 
-def canary_readings(records: Iterable[dict]) -> np.ndarray:
+def canary_readings(records: Iterable[Record | dict]) -> np.ndarray:
     """Every canary reading of a run, in seconds: the two around each pass (a result line's ``pass_canary_s``)
     and, in runs saved before those, the canary lines timed between passes."""
     out: list[float] = []
-    for rec in records:
-        if rec.get("event") == "canary":
-            out += [x for x in (seconds(rec.get("s")),) if x is not None]
-        elif rec.get("event", "result") == "result":
+    for rec in map(record, records):
+        if isinstance(rec, CanaryLine):
+            out += [x for x in (seconds(rec.s),) if x is not None]
+        elif isinstance(rec, ResultLine):
             out += [before_after for tag in pass_tags(rec) for before_after in tag[:2]]  # checked there
     return np.array(out, dtype=float)
 
@@ -70,13 +72,13 @@ def slowed_limit(readings: np.ndarray) -> float:
     return float(np.quantile(readings, 0.1)) * (1 + SLOWED) if len(readings) >= JUDGING_READINGS else math.inf
 
 
-def passes_of(rec: dict) -> list[TimedPass]:
+def passes_of(rec: ResultLine) -> list[TimedPass]:
     """A result line's samples pass by pass, each with its canary reading: the slower of the two taken before
     and after it. Samples no reading covers come first in the line (a long batch's verification call) and count
     as one pass the machine did not slow (reading 0). A line without readings, or whose readings do not add up to
     its samples (a run saved before passes were kept apart, a hand-edited file), has no passes to tell: each
     sample counts as a pass of its own, as its intervals were made then."""
-    samples, tags = list(rec.get("samples_s") or []), pass_tags(rec)
+    samples, tags = list(rec.samples_s or []), pass_tags(rec)
     untagged = len(samples) - sum(n for *_, n in tags)
     if not tags or untagged < 0:
         return [TimedPass(0.0, [x]) for x in samples]
@@ -101,25 +103,25 @@ def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     return (float(np.median(x[:i])), float(np.median(x[i:]))) if gap > TWO_SPEEDS else None
 
 
-def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
+def machine_steadiness(records: Iterable[Record | dict]) -> dict[str, float]:
     """How steady the machine was through a run: its speed from the benchmarks' passes (machine_speed), what
     else ran on it (machine_load), and the canary's median time. A run slowed from end to end shows no slowed
     share, only a long canary median: compare sets the medians of two runs side by side for that. A run saved
     before passes kept their times reads its slowed share from the canary, as it was made."""
-    records = list(records)
+    records = [record(r) for r in records]
     s = canary_readings(records)
     out = {"machine_canary_us": float(np.median(s)) * 1e6 if len(s) >= JUDGING_READINGS else math.nan}
     out |= machine_speed(records) | machine_load(records)
-    timed = any(r.get("pass_t") for r in records if r.get("event", "result") == "result")
+    timed = any(r.pass_t for r in records if isinstance(r, ResultLine))
     if not timed and len(s) >= JUDGING_READINGS:  # a run saved before passes kept their times: as it was made
         out["machine_slowed_share"] = float(np.mean(s > slowed_limit(s)))
     return out
 
 
-def pass_tags(rec: dict) -> list:
+def pass_tags(rec: ResultLine) -> list:
     """A result line's ``pass_canary_s`` as [before_s, after_s, samples] triples; none if any is malformed (a
     results file is input, and a hand-edited one must not end a report in a traceback)."""
-    tags = rec.get("pass_canary_s") or []
+    tags = rec.pass_canary_s or []
     ok = isinstance(tags, list) and all(
         isinstance(t, list) and len(t) == 3 and all(seconds(v) is not None for v in t[:2])
         and isinstance(t[2], int) and t[2] >= 0 for t in tags)
@@ -135,30 +137,30 @@ def seconds(value) -> Optional[float]:
     return x if math.isfinite(x) and x > 0 else None
 
 
-def pass_spans(rec: dict) -> list[tuple[float, float]]:
+def pass_spans(rec: ResultLine) -> list[tuple[float, float]]:
     """A result line's ``pass_t`` as (start, end) pairs, one per ``pass_canary_s`` tag; none if any is malformed
     or they do not pair up (a run saved before them)."""
-    spans = rec.get("pass_t") or []
+    spans = rec.pass_t or []
     ok = isinstance(spans, list) and all(isinstance(t, list) and len(t) == 2 and all(seconds(v) is not None
                                                                                     for v in t) for t in spans)
     return [(float(a), float(b)) for a, b in spans] if ok and len(spans) == len(pass_tags(rec)) else []
 
 
-def pass_ratios(records: Iterable[dict]) -> list[tuple[int, float, float]]:
+def pass_ratios(records: Iterable[Record | dict]) -> list[tuple[int, float, float]]:
     """(worker, when, ratio) of every timed pass of a passed case with CASE_PASSES or more: the pass's median
     over the median of its case's pass medians (every worker's), and the middle of its span."""
     by_case: dict = {}
-    for rec in records:
-        if rec.get("event", "result") != "result" or rec.get("status") != "PASS":
+    for rec in map(record, records):
+        if not isinstance(rec, ResultLine) or rec.status is not Status.PASS:
             continue
-        spans, samples, tags = pass_spans(rec), list(rec.get("samples_s") or []), pass_tags(rec)
+        spans, samples, tags = pass_spans(rec), list(rec.samples_s or []), pass_tags(rec)
         at = len(samples) - sum(n for *_, n in tags)
         if not spans or at < 0:
             continue
         for (_, _, n), (start, end) in zip(tags, spans):
             if n:
-                by_case.setdefault((rec.get("case"), rec.get("n")), []).append(
-                    (rec.get("worker", 0), (start + end) / 2, float(np.median(samples[at:at + n]))))
+                by_case.setdefault((rec.case, rec.n), []).append(
+                    (rec.worker, (start + end) / 2, float(np.median(samples[at:at + n]))))
             at += n
     out = []
     for passes in by_case.values():
@@ -168,7 +170,7 @@ def pass_ratios(records: Iterable[dict]) -> list[tuple[int, float, float]]:
     return out
 
 
-def machine_speed(records: Iterable[dict]) -> dict[str, float]:
+def machine_speed(records: Iterable[Record | dict]) -> dict[str, float]:
     """The machine's speed through the run, from the benchmarks' own passes: per WINDOW_S of each worker's
     run, the median ratio of the passes timed in it (pass_ratios) from WINDOW_PASSES or more; the share of
     those windows over 1 + SLOWED (``machine_slowed_share``) and their median slowdown (``machine_slowdown``).
@@ -185,19 +187,20 @@ def machine_speed(records: Iterable[dict]) -> dict[str, float]:
             "machine_slowdown": float(np.median(slowed)) - 1 if len(slowed) else 0.0}
 
 
-def machine_load(records: Iterable[dict]) -> dict[str, float]:
+def machine_load(records: Iterable[Record | dict]) -> dict[str, float]:
     """What else the machine did through the run, from the engine's ``load`` lines (swarbench.machine_load):
     the CPUs other programs kept busy on average (``machine_others_cpus``), the share of the machine steal took
     (``machine_steal_share``), and the programs waiting to run (``machine_queue``), each weighted by the time
     its line covers; NaN where there are none (no /proc, or a run saved before them)."""
-    lines = [r for r in records if r.get("event") == "load" and isinstance(r.get("t"), list) and len(r["t"]) == 2]
     weights, others, steal, queue = [], [], [], []
-    for line in lines:
+    for line in map(record, records):
+        if not isinstance(line, LoadLine) or len(line.t) != 2:
+            continue
         try:
-            span = float(line["t"][1]) - float(line["t"][0])
-            values = float(line["others_cpus"]), float(line["steal_cpus"]) / max(float(line.get("cpus") or 1), 1), \
-                float(line["queue"])
-        except (TypeError, ValueError, KeyError):
+            span = float(line.t[1]) - float(line.t[0])
+            values = float(line.others_cpus), float(line.steal_cpus) / max(float(line.cpus or 1), 1), \
+                float(line.queue)
+        except (TypeError, ValueError):
             continue
         if span > 0 and all(math.isfinite(v) for v in values):
             weights.append(span)

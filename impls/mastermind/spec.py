@@ -16,7 +16,6 @@ report how far they got through ``swarbench.progress`` (scores, or games resolve
 """
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Sequence
 
