@@ -101,7 +101,9 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     base, slow = _steady_run(env, "1"), _steady_run(env, "2.5")
 
     same = swarbench("compare", base, base, "--fail-on-regression", "5", env=env)
-    assert same.returncode == 0, same.stderr
+    # a run against itself is never a regression; where its intervals are wider than 5% (a busy host), the gate
+    # says it cannot resolve 5% and exits 3 (issue 38, item 5)
+    assert same.returncode == 0 or (same.returncode == 3 and "cannot resolve 5% here" in same.stderr), same.stderr
     row = next(ln for ln in same.stdout.splitlines() if ln.startswith("cards.contains/steady"))
     assert " ~ " in f" {row} "
 
@@ -110,7 +112,9 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     (r,) = frame.itertuples()
     assert r.significant and r.change > 0.3 and r.p_value < 0.05 and r.change_ci_low > 0.1
     gate = swarbench("compare", base, slow, "--fail-on-regression", "10", env=env)
-    assert gate.returncode == 1 and "regression" in gate.stderr
+    # one row, so its change is the whole run's: the gate names the row beyond 10% but cannot tell it from the
+    # machine (exit 3); --relative, below, takes it as a regression
+    assert gate.returncode == 3 and "1 row beyond 10%, but every row moved together" in gate.stderr, gate.stderr
     assert "geomean" in gate.stdout
     lenient = swarbench("compare", base, slow, "--fail-on-regression", "900", env=env)
     assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
@@ -694,13 +698,16 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
 
     class Interrupts:
         # Prepared, a batch that stands for a user's Ctrl-C in its second pass: its check and its first pass's
-        # 2 rounds take 3 calls (60 ms a call: no extra calls to size rounds, and no warm-up).
+        # rounds come before the fifth call (60 ms a call: no extra calls to size rounds). Counted over every
+        # preparation: a cheap batch is prepared afresh for each pass (bench.timing.cheap_to_prepare).
+        calls = 0
+
         def __init__(self, workload):
-            self.out, self.calls = reference_contains(workload.inputs), 0
+            self.out = reference_contains(workload.inputs)
 
         def __call__(self):
-            self.calls += 1
-            if self.calls == 4:
+            Interrupts.calls += 1
+            if Interrupts.calls == 5:
                 signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)
             time.sleep(0.06)
             return self.out
