@@ -1,7 +1,8 @@
 """The command line: ``swarbench list | run | report`` and the sub-commands plugins add.
 
 Bad input of any kind ends in one line on stderr and exit code 2; a run with a wrong implementation exits 1;
-an interrupted run saves what it measured and exits 130. The commands are built on swarbench.api; the
+an interrupted run saves what it measured and exits 130; compare's gate exits 1 on a regression and 3 where it
+cannot tell one of its threshold from none. The commands are built on swarbench.api; the
 [tool.swarbench] table of ./pyproject.toml gives the options their defaults (swarbench.config).
 
 Only what parsing needs is imported up front: pandas, SciPy and the engine wait for the command that uses them,
@@ -17,12 +18,13 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from swarbench import api, config, fleet_options, local, options, registry as registry_mod, scaffold
+from swarbench import api, config, fleet_options, local, noise, options, registry as registry_mod, scaffold
 from swarbench.options import EXPORT_FORMATS, FORMATS
 from swarbench.errors import OutputError, UsageError
 from swarbench.model import InvalidInput, matches
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_UNRESOLVED = 3  # compare's gate: no regression, but some intervals too wide to tell one of the threshold
 
 
 class Parser(argparse.ArgumentParser):
@@ -76,10 +78,12 @@ def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.
                         "cancels, one implementation's regression does not; for CI gates on shared machines")
     p.add_argument("--fail-on-regression", type=options.argument_type(options.Positive()), default=None, metavar="PCT",
                    help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
-                        "beyond PCT (for CI gates)")
+                        "beyond PCT (for CI gates); exit 3 when none is, but some interval is too wide to tell a "
+                        "change of PCT%% from none")
     options.add_arguments(p, "compare")
 
     scaffold.add_parser(sub)
+    noise.add_parser(sub)
 
     p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
                        description="Every run under REPORTS, grouped by machine and commit: per kernel and "
@@ -247,7 +251,9 @@ def cmd_compare(args, reg) -> int:
         raise UsageError("compare needs at least two runs")
     frame = api.compare(*args.runs, reports=args.reports, relative=args.relative, follow=args.follow)
     geomeans = run_comparison.geomean_change(frame)
-    gate = run_comparison.regressions(frame, args.fail_on_regression) if args.fail_on_regression is not None else None
+    threshold = args.fail_on_regression
+    gate = run_comparison.regressions(frame, threshold) if threshold is not None else None
+    unresolved = run_comparison.unresolved(frame, threshold) if threshold is not None else None
     if args.format == "csv":
         text = frame.to_csv(index=False)
     elif args.format == "md":
@@ -255,11 +261,22 @@ def cmd_compare(args, reg) -> int:
     elif args.format == "html":
         text = comparison.render_html(frame, geomeans, gate)
     else:
-        text = comparison.render_text(frame, geomeans, gate)
+        text = comparison.render_text(frame, geomeans, gate, unresolved, threshold,
+                                      run_comparison.whole_run_moved(frame, threshold or 0)
+                                      if threshold is not None else {})
     _write_output(text, args.output)
-    if gate is not None and len(gate):
-        print(f"swarbench: {len(gate)} regression(s) beyond {args.fail_on_regression:g}%", file=sys.stderr)
+    if threshold is None:
+        return EXIT_OK
+    moved = run_comparison.whole_run_moved(frame, threshold)
+    if moved:
+        print(f"swarbench: {comparison.moved_summary(moved, threshold, len(gate))}", file=sys.stderr)
+        return EXIT_UNRESOLVED
+    if len(gate):
+        print(f"swarbench: {len(gate)} regression(s) beyond {threshold:g}%", file=sys.stderr)
         return EXIT_FAILED
+    if len(unresolved):
+        print(f"swarbench: {comparison.unresolved_summary(unresolved, threshold)}", file=sys.stderr)
+        return EXIT_UNRESOLVED
     return EXIT_OK
 
 
@@ -332,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             code = EXIT_OK
         elif args.command == "new-plugin":
             code = scaffold.run(args, reg)
+        elif args.command == "noise":
+            code = noise.run(args, reg)
         else:
             code = cmd_plugin(args, reg)
         _say(sys.stdout, "")  # what a command printed is written out here, where a failure can still be said

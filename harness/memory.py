@@ -8,17 +8,37 @@ by where their arrays happened to land (docs/measurement.md); fresh layouts each
 So every workload's arrays start on a cache line (``Kernel.make_workload``, ``Workload.fresh_copy``), and an
 implementation that makes arrays in ``prepare`` (a converted layout, an output buffer) makes them with
 ``aligned_empty`` or ``aligned_copy``: the layout a caller writing SIMD code gives its buffers, the same for
-every competitor. What alignment cannot fix (where pages land, 4 KiB offsets between arrays) is still drawn
-afresh each pass.
+every competitor. What alignment cannot fix (where pages land, 4 KiB offsets between arrays) is drawn afresh:
+a benchmark worker calls ``draw_layouts``, and from then on each array starts at a random cache line of a page
+(a random multiple of its alignment), so that each preparation of a batch, in each pass and each worker, is
+timed on a layout of its own and a median is one over many layouts (docs/measurement.md, "Memory layout").
 """
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any, Optional, Union
 
 import numpy as np
 
 CACHE_LINE = 64  # bytes: the line of x86-64 and most ARM64 (Apple cores use 128); a multiple of every vector width here
+PAGE = 4096  # bytes: 4 KiB offsets between arrays set which cache sets they share and whether loads alias stores
+LEAST_PLACES = 8  # an alignment of a page or more still draws from this many places (whole pages apart)
+
+_layouts: random.Random | None = None  # set by draw_layouts: where in a page each new array starts
+
+
+def draw_layouts(rng: random.Random | None) -> None:
+    """From now on, start each array ``aligned_empty`` makes at a multiple of its alignment drawn from ``rng``
+    within a page (within LEAST_PLACES alignments, for an alignment of a page or more); None: at the first
+    boundary, as outside a benchmark worker."""
+    global _layouts
+    _layouts = rng
+
+
+def _offset(align: int) -> int:
+    """Where past the first ``align`` boundary of a fresh allocation an array starts: 0, or a draw."""
+    return 0 if _layouts is None else align * _layouts.randrange(max(PAGE // align, LEAST_PLACES))
 
 
 def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_LINE) -> np.ndarray:
@@ -26,8 +46,9 @@ def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_L
     no bytes to align: NumPy may point it anywhere.)"""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
-    raw = np.empty(count * dtype.itemsize + align, np.uint8)
-    start = -raw.ctypes.data % align
+    offset = _offset(align)
+    raw = np.empty(count * dtype.itemsize + align + offset, np.uint8)
+    start = -raw.ctypes.data % align + offset
     return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
 
 

@@ -246,6 +246,8 @@ class Option:
     # a repeatable option whose values may also come after the sub-command, as words of their own: the
     # parsed command line holds those under this name, and ``values_of`` adds them to the option's
     positional: str = ""
+    off: tuple[str, ...] = ()  # a flag's command-line words that turn it off, beside ``flags`` that turn it on
+    off_help: str = ""
 
     @property
     def keyword(self) -> str:
@@ -275,6 +277,8 @@ class Option:
         common = dict(dest=self.keyword, help=self.help)
         if isinstance(self.kind, Flag):
             parser.add_argument(*flags, action="store_false" if self.negated else "store_true", **common)
+            if self.off:
+                parser.add_argument(*self.off, dest=self.keyword, action="store_false", help=self.off_help)
             return
         if isinstance(self.kind, Choice):
             parser.add_argument(*flags, choices=self.kind.choices + choices, **common)
@@ -322,13 +326,13 @@ def _written(value: Any) -> str:
 
 
 RUN = ("run",)
-SELECTING = ("run", "list")
+SELECTING = ("run", "list", "noise")  # (noise: its pair's subset, default swarbench.noise.KERNELS)
 SAVED = ("run", "report", "compare", "history")
 OPTIONS = {o.key: o for o in (
     Option("kernels", Patterns(), [], "kernels whose id matches this shell pattern, e.g. 'cards.*' (repeatable; "
-           "default all)", SELECTING, "kernels", ("--kernel", "-k")),
+           "default all; `noise`: its own subset)", SELECTING, "kernels", ("--kernel", "-k")),
     Option("implementations", Patterns(), [], "implementations whose name matches this pattern, e.g. 'c-*' "
-           "(repeatable; default all)", SELECTING, "impls", ("--impl", "-i")),
+           "(repeatable; default all; `noise`: its own subset)", SELECTING, "impls", ("--impl", "-i")),
     Option("workloads", Patterns(), [], "run these workload kinds instead of each kernel's defaults (repeatable; "
            "see `list`)", RUN, "workloads", ("--workload", "-w"), metavar="NAME"),
     Option("size", SIZE, None, "operations per batch, e.g. 1048576 or 1e6 (default: each workload's own size)",
@@ -349,8 +353,10 @@ OPTIONS = {o.key: o for o in (
     Option("settle", WholeNumber(0, LARGEST_STAGES, "a whole number (0 or more)"), 0,
            "up to K extra workers, one after another, for the cases whose workers' medians differ by more than "
            "10%%, long batches aside (default 0)", RUN, "settle", metavar="K"),
-    Option("keep-slowed", Flag(), False, "keep in the medians the samples of passes the canary found the machine "
-           "slowed during (default: set them aside, counted in samples_slowed)", RUN, "keep_slowed"),
+    Option("keep-slowed", Flag(), True, "keep every sample in the medians, those of passes the canary found the "
+           "machine slowed during too (the default)", RUN, "keep_slowed",
+           off=("--set-aside-slowed",), off_help="set aside the samples of passes the canary found the machine "
+           "slowed during, counted in samples_slowed (as runs before this version did)"),
     Option("timeout", Positive(), 600.0, "a case (prepare, check and timing) running longer is stopped and "
            "reported as timed out (default 600)", RUN, "timeout", metavar="SECONDS"),
     Option("overhead", Flag(), True, "skip timing the empty call of each family (the fixed cost shown beside each "
@@ -369,6 +375,12 @@ OPTIONS = {o.key: o for o in (
            "pytest-benchmark and of github-action-benchmark (customSmallerIsBetter)", ("run", "report"),
            flags=("--format", "-f")),
     Option("quiet", Flag(), False, "no progress lines", RUN, flags=("--quiet", "-q")),
+    Option("threshold", Positive(), 10.0, "the --fail-on-regression threshold to judge the rows' resolution "
+           "against (default 10)", ("noise",), metavar="PCT"),
+    Option("system", Flag(), False, "only what can be seen of the machine; no runs", ("noise",)),
+    # (not ``reports``: the pair's runs go to a temporary folder, removed, unless this is given)
+    Option("noise-reports", Folder(), None, "keep the pair's two runs here (default: a temporary folder, removed)",
+           ("noise",), flags=("--reports",)),
     Option("disable-plugins", Patterns(metavar="NAME"), [], "do not load this plugin (repeatable; also "
            "$SWARBENCH_DISABLE_PLUGINS=a,b)", ("",), "disable", ("--disable-plugin",)),
     Option("plugins", Patterns(metavar="FILE"), [], "load this local plugin: a .py file, a folder of them, or a "

@@ -1,16 +1,18 @@
 """Compare saved runs, benchstat-style: per measurement the change of the median, its interval, a p-value.
 
 The first run is the reference; every other run is compared with it. A change is called only when the
-Mann-Whitney U test (scipy.stats.mannwhitneyu) rejects "same distribution" at ``alpha`` *and* the 95% bootstrap
-interval of the ratio of medians excludes 1; otherwise the row says ``~``. The regression gate is stricter
-still: it trips only where the whole interval lies beyond the threshold, so noise within a run cannot fail a
-build. A slow spell that covers every process of one run can (the interval cannot see past its processes), and
-the fewer the processes, the likelier: a gated row says how many stood behind it (GATE_PROCESSES).
+Mann-Whitney U test (scipy.stats.mannwhitneyu) over the runs' units (each pass's median) rejects "same
+distribution" at ``alpha`` *and* the 95% interval of the ratio of medians excludes 1; otherwise the row says
+``~``. The regression gate is stricter still: it trips only where the whole interval lies beyond the threshold,
+so noise within a run cannot fail a build; where an interval is too wide to tell a change of the threshold
+from none, the gate says so (``unresolved``) instead of passing. A slow spell that covers every process of one
+run can still trip it (the interval cannot see past its processes), and the fewer the processes, the likelier:
+a gated row says how many stood behind it (GATE_PROCESSES).
 
-The interval is a two-level bootstrap: worker processes are resampled, then samples within each. Samples of
-one process are not independent of each other: on a shared machine a whole process can run in a slow spell,
-and an interval from pooled samples would call that a regression. Resampling processes puts the difference
-between them into the interval. scipy.stats.bootstrap resamples flat samples only, hence this code.
+The interval is the hierarchical bootstrap of sample_stats: worker processes are resampled, then passes within
+each. Samples of one pass, or of one process, are not independent of each other (where the pass's arrays
+landed, a slow spell of the machine), and an interval from pooled samples would call such a difference a
+regression. scipy.stats.bootstrap resamples flat samples only, hence that code.
 
 With ``relative``, each change is taken against the other implementations of the same workload: B's samples
 are divided by the drift, the median of the others' changes of median, before the interval and the test. A
@@ -48,7 +50,9 @@ class LoadedRun:
     run_id: str
     folder: Path
     machine: dict
-    blocks: dict[tuple, list[np.ndarray]]  # KEY -> ns/op samples of a PASS measurement, one array per worker
+    # KEY -> ns/op samples of a PASS measurement: a list of passes (arrays) per worker (sample_stats.Units); a
+    # worker given as one flat array counts each sample as a pass
+    blocks: dict[tuple, list]
     # the canary's view of the run (results.machine_steadiness); NaN for a run saved without one
     steadiness: dict = field(default_factory=lambda: results.machine_steadiness([]))
 
@@ -77,7 +81,8 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     blocks = {}
     for m in results.merge_records(records):
         if m.status is Status.PASS and m.samples_s:
-            blocks[m.key] = [sample_stats.ns_per_op(b, int(m.n or 1)) for b in m.worker_samples_s]
+            n = int(m.n or 1)
+            blocks[m.key] = [[sample_stats.ns_per_op(p, n) for p in worker] for worker in m.unit_samples_s]
     run_id = run.results()["run_id"].dropna().astype(str)
     run_id = run_id.iloc[0] if len(run_id) else folder.name
     if machine:
@@ -86,35 +91,26 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     return LoadedRun(run_id, folder, run.machine(), blocks, results.machine_steadiness(records))
 
 
-def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """Medians of ``resamples`` two-level resamples: pick as many blocks as there are, with replacement, and
-    within each picked block as many samples as it has, with replacement."""
-    width = max(len(b) for b in blocks)
-    padded = np.full((len(blocks), resamples, width), np.nan)
-    for i, block in enumerate(blocks):
-        padded[i, :, :len(block)] = block[rng.integers(0, len(block), (resamples, len(block)))]
-    picked = rng.integers(0, len(blocks), (resamples, len(blocks)))
-    chosen = padded[picked, np.arange(resamples)[:, None]]  # (resamples, blocks, width)
-    return np.nanmedian(chosen.reshape(resamples, -1), axis=1)
+def ratio_interval(x_blocks: list, y_blocks: list) -> tuple[float, float]:
+    """95% interval of median(y) / median(x), each run's samples resampled by process and then by pass
+    (sample_stats.units_ratio_interval); a block given as a flat array counts each of its samples as a pass."""
+    return sample_stats.units_ratio_interval(sample_stats.as_units(x_blocks), sample_stats.as_units(y_blocks))
 
 
-def ratio_interval(x_blocks: list[np.ndarray], y_blocks: list[np.ndarray],
-                   resamples: int = sample_stats.RESAMPLES) -> tuple[float, float]:
-    """95% interval of median(y) / median(x) by the two-level bootstrap, seeded so reports repeat."""
-    if sum(len(b) for b in x_blocks) < 2 or sum(len(b) for b in y_blocks) < 2:
-        return math.nan, math.nan
-    rng = np.random.default_rng(0)
-    ratios = _resampled_medians(y_blocks, rng, resamples) / _resampled_medians(x_blocks, rng, resamples)
-    tail = 100 * (1 - sample_stats.CONFIDENCE) / 2
-    low, high = np.percentile(ratios, [tail, 100 - tail])
-    return float(low), float(high)
+def unit_medians(blocks: list) -> np.ndarray:
+    """The median of each unit (a pass of a process): what the rank test compares, as independent values."""
+    return np.array([np.median(p) for worker in sample_stats.as_units(blocks) for p in worker if len(p)])
+
+
+def flat(blocks: list) -> np.ndarray:
+    """Every sample of a measurement's blocks, whatever their nesting."""
+    return np.concatenate([p for worker in sample_stats.as_units(blocks) for p in worker])
 
 
 def drifts(a: LoadedRun, b: LoadedRun, keys: list[tuple]) -> dict[tuple, float]:
     """Per measurement, the median change of median of the other implementations of its workload (kernel,
     workload kind, n) in both runs; NaN where there is none."""
-    log_ratio = {k: math.log(np.median(np.concatenate(b.blocks[k])) / np.median(np.concatenate(a.blocks[k])))
-                 for k in keys}
+    log_ratio = {k: math.log(np.median(flat(b.blocks[k])) / np.median(flat(a.blocks[k]))) for k in keys}
     out = {}
     for key in keys:
         others = [log_ratio[k] for k in keys if k != key and (k[0], k[2], k[3]) == (key[0], key[2], key[3])]
@@ -128,22 +124,24 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
     drift = drifts(a, b, keys) if relative else dict.fromkeys(keys, math.nan)
     for key in keys:
         scale = drift[key] if drift[key] == drift[key] else 1.0
-        x, y = np.concatenate(a.blocks[key]), np.concatenate(b.blocks[key])
+        x, y = flat(a.blocks[key]), flat(b.blocks[key])
         raw = float(np.median(y) / np.median(x))
         ratio = raw / scale
         low, high = (v / scale for v in ratio_interval(a.blocks[key], b.blocks[key]))
-        y_scaled = y / scale
-        p = float(stats.mannwhitneyu(x, y_scaled, alternative="two-sided").pvalue) if len(x) > 1 and len(y) > 1 \
+        # the rank test over units, not samples: samples of one pass are not independent of each other
+        ux, uy = unit_medians(a.blocks[key]), unit_medians(b.blocks[key]) / scale
+        p = float(stats.mannwhitneyu(ux, uy, alternative="two-sided").pvalue) if len(ux) > 1 and len(uy) > 1 \
             else 1.0
         significant = p < ALPHA and low == low and (low > 1 or high < 1)
         rows.append(dict(zip(KEY, key)) | {
             "run_a": a.run_id, "run_b": b.run_id,
             "machine_a": a.machine.get("cpu", ""), "machine_b": b.machine.get("cpu", ""),
             "median_a": float(np.median(x)), "median_b": float(np.median(y)),
-            "ci_a": _relative_halfwidth(x), "ci_b": _relative_halfwidth(y),
+            "ci_a": _relative_halfwidth(a.blocks[key]), "ci_b": _relative_halfwidth(b.blocks[key]),
             "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
             "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
             "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
+            "units_a": len(ux), "units_b": len(uy),
             "processes_a": len(a.blocks[key]), "processes_b": len(b.blocks[key]),
         })
     frame = pd.DataFrame(rows)
@@ -155,21 +153,24 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
 
 
 def machine_change(a: dict, b: dict) -> dict:
-    """How the machine itself moved between two runs, by their canaries: each run's canary median and slowed
-    share, the change of the median, and whether the runs are unlike (that change beyond MACHINE_CHANGE, or
-    either run slowed for results.UNSTEADY_SHARE of it or more). Unknown (NaN, False) for a run saved without a
-    canary."""
+    """How the machine itself moved between two runs: each run's canary median, slowed share (from its passes)
+    and other programs' CPUs (its load lines), the change of the canary median, and whether the runs are unlike
+    (that change beyond MACHINE_CHANGE, either run slowed for results.UNSTEADY_SHARE of it or more, or other
+    programs' CPUs differing by results.OTHERS_SEEN * 5 or more). Unknown (NaN, False) for runs saved without
+    these."""
     change = b["machine_canary_us"] / a["machine_canary_us"] - 1
     shares = (a["machine_slowed_share"], b["machine_slowed_share"])
-    unlike = bool(abs(change) > MACHINE_CHANGE or max(shares) >= results.UNSTEADY_SHARE)
+    others = (a.get("machine_others_cpus", math.nan), b.get("machine_others_cpus", math.nan))
+    unlike = bool(abs(change) > MACHINE_CHANGE or max(shares) >= results.UNSTEADY_SHARE
+                  or abs(others[1] - others[0]) >= results.OTHERS_SEEN * 5)
     return {"canary_us_a": a["machine_canary_us"], "canary_us_b": b["machine_canary_us"],
             "slowed_share_a": shares[0], "slowed_share_b": shares[1], "canary_change": change,
-            "machine_changed": unlike}
+            "others_cpus_a": others[0], "others_cpus_b": others[1], "machine_changed": unlike}
 
 
-def _relative_halfwidth(x: np.ndarray) -> float:
-    low, high = sample_stats.bootstrap_interval((x,), sample_stats.median)
-    med = float(np.median(x))
+def _relative_halfwidth(blocks: list) -> float:
+    low, high = sample_stats.units_interval(sample_stats.as_units(blocks))
+    med = float(np.median(flat(blocks)))
     return (high - low) / 2 / med if med and low == low else math.nan
 
 
@@ -193,3 +194,22 @@ def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
     """Rows slower by more than the threshold with the whole interval beyond it."""
     return frame[frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100)]
+
+
+def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, float]:
+    """The compared runs whose rows moved together: each run's median change over every row, where it is half
+    the threshold or more (a compare without ``relative``). A whole run that moved is the machine (a slower
+    spell, another load) or a change to every row; either way no row's change can be told from it, and the gate
+    says so instead of failing or passing every row on it."""
+    if not len(frame) or frame["relative"].any():
+        return {}
+    moved = frame.groupby("run_b", sort=False)["absolute_change"].median()
+    return {run: float(change) for run, change in moved.items() if abs(change) >= threshold_pct / 200}
+
+
+def unresolved(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
+    """Rows that cannot tell a change of the threshold from none: no interval (too few units), or one whose
+    half-width is the threshold or more. Regressions are left out: they were told."""
+    half = (frame["change_ci_high"] - frame["change_ci_low"]) / 2
+    beyond = frame.index.isin(regressions(frame, threshold_pct).index)
+    return frame[~beyond & ~(half < threshold_pct / 100)]

@@ -4,7 +4,8 @@ A run folder (REPORTS/<run-id>/) holds
 
 - ``records.jsonl``: the workers' lines, one JSON object each, appended as the run goes (``RecordWriter`` in a
   worker, ``RunFolder.append`` in the engine): a ``run`` line first, then ``start``, ``phase``, ``progress``,
-  ``plan``, ``build`` and ``result`` lines. Each kind is a typed line here (``ResultLine`` above all).
+  ``plan``, ``build``, ``load`` (the engine's, swarbench.machine_load) and ``result`` lines. Each kind is a
+  typed line here (``ResultLine`` above all).
 - ``machine.json``: the machine the run was made on (swarbench.machine.collect).
 - ``results.csv``: the tidy frame (swarbench.results.frame), one row per measurement.
 - ``benchmark.json``: pytest-benchmark's own layout (swarbench.export builds it), with a ``swarbench`` entry for
@@ -70,7 +71,8 @@ EXPLAIN_TEXT_COLUMNS = ("code_function", "code_origin", "code_sha256", "core_bot
 # Columns added within results format 2: a results file written before them still loads, with these empty.
 LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
                  "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine", *EXPLAIN_COLUMNS)
+                 "ns_per_op_median_all", "reprepare_s", "machine", "units", "machine_slowdown",
+                 "machine_others_cpus", "machine_steal_share", "machine_queue", *EXPLAIN_COLUMNS)
 # Columns of text; every other column of the frame holds numbers
 TEXT_COLUMNS = {"run_id", "kernel", "suite", "implementation", "family", "workload", "unit", "status", "reason",
                 "expected_to_fail", "stability", "worker_medians", "baseline", "params", "summary", "machine",
@@ -360,6 +362,20 @@ class CanaryLine(Line):
 
 
 @dataclass
+class LoadLine(Line):
+    """What else the machine did while a worker ran, over the span ``t`` (swarbench.machine_load, polled by the
+    engine): the CPUs other programs kept busy, those steal took, the mean number of other programs ready to
+    run, and the machine's CPUs."""
+    EVENT: ClassVar[str] = "load"
+    worker: int = 0
+    t: list = field(default_factory=list)  # [start, end]
+    others_cpus: float = 0.0
+    steal_cpus: float = 0.0
+    queue: float = 0.0
+    cpus: int = 1
+
+
+@dataclass
 class OtherLine(Line):
     """A line of a kind this version does not know: kept as it was, and passed over."""
     event: str = ""
@@ -391,6 +407,7 @@ class ResultLine:
     check_s: Optional[float] = None  # the verification call's duration; later workers size their rounds by it
     samples_s: list = field(default_factory=list)
     pass_canary_s: Any = field(default_factory=list)  # [before_s, after_s, samples] a timed pass (steadiness)
+    pass_t: Any = field(default_factory=list)  # [start, end] of each timed pass (time.time()): machine_speed
     rounds: int = 0
     iterations: int = 0
     reprepare_s: Any = field(default_factory=list)  # preparing afresh for each later pass
@@ -422,13 +439,16 @@ class ResultLine:
     def key(self) -> MeasurementKey:
         return MeasurementKey.of(self)
 
-    def add_pass(self, samples: list[float], before_s: float, after_s: float) -> None:
-        """A timed pass's samples, with the canary readings taken on either side of it."""
+    def add_pass(self, samples: list[float], before_s: float, after_s: float, span: tuple = ()) -> None:
+        """A timed pass's samples, with the canary readings taken on either side of it and when it ran."""
         self.samples_s += samples
         self.pass_canary_s.append([before_s, after_s, len(samples)])
+        if span:
+            self.pass_t.append([round(span[0], 4), round(span[1], 4)])
 
     def drop_samples(self) -> None:
         self.samples_s, self.pass_canary_s, self.rounds, self.iterations = [], [], 0, 0
+        self.pass_t = []
 
     def median_text(self) -> str:
         samples = sorted(self.samples_s)
@@ -472,7 +492,7 @@ class ResultLine:
                 values["status"] = Status.parse(_text("status", data["status"]))
             except ValueError as exc:
                 raise BadRecord(f"status holds {data['status']!r}, not a status") from exc
-        for name in ("params", "summary", "samples_s", "pass_canary_s", "reprepare_s"):
+        for name in ("params", "summary", "samples_s", "pass_canary_s", "pass_t", "reprepare_s"):
             values[name] = data.get(name)
         explain = data.get("explain")
         if explain is not None and not isinstance(explain, dict):
@@ -482,9 +502,10 @@ class ResultLine:
         return cls(**{k: (v if v is not None else getattr(defaults, k)) for k, v in values.items()})
 
 
-Record = Union[ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine, CanaryLine, OtherLine]
+Record = Union[ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine, CanaryLine, LoadLine,
+               OtherLine]
 LINES = {cls.EVENT: cls for cls in (ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine,
-                                    CanaryLine)}
+                                    CanaryLine, LoadLine)}
 
 
 def record(data: Union[dict, Record]) -> Record:
@@ -691,8 +712,9 @@ class RunFolder:
         return parse_lines(complete.decode(errors="replace"), str(self.records_path), strict=False), \
             offset + len(complete)
 
-    def append(self, line: Record) -> None:
-        files.append_line(self.records_path, dumps(line))
+    def append(self, line: Record, durable: bool = True) -> None:
+        """``durable``: on disk before the engine goes on; a line that only adds colour (a ``load``) skips it."""
+        files.append_line(self.records_path, dumps(line), durable)
 
     def write_records(self, lines: Iterable[Record]) -> None:
         files.write_atomic(self.records_path, "".join(dumps(r) + "\n" for r in lines))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from swarbench.machine_load import LoadMonitor
 from swarbench.runfolder import (PYTEST_LOG, RECORD_FAILED_EXIT, PhaseLine, Record, ResultLine, RunFolder,
                                  StartLine)
 from swarbench.signals import Stopped
@@ -58,14 +59,15 @@ class RecordTail:
 def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
     child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
     try:
-        return _watch(child, tail, worker, timeout)
+        return _watch(child, tail, worker, timeout, LoadMonitor(tail.folder, worker))
     finally:  # whatever ends the watch (a second Ctrl-C in the middle of the first's handling), no worker outlives it
         if child.poll() is None:
             child.kill()
             child.wait()
 
 
-def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
+def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float,
+           load: Optional[LoadMonitor] = None) -> WorkerEnd:
     try:
         while True:
             try:
@@ -73,6 +75,8 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
                 break
             except subprocess.TimeoutExpired:
                 pass
+            if load is not None:  # what else the machine is doing meanwhile (swarbench.machine_load)
+                load.poll(child.pid)
             tail.poll()
             running = tail.running.get(worker)
             if running and time.time() - running[1] > timeout:

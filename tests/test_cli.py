@@ -185,7 +185,8 @@ def test_ctrl_c_keeps_what_was_measured(env):
     frame = pd.read_csv(os.path.join(os.path.dirname(records), "results.csv"))
     kept = frame[frame.kernel == "cards.remove"]
     passed = kept[kept.status == "PASS"]
-    assert len(passed) >= 2 and passed.reason.str.startswith("stopped after").all() and "interrupted" in out
+    assert len(passed) >= 2 and passed.reason.str.startswith("stopped after").all() and "interrupted" in out, \
+        kept[["implementation", "status", "reason"]]
     assert not kept.status.isin(["ERROR", "FAIL"]).any(), kept[["implementation", "status", "reason"]]
 
 

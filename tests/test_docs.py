@@ -269,6 +269,11 @@ COMMANDS: dict[str, Callable[[Context], list[Step]]] = {
         with_runs(lambda a, b: [py("-c", "import pathlib, shutil; d = pathlib.Path('.benchmarks/Linux-CPython-3.11-64bit'); "
                                          f"d.mkdir(parents=True, exist_ok=True); shutil.copy('reports/{a}/benchmark.json', "
                                          "d / '0001_swarbench.json')")]),
+    # docs/measurement.md (`swarbench noise` takes no sizes: its pair is its own small subset)
+    "swarbench noise --system": fixed(sb("noise", "--system", says=("frequency scaling:",))),
+    "swarbench noise": fixed(sb("noise", says=("false alarms:",))),
+    "swarbench noise -k cards.contains -i 'c-*' --threshold 5":
+        fixed(sb("noise", "-k", "cards.contains", "-i", "c-*", "--threshold", "5", says=("false alarms:",))),
     # docs/reports.md, the CI example's steps
     "pip install .": fixed(INSTALL_CHECK),
     "swarbench run --kernel 'cards.*' --processes 4 --reports reports":

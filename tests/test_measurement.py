@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -100,7 +101,9 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     base, slow = _steady_run(env, "1"), _steady_run(env, "2.5")
 
     same = swarbench("compare", base, base, "--fail-on-regression", "5", env=env)
-    assert same.returncode == 0, same.stderr
+    # a run against itself is never a regression; where its intervals are wider than 5% (a busy host), the gate
+    # says it cannot resolve 5% and exits 3 (issue 38, item 5)
+    assert same.returncode == 0 or (same.returncode == 3 and "cannot resolve 5% here" in same.stderr), same.stderr
     row = next(ln for ln in same.stdout.splitlines() if ln.startswith("cards.contains/steady"))
     assert " ~ " in f" {row} "
 
@@ -109,7 +112,9 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     (r,) = frame.itertuples()
     assert r.significant and r.change > 0.3 and r.p_value < 0.05 and r.change_ci_low > 0.1
     gate = swarbench("compare", base, slow, "--fail-on-regression", "10", env=env)
-    assert gate.returncode == 1 and "regression" in gate.stderr
+    # one row, so its change is the whole run's: the gate names the row beyond 10% but cannot tell it from the
+    # machine (exit 3); --relative, below, takes it as a regression
+    assert gate.returncode == 3 and "1 row beyond 10%, but every row moved together" in gate.stderr, gate.stderr
     assert "geomean" in gate.stdout
     lenient = swarbench("compare", base, slow, "--fail-on-regression", "900", env=env)
     assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
@@ -391,20 +396,28 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     assert probes >= 2 and all(case.startswith("swarbench.overhead:") for k in (1, 2, 3)
                                for case in by_pass[k][:probes])
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
-    assert records[0] == {"event": "run", "keep_slowed": False, "format_version": 1}  # what later reports repeat
+    assert records[0] == {"event": "run", "keep_slowed": True, "format_version": 1}  # what later reports repeat
     # (a case this machine cannot run, AVX-512 on a CPU without it, has its SKIP line and no pass)
     ends = [r for r in records if r.get("event") == "result" and r.get("status") != "SKIP"]
     assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
-    for end in ends:  # a canary reading on either side of every pass, and the pass's sample count
+    for end in ends:  # a canary reading on either side of every pass, the pass's sample count, and when it ran
         counts = [n for *_, n in end["pass_canary_s"]]
         assert len(counts) == 3 and sum(counts) == len(end["samples_s"]) and max(counts) - min(counts) <= 1
         assert all(0 < s < 1 for before, after, _ in end["pass_canary_s"] for s in (before, after))
+        spans = end["pass_t"]
+        assert len(spans) == 3 and all(a <= b for a, b in spans) and spans == sorted(spans)
     frame = _frame(env)
     frame = frame[frame.status != "SKIP"]
-    assert (frame.rounds >= 3).all() and (frame.samples + frame.samples_slowed == frame.rounds).all()
-    assert frame["machine_canary_us"].nunique() == 1 and 0 <= frame["machine_slowed_share"].iloc[0] <= 1
+    # every sample is kept (--set-aside-slowed would set some aside), each pass a unit of the interval
+    assert (frame.rounds >= 3).all() and (frame.samples == frame.rounds).all() and frame.samples_slowed.isna().all()
+    assert (frame.units == 3).all()
+    share = frame["machine_slowed_share"].iloc[0]
+    assert frame["machine_canary_us"].nunique() == 1 and (np.isnan(share) or 0 <= share <= 1)
+    # the engine's load lines: what else the machine did, second by second
+    loads = [r for r in records if r.get("event") == "load"]
+    assert loads and all(r["others_cpus"] >= 0 and r["queue"] >= 0 and r["cpus"] >= 1 for r in loads)
     report = (Path(env["SWARBENCH_REPORTS"]) / run / "report.md").read_text()
-    assert "Steadiness: the machine itself ran 15% or more slower than its best during" in report
+    assert re.search(r"Steadiness: .*(other programs kept|no other program was seen)", report)
 
 
 @pytest.mark.slow
@@ -685,13 +698,16 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
 
     class Interrupts:
         # Prepared, a batch that stands for a user's Ctrl-C in its second pass: its check and its first pass's
-        # 2 rounds take 3 calls (60 ms a call: no extra calls to size rounds, and no warm-up).
+        # rounds come before the fifth call (60 ms a call: no extra calls to size rounds). Counted over every
+        # preparation: a cheap batch is prepared afresh for each pass (bench.timing.cheap_to_prepare).
+        calls = 0
+
         def __init__(self, workload):
-            self.out, self.calls = reference_contains(workload.inputs), 0
+            self.out = reference_contains(workload.inputs)
 
         def __call__(self):
-            self.calls += 1
-            if self.calls == 4:
+            Interrupts.calls += 1
+            if Interrupts.calls == 5:
                 signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)
             time.sleep(0.06)
             return self.out

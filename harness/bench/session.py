@@ -8,16 +8,17 @@ import random
 import signal
 import sys
 import threading
+import time
 from typing import Callable, Optional
 
 import pytest
 
-from swarbench import counters, local, oracle, progress, registry as registry_mod
+from swarbench import counters, local, memory, oracle, progress, registry as registry_mod
 from swarbench.bench import canary, checking, overhead, rounds
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes, selected_families
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
-from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
+from swarbench.bench.timing import Timing, cheap_to_prepare, prepare_again, time_pass
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.runfolder import RecordWriter, ResultLine, Status
 
@@ -40,6 +41,7 @@ class Session:
         self.timings: dict[str, Timing] = {}  # cases past their first pass and before their last
         self.canary = canary.Reader()
         self.layout_rng = random.Random()  # layouts are not repeatable anyway: nothing to seed
+        memory.draw_layouts(self.layout_rng)  # every array made from here on starts where a draw puts it
         self.signalled = False  # a Ctrl-C (or a stop signal) reached this worker: a KeyboardInterrupt is the user's
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -153,12 +155,13 @@ class Session:
         self.phase(case.id, label, "generating inputs")
         with progress.reporting(self.reporter(case.id, label, "generating inputs")):
             prepared = self.cache.get(case)
-        checked_s, around = self.verified.get(case.id), []
+        checked_s, around, span = self.verified.get(case.id), [], ()
         if checked_s is None:
             self.phase(case.id, label, "checking")
-            before = self.canary.read()
+            before, started = self.canary.read(), time.time()
             with progress.reporting(self.reporter(case.id, label, "checking")):
                 verdict = oracle.verify(kernel, impl, prepared.workload, prepared.expected, keep_outputs=True)
+            span = (started, time.time())
             around = [before, self.canary.read()]
         else:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
@@ -177,9 +180,10 @@ class Session:
                             checked_here=checked_s is None)
         if line.samples_s:  # a long batch's verification call, its first sample, is judged like any pass
             line.pass_canary_s.append(around + [len(line.samples_s)])
+            line.pass_t.append([round(t, 4) for t in span])
         # a first preparation may include one-time costs (loading a JIT's cache): one up to 5x the limit is
         # tried once more, and the second says what preparing costs
-        if verdict.prepare_s < 5 * REPREPARE_BELOW_S and timing.plan.batch_s < rounds.WARMUP_BELOW_S:
+        if cheap_to_prepare(verdict.prepare_s / 5, timing.plan):
             timing.fresh_inputs = workload
         self.timings[case.id] = timing
 

@@ -3,6 +3,7 @@ pytest-benchmark, and a short batch prepared again from fresh memory before a la
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -14,7 +15,8 @@ from swarbench.bench.rounds import PASS_WARMUP_BELOW_S, WARMUP_BELOW_S, RoundPla
 from swarbench.model import Workload
 from swarbench.runfolder import ResultLine, finite
 
-REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepared afresh for every pass
+REPREPARE_BELOW_S = 0.02  # a batch whose preparation takes less is prepared afresh for every pass it is timed in
+REPREPARE_SHARE = 0.1  # so is one whose preparation costs at most this share of the calls a pass times
 BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where
 
 
@@ -59,6 +61,7 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
                                 workload=line.workload, n=line.n, prepare_s=line.prepare_s, status=line.status,
                                 worker=line.worker)
     before = read_canary()
+    started = time.time()
     try:
         timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.plan.iterations,
                                             warmup_rounds=warmup)
@@ -69,7 +72,15 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
         raise
     stats = getattr(benchmark, "stats", None)
     line.rounds += rounds
-    line.add_pass(list(stats.stats.data) if stats is not None else [], before, read_canary())
+    ended = time.time()
+    line.add_pass(list(stats.stats.data) if stats is not None else [], before, read_canary(), (started, ended))
+
+
+def cheap_to_prepare(prepare_s: float, plan: RoundPlan) -> bool:
+    """Whether a batch planned so is prepared afresh before each pass it is timed in: it is timed in more than
+    one, and preparing costs under REPREPARE_BELOW_S or REPREPARE_SHARE of a pass's timed calls."""
+    timed = [rounds for rounds in plan.per_pass if rounds > 0]
+    return len(timed) > 1 and prepare_s < max(REPREPARE_BELOW_S, REPREPARE_SHARE * plan.batch_s * min(timed))
 
 
 def prepare_again(impl, timing: Timing, rng: random.Random) -> None:
@@ -86,5 +97,5 @@ def prepare_again(impl, timing: Timing, rng: random.Random) -> None:
         raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")
     timing.verdict.batch, timing.reprepared = verdict.batch, True
     timing.line.reprepare_s.append(finite(verdict.prepare_s))
-    if verdict.prepare_s >= REPREPARE_BELOW_S:  # too dear to repeat: this batch serves the passes left
+    if not cheap_to_prepare(verdict.prepare_s, timing.plan):  # too dear to repeat: it serves the passes left
         timing.fresh_inputs = None

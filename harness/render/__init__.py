@@ -5,6 +5,7 @@ They format and lay out; they never compute statistics (swarbench.results did th
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 
 from swarbench.model import ReportSection
 from swarbench.results import OVERHEAD_KERNEL, SLOWED, UNSTEADY_SHARE
+from swarbench.results.steadiness import OTHERS_SEEN
 from swarbench.runfolder import Status, status_of
 
 
@@ -49,22 +51,49 @@ FORMATS = ("text", "md", "csv", "html")
 
 
 def steadiness_lines(view: RunView) -> list[str]:
-    """Per run, in plain words, how much of it other work on the machine slowed (its canary's readings,
-    swarbench.results.machine_steadiness); nothing for a run saved without them."""
+    """Per run, in plain words, how steady the machine was: how much slower its benchmarks' passes ran in the
+    slowed stretches of the run and for how much of it (swarbench.results.machine_speed), and other programs
+    only where the machine showed them (machine_load); nothing for a run saved without either."""
     out = []
     for run_id, group in view.frame.groupby("run_id", sort=True):
-        share = float(group["machine_slowed_share"].iloc[0])
-        if share != share:
+        first = group.iloc[0]
+        share, slowdown = float(first["machine_slowed_share"]), float(first.get("machine_slowdown", math.nan))
+        said = []
+        if not math.isnan(share):
+            said.append("the machine ran at one speed through the run" if share == 0 else
+                        f"the machine ran {SLOWED:.0%} or more slower during {share:.0%} of the run"
+                        if math.isnan(slowdown) else
+                        f"the machine ran {slowdown:.0%} slower during {share:.0%} of the run")
+        others = load_words(first)
+        if others:
+            said.append(others)
+        if not said:
             continue
-        line = (f"{run_id + ': ' if len(view.run_ids) > 1 else ''}the machine itself ran {SLOWED:.0%} or more "
-                f"slower than its best during {share:.0%} of the run (other programs were using it)")
-        if share > 0 and group["samples_slowed"].notna().any():  # not in a run saved before, or --keep-slowed
-            line += (f"; the {int(group['samples_slowed'].sum()):,} samples timed then are set aside, out of the "
-                     "medians")
+        line = (run_id + ": " if len(view.run_ids) > 1 else "") + "; ".join(said)
+        if share > 0 and group["samples_slowed"].notna().any():  # only a run made with --set-aside-slowed
+            line += (f"; the {int(group['samples_slowed'].sum()):,} samples the canary found slowed are set aside, "
+                     "out of the medians")
         if share >= UNSTEADY_SHARE:
-            line += "; medians may still move by more than their intervals: measure again on a quieter machine"
+            line += "; medians may move by more than their intervals: measure again on a quieter machine"
         out.append(line)
     return out
+
+
+def load_words(row) -> str:
+    """Other programs on the machine during a run, as its load lines showed them; "" where they showed none (or
+    the run has none)."""
+    others, steal, queue = (float(row.get(k, math.nan)) for k in ("machine_others_cpus", "machine_steal_share",
+                                                                   "machine_queue"))
+    parts = []
+    if others >= OTHERS_SEEN:  # (NaN, for a run without load lines, is never)
+        parts.append(f"other programs kept {others:.1f} CPUs busy on average")
+    if queue >= OTHERS_SEEN * 5:
+        parts.append(f"{queue:.1f} waited to run")
+    if steal >= OTHERS_SEEN / 10:
+        parts.append(f"the hypervisor took {steal:.0%} of the CPUs (steal)")
+    if parts:
+        return ", ".join(parts)
+    return "" if math.isnan(others) else "no other program was seen running"
 
 
 def render(fmt: str, view: RunView) -> str:

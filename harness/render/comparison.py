@@ -1,6 +1,8 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
 from __future__ import annotations
 
+import math
+
 from swarbench.run_comparison import GATE_PROCESSES
 from swarbench.render import fmt_ns
 from swarbench.render.markdown import table
@@ -13,8 +15,7 @@ def _pct(x: float) -> str:
 def _rows(group):
     for _, r in group.iterrows():
         name = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
-        a = f"{fmt_ns(r['median_a'])} ±{r['ci_a'] * 100:.1f}%"
-        b = f"{fmt_ns(r['median_b'])} ±{r['ci_b'] * 100:.1f}%"
+        a, b = (f"{fmt_ns(r[f'median_{s}'])} {_plus_minus(r[f'ci_{s}'])}" for s in "ab")
         if r["significant"]:
             change = f"{_pct(r['change'])} [{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]"
         else:
@@ -22,7 +23,12 @@ def _rows(group):
         yield name, a, b, change, f"p={r['p_value']:.3f} n={r['samples_a']}+{r['samples_b']}"
 
 
-def render_text(frame, geomeans: dict, regressions=None) -> str:
+def _plus_minus(half: float) -> str:
+    """A median's interval as its half-width; "±?" for a row with too few passes to have one."""
+    return "±?" if math.isnan(half) else f"±{half * 100:.1f}%"
+
+
+def render_text(frame, geomeans: dict, regressions=None, unresolved=None, threshold=None, moved=None) -> str:
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
@@ -45,7 +51,44 @@ def render_text(frame, geomeans: dict, regressions=None) -> str:
         out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
                 f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
                 for r in regressions.itertuples()]
+    if moved:
+        out += ["", moved_summary(moved, threshold, 0 if regressions is None else len(regressions))]
+    elif unresolved is not None and len(unresolved):
+        out += [""] + unresolved_lines(unresolved, threshold)
     return "\n".join(out) + "\n"
+
+
+def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
+    """The gate's line for runs whose every row moved together (run_comparison.whole_run_moved)."""
+    runs = ", ".join(f"{run} {_pct(change)}" for run, change in moved.items())
+    told = f"{beyond} row{'s' * (beyond != 1)} beyond {threshold:g}%, but " if beyond else ""
+    return (f"cannot resolve {threshold:g}% here: {told}every row moved together between the runs (median change "
+            f"{runs}): the machine itself, or a change to every row; --relative takes each row against the "
+            "others of its workload")
+
+
+def unresolved_summary(unresolved, threshold: float) -> str:
+    """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
+    half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2).dropna()
+    parts = []
+    if len(half):
+        wide = f"+-{half.min() * 100:.0f}%" if len(half) == 1 or round(half.min() * 100) == round(half.max() * 100) \
+            else f"+-{half.min() * 100:.0f}% to +-{half.max() * 100:.0f}%"
+        parts.append(f"intervals {wide} on {len(half)} row{'s' * (len(half) != 1)}")
+    none = len(unresolved) - len(half)
+    if none:
+        parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
+    return f"cannot resolve {threshold:g}% here: {'; '.join(parts)}"
+
+
+def unresolved_lines(unresolved, threshold: float) -> list[str]:
+    """The gate's rows that cannot tell a change of ``threshold`` percent from none, each with its interval."""
+    out = [unresolved_summary(unresolved, threshold) + ":"]
+    for r in unresolved.itertuples():
+        half = (r.change_ci_high - r.change_ci_low) / 2
+        said = f"no interval ({min(r.units_a, r.units_b)} passes)" if math.isnan(half) else f"+-{half * 100:.0f}%"
+        out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
+    return out
 
 
 def _few_processes(r) -> str:
@@ -58,12 +101,18 @@ def _few_processes(r) -> str:
 
 
 def _steadiness_lines(r) -> list[str]:
-    """The two runs' canaries (swarbench.bench.canary): how fast the machine itself was in each."""
+    """The two runs' machines: the canary's median (swarbench.bench.canary), the share of each run its passes
+    ran slowed, and other programs' CPUs where the runs' load lines have them."""
     a, b = r["canary_us_a"], r["canary_us_b"]
     if a != a or b != b:
         return []
-    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run; "
-            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}")
+
+    def others(side: str) -> str:
+        cpus = r.get(f"others_cpus_{side}", math.nan)
+        return "" if math.isnan(cpus) else f", other programs {cpus:.1f} CPUs"
+
+    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run{others('a')}; "
+            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}")
     if r["machine_changed"]:
         return [line, "  the machine itself was not the same in both runs: changes of that size may be its own "
                       "(--relative divides out what moved a whole workload)"]

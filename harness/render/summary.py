@@ -25,6 +25,8 @@ PORTABLE_C = "cffi-scalar"
 # (mark, a phrase the note holds, what it means in plain words)
 CAVEATS = (
     ("f", "only ", "fewer than 5 timed samples, so its interval is rough"),
+    ("u", "independent passes", ("its samples came from fewer than 5 passes, and samples of one pass rise and fall "
+                                 "together (where its arrays landed, the machine's speed then): no interval is given")),
     ("t", "rounds under", "each timed call took under 0.1 ms, close to what the clock can resolve"),
     ("v", "noisy", "its samples vary by more than 10% around their mean"),
     ("w", "workers differ", "the separate worker processes disagree by more than 10%"),

@@ -12,10 +12,11 @@ import importlib
 _MODULES = ("sample_stats", "steadiness", "frame")
 _PUBLIC = {
     "sample_stats": ("CONFIDENCE", "RESAMPLES", "NOISY_CV", "SHORT_ROUND_S", "bootstrap_interval", "median",
-              "ratio_of_medians", "ns_per_op", "summarize"),
+                     "ratio_of_medians", "ns_per_op", "summarize", "UNITS_LEAST", "units_interval",
+                     "units_ratio_interval", "as_units", "unit_count"),
     "steadiness": ("SLOWED", "UNSTEADY_SHARE", "JUDGING_READINGS", "TWO_SPEEDS", "PASS_SAMPLES", "STEADY_ENOUGH",
                    "least_slowed", "canary_readings", "slowed_limit", "passes_of", "two_speeds",
-                   "machine_steadiness"),
+                   "machine_steadiness", "machine_speed", "machine_load", "OTHERS_SEEN"),
     "frame": ("FORMAT_VERSION", "COLUMNS", "OVERHEAD_KERNEL", "SPLIT_WORKERS", "Measurement", "merge_records",
               "frame_from_records", "add_speedups", "add_overheads", "summary_of", "failed_rows"),
     "swarbench.runfolder": ("RESULTS_CSV", "RECORDS", "MACHINE", "LATER_COLUMNS", "read_records", "write_atomic",

@@ -29,13 +29,14 @@ COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
     "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
     "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
-    "ns_per_op_iqr", "ns_per_op_mean", "cv", "stability", "s_per_call_median", "ops_per_s",
+    "ns_per_op_iqr", "ns_per_op_mean", "cv", "units", "stability", "s_per_call_median", "ops_per_s",
     "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
     "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
     "ns_per_op_median_all",
     "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
     "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
-    "machine_slowed_share", "git_commit", "format_version",
+    "machine_slowed_share", "machine_slowdown", "machine_others_cpus", "machine_steal_share", "machine_queue",
+    "git_commit", "format_version",
     *EXPLAIN_COLUMNS,
 ]
 # (LATER_COLUMNS, those added within format 2, are swarbench.runfolder's: it reads older files)
@@ -56,6 +57,7 @@ class Measurement:
     samples_slowed_s: list  # set aside: timed while the machine was slowed
     samples_all_s: list  # every sample either way
     worker_samples_s: list  # the kept samples, one list per worker
+    unit_samples_s: list  # the kept samples, a list per pass in a list per worker: the units of the intervals
     filled_in: int  # samples of slowed passes kept since too few others were left
     processes: int  # workers that timed it
     set_aside: bool  # whether slowed samples were judged (not a --keep-slowed run)
@@ -110,9 +112,11 @@ class _Merging:
         keeps = least_slowed([(p.reading_s, len(p.samples_s)) for _, p in self.passes], limit)
         kept = [wp for k, wp in zip(keeps, self.passes) if k]
         workers: dict = {}
+        units: dict = {}  # worker -> its kept passes' samples, a list each: the units of the median's interval
         for worker, p in kept:
             if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(p.samples_s)
+                units.setdefault(worker, []).append(list(p.samples_s))
         line = dataclasses.replace(self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
                                    explain=self.explain)
         if self.reason is not None:
@@ -126,6 +130,7 @@ class _Merging:
             samples_slowed_s=[x for k, (_, p) in zip(keeps, self.passes) if not k for x in p.samples_s],
             samples_all_s=self.samples_all_s,
             worker_samples_s=[workers[w] for w in sorted(workers)],
+            unit_samples_s=[units[w] for w in sorted(units)],
             filled_in=sum(len(p.samples_s) for _, p in kept if p.reading_s > limit),
             processes=len({worker for worker, p in self.passes if p.samples_s}),
             set_aside=not keep_all,
@@ -211,7 +216,7 @@ def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, mach
     for m in merge_records(records):
         row = _line_columns(m)
         n = int(m.n or 1)
-        row.update(sample_stats.summarize(m.samples_s, n, int(m.line.iterations or 1)))
+        row.update(sample_stats.summarize(m.samples_s, n, int(m.line.iterations or 1), units=m.unit_samples_s))
         row["stability"] = _stability(row["stability"], m, n)
         every = m.samples_all_s
         row.update(
@@ -235,7 +240,7 @@ def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, mach
         impossible = beyond_any_machine(row, m.line.input_bytes, n, clock)
         if impossible:
             row.update(status=Status.FAIL.value, reason=impossible)
-        samples[len(rows)] = sample_stats.ns_per_op(m.samples_s, n)
+        samples[len(rows)] = [[sample_stats.ns_per_op(p, n) for p in worker] for worker in m.unit_samples_s]
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = add_speedups(frame, samples)
@@ -258,9 +263,10 @@ def beyond_any_machine(row: dict, input_bytes, n: int, clock_ghz: float) -> str:
             "it cannot be reading its inputs (an answer cached, or computed in prepare?)")
 
 
-def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.DataFrame:
+def add_speedups(frame: pd.DataFrame, samples: dict[int, list]) -> pd.DataFrame:
     """speedup = the baseline's median ns/op / this median, within one (run, kernel, workload, n), with its
-    bootstrap interval from both sample sets."""
+    interval from both measurements' units (sample_stats.Units; a flat array of samples counts each sample as
+    a unit)."""
     frame = frame.copy()
     for col in ("speedup", "speedup_ci_low", "speedup_ci_high"):
         frame[col] = math.nan
@@ -272,10 +278,15 @@ def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.Data
         frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
         for i in group.index:
             if frame.loc[i, "status"] == Status.PASS and len(samples.get(i, ())) and len(samples.get(b, ())):
-                low, high = sample_stats.bootstrap_interval((samples[b], samples[i]),
-                                                            sample_stats.ratio_of_medians)
+                low, high = sample_stats.units_ratio_interval(sample_stats.as_units(_blocks(samples[i])),
+                                                              sample_stats.as_units(_blocks(samples[b])))
                 frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
     return frame
+
+
+def _blocks(samples) -> list:
+    """A measurement's samples as blocks for sample_stats.as_units: Units as they are, a flat array as one."""
+    return samples if isinstance(samples, list) else [samples]
 
 
 def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
