@@ -10,10 +10,11 @@ import sys
 import threading
 from typing import Callable, Optional
 
+import numpy as np
 import pytest
 
 from swarbench import counters, oracle, progress, registry as registry_mod
-from swarbench.bench import canary, checking, overhead, rounds
+from swarbench.bench import canary, checking, overhead, rounds, spot_checks
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
@@ -170,8 +171,12 @@ class Session:
             if verdict.outputs is not None:
                 line.summary = checking.summary(kernel, verdict.outputs)  # by how much it was off
             self._reject(line, label, verdict, impl)
-        timing = self._plan(case, verdict, line, label, f"{case.kernel} {workload.label}", self.options.passes,
-                            checked_here=checked_s is None)
+        spot = self._spot_checks(case, verdict.batch, line, calls=1 if checked_s is None else 0)
+        try:
+            timing = self._plan(case, verdict, line, label, f"{case.kernel} {workload.label}", self.options.passes,
+                                checked_here=checked_s is None, spot=spot)
+        except spot_checks.WrongOutput as exc:
+            self._reject(line, label, oracle.Verdict(oracle.FAIL, str(exc)), impl)
         if line.samples_s:  # a long batch's verification call, its first sample, is judged like any pass
             line.pass_canary_s.append(around + [len(line.samples_s)])
         # a first preparation may include one-time costs (loading a JIT's cache): one up to 5x the limit is
@@ -181,16 +186,37 @@ class Session:
         self.timings[case.id] = timing
 
     def _plan(self, case: Case, verdict: oracle.Verdict, line: ResultLine, label: str, group: str, passes: int,
-              checked_here: bool = True) -> Timing:
+              checked_here: bool = True, spot: Optional[spot_checks.SpotChecks] = None) -> Timing:
         """Rounds and iterations from the batch's steady duration, dealt out over the passes. A long batch's
-        verification call here is its first sample (docs/measurement.md)."""
+        verification call here is its first sample (docs/measurement.md). The calls that size the rounds are
+        checked (``spot``)."""
         first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
-        plan = rounds.plan(rounds.steady_call_s(verdict.batch, verdict.call_s), self.budget, passes, len(first))
+        steady = rounds.steady_call_s(verdict.batch, verdict.call_s, spot.checked_call if spot else None)
+        plan = rounds.plan(steady, self.budget, passes, len(first))
         line.samples_s, line.rounds, line.iterations = list(first), len(first), plan.iterations
         # the verification call's outputs stand for a long batch's only call here; else they are let go before
         # any timed call makes its own
         outputs, verdict.outputs = (verdict.outputs if sum(plan.per_pass) <= 0 else None), None
-        return Timing(case, verdict, line, label, group, checked_here, plan, outputs)
+        return Timing(case, verdict, line, label, group, checked_here, plan, outputs, spot=spot)
+
+    def _spot_checks(self, case: Case, batch, line: ResultLine, calls: int) -> spot_checks.SpotChecks:
+        """The checks of a case's calls after its verification (swarbench.bench.spot_checks), against the
+        reference outputs the workload cache holds; the first right outputs give the case's summary."""
+        kernel = self.registry.kernels[case.kernel]
+
+        def judge(outputs):
+            return checking.timed_output_mismatch(kernel, self.cache.get(case), outputs)
+
+        def protected():
+            prepared = self.cache.get(case)
+            return tuple(a for a in spot_checks.leaves(prepared.workload.inputs) + spot_checks.leaves(prepared.expected)
+                         if isinstance(a, np.ndarray))
+
+        def on_first(outputs):
+            if kernel.summarize is not None:
+                line.summary = checking.summary(kernel, outputs)
+
+        return spot_checks.SpotChecks(batch, judge, self.options.worker, protected, on_first, calls)
 
     def _next_pass(self, item: Pass, benchmark, end: Callable[[Timing], None]) -> None:
         """Time pass ``item.index`` of a planned case (a fresh copy of its inputs first, where it has one); after
@@ -202,9 +228,17 @@ class Session:
             if not item.first and timing.fresh_inputs is not None:
                 self.phase(item.case.id, timing.label, "preparing again (fresh inputs)")
                 prepare_again(self.registry.implementations[item.case.key], timing, self.layout_rng)
+                if timing.spot is not None:
+                    timing.spot.rebind(timing.verdict.batch)
             self.phase(item.case.id, timing.label,
                        "timing" + (f" (pass {item.index} of {item.of})" if item.of > 1 else ""))
-            time_pass(benchmark, timing, item.index, self.canary.read)
+            try:
+                time_pass(benchmark, timing, item.index, self.canary.read)
+            except spot_checks.WrongOutput as exc:  # a checked call was wrong: no figure of it is kept
+                del self.timings[item.case.id]
+                timing.line.drop_samples()
+                self._reject(timing.line, timing.label, oracle.Verdict(oracle.FAIL, str(exc)),
+                             self.registry.implementations[item.case.key])
         timing.passes_done = item.index
         if item.last:
             del self.timings[item.case.id]
@@ -226,14 +260,15 @@ class Session:
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             line.counts = counters.per_op(*counters.count(timing.verdict.batch, timing.plan.call_s), line.n)
         prepared = self.cache.get(case)
-        mismatch = checking.timed_output_mismatch(kernel, prepared, timing.outputs)
+        checked = timing.spot is not None and timing.spot.checked > 0  # else a long batch's one, unchecked call
+        mismatch = None if checked else checking.timed_output_mismatch(kernel, prepared, timing.outputs)
         wrote = self._inputs_kept(case, prepared)
         if mismatch or wrote:
             line.drop_samples()
             verdict = wrote or oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: "
                                                            f"{mismatch}")
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
-        if kernel.summarize is not None:
+        if kernel.summarize is not None and not checked:
             line.summary = checking.summary(kernel, timing.outputs)
         self._finish(line, timing.label, line.median_text())
 
@@ -246,8 +281,10 @@ class Session:
             if not timing.line.samples_s:
                 continue
             kernel = self.registry.kernels.get(timing.case.kernel)  # (none for an empty-call probe: no answer)
+            checked = timing.spot is not None and timing.spot.checked > 0  # every checked call was right
             try:
-                if kernel and checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
+                if kernel and not checked and checking.timed_output_mismatch(kernel, self.cache.get(timing.case),
+                                                                             timing.outputs):
                     continue
             except Exception:
                 continue

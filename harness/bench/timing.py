@@ -11,6 +11,7 @@ import numpy
 from swarbench import oracle
 from swarbench.bench.cases import Case
 from swarbench.bench.rounds import PASS_WARMUP_BELOW_S, WARMUP_BELOW_S, RoundPlan
+from swarbench.bench.spot_checks import SpotChecks, pedantic_unchecked
 from swarbench.model import Workload
 from swarbench.runfolder import ResultLine, finite
 
@@ -34,6 +35,7 @@ class Timing:
     # speed; None once preparing again is too dear (or for any other case): one prepared batch serves all passes
     fresh_inputs: Optional[Workload] = None
     reprepared: bool = False  # the batch timed last is not the one the check called
+    spot: Optional[SpotChecks] = None  # the checks of its timed calls (none for an empty-call probe)
 
     @property
     def passes(self) -> int:
@@ -60,8 +62,11 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
                                 worker=line.worker)
     before = read_canary()
     try:
-        timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.plan.iterations,
-                                            warmup_rounds=warmup)
+        if timing.spot is not None:  # the harness's own loop of calls, some of them checked (spot_checks)
+            timing.outputs = timing.spot.pedantic(benchmark, rounds, timing.plan.iterations, warmup,
+                                                  timing.plan.batch_s, f", pass {index} of {timing.passes}")
+        else:
+            pedantic_unchecked(benchmark, timing.verdict.batch, rounds, timing.plan.iterations, warmup)
     except BaseException:
         # pytest-benchmark marks a benchmark that raised an Exception as failed, but not one stopped by
         # Ctrl-C: its JSON writer then fails on the empty samples, and the worker ends in a traceback.
