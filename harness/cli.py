@@ -188,13 +188,29 @@ def cmd_run(args, reg) -> int:
         return EXIT_INTERRUPTED
     failed = results.failed_rows(outcome.frame)
     if len(failed):
-        names = ", ".join(f"{r.kernel}/{r.implementation}" for r in failed.itertuples())
-        _say(sys.stderr, f"swarbench: FAIL: {names}\n")
+        from swarbench.spec_guard import SPEC_ROW
+
+        _say(sys.stderr, f"swarbench: FAIL: {failure_line(failed, SPEC_ROW, outcome.problems)}\n")
         return EXIT_FAILED
     if outcome.problems or outcome.frame.empty:
         _say(sys.stderr, f"swarbench: error: {(outcome.problems or ['nothing was measured'])[0]}\n")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def failure_line(failed, spec_row: str, problems: Sequence[str]) -> str:
+    """The implementations that failed, then the kernels whose spec is wrong (with what is wrong, where there is
+    one), then how many other problems the report lists."""
+    impls = [f"{r.kernel}/{r.implementation}" for r in failed.itertuples() if r.implementation != spec_row]
+    specs = {r.kernel: r.reason for r in failed.itertuples() if r.implementation == spec_row}
+    parts = list(dict.fromkeys(impls))
+    if len(specs) == 1:
+        parts += list(specs.values())
+    elif specs:
+        parts.append(f"the specs of kernels {', '.join(sorted(specs))} are wrong (see the report)")
+    if problems:
+        parts.append(f"{len(problems)} more problem{'s' if len(problems) > 1 else ''} in the report: {problems[0]}")
+    return "; ".join(parts) if specs or problems else ", ".join(parts)
 
 
 def _say(stream, text: str) -> None:

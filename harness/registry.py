@@ -24,7 +24,7 @@ from typing import Iterable, Optional, Sequence
 
 import pluggy
 
-from swarbench import hookspecs
+from swarbench import contract, hookspecs
 from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
@@ -64,10 +64,10 @@ class Registry:
     def add_kernel(self, kernel: Kernel) -> None:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"add_kernel expects a swarbench.Kernel, got {type(kernel).__name__}")
-        if "." not in kernel.id:
+        if not isinstance(kernel.id, str) or "." not in kernel.id:
             raise ValueError(f"kernel id {kernel.id!r} must be '<suite>.<operation>'")
-        if kernel.id in self.kernels:
-            raise ValueError(f"kernel {kernel.id!r} is already registered by plugin {self.owners[kernel.id]!r}")
+        contract.check_kernel(kernel)
+        self._claim(kernel.id, f"kernel {kernel.id!r}", "swarbench_add_kernels", self.kernels)
         self.kernels[kernel.id] = kernel
         self.owners[kernel.id] = self._current or "?"
 
@@ -75,32 +75,47 @@ class Registry:
         if not isinstance(impl, Implementation):
             raise TypeError(f"add_implementation expects a swarbench.Implementation, got {type(impl).__name__}")
         if impl.kernel not in self.kernels:
-            close = difflib.get_close_matches(impl.kernel, self.kernels, n=1)
+            close = difflib.get_close_matches(str(impl.kernel), self.kernels, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else " (`swarbench list` shows every kernel)"
             raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}{hint}")
-        if impl.key in self.implementations:
-            raise ValueError(f"implementation {impl.key!r} is already registered by plugin {self.owners[impl.key]!r}")
+        contract.check_implementation(impl)
+        self._claim(impl.key, f"implementation {impl.key!r}", "swarbench_add_implementations", self.implementations)
         self.implementations[impl.key] = impl
         self.owners[impl.key] = self._current or "?"
 
     def add_report(self, report: SuiteReport) -> None:
         if not isinstance(report, SuiteReport):
             raise TypeError(f"add_report expects a swarbench.SuiteReport, got {type(report).__name__}")
-        if report.id in self.reports:
-            raise ValueError(f"report {report.id!r} is already registered by plugin {self.owners[report.id]!r}")
+        contract.check_report(report)
+        self._claim(report.id, f"report {report.id!r}", "swarbench_add_reports", self.reports)
         self.reports[report.id] = report
         self.owners[report.id] = self._current or "?"
 
     def add_command(self, command: Command) -> None:
         if not isinstance(command, Command):
             raise TypeError(f"add_command expects a swarbench.Command, got {type(command).__name__}")
+        contract.check_command(command)
         if command.name in self.reserved_commands:
             raise ValueError(f"command {command.name!r} is one of swarbench's own")
-        if command.name in self.commands:
-            raise ValueError(f"command {command.name!r} is already taken by plugin "
-                             f"{self.owners[f'command:{command.name}']!r}")
+        self._claim(f"command:{command.name}", f"command {command.name!r}", "swarbench_add_commands",
+                    {f"command:{name}": c for name, c in self.commands.items()})
         self.commands[command.name] = command
         self.owners[f"command:{command.name}"] = self._current or "?"
+
+    def _claim(self, key: str, what: str, stage: str, taken: dict) -> None:
+        """Refuse ``key`` to the plugin registering it where another holds it. A built-in suite's names are its
+        own whichever plugin is called first (a plugin named before it, or one marked tryfirst): the plugin that
+        took one is refused, and the suite registers it as if that had never happened."""
+        if key not in taken:
+            return
+        owner = self.owners.get(key, "?")
+        if self._current in self.builtin and owner not in self.builtin:
+            self.fail(owner, stage, ValueError(f"{what} is swarbench's own (suite {self._current!r}); choose "
+                                               f"another name"))
+            return
+        if owner in self.builtin:
+            raise ValueError(f"{what} is swarbench's own (suite {owner!r}); choose another name")
+        raise ValueError(f"{what} is already registered by plugin {owner!r}")
 
     # -- queries -----------------------------------------------------------------------------------------
     def implementations_of(self, kernel_id: str) -> list[Implementation]:

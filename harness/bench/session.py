@@ -13,14 +13,17 @@ from typing import Callable, Optional
 import numpy as np
 import pytest
 
-from swarbench import counters, oracle, progress, registry as registry_mod
+from swarbench import counters, oracle, progress, registry as registry_mod, spec_guard
 from swarbench.bench import canary, checking, overhead, rounds, spot_checks
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
-from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
+from swarbench.bench.timing import REPREPARE_BELOW_S, ImplementationFault, Timing, prepare_again, time_pass
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.runfolder import RecordWriter, ResultLine, Status
+
+
+SPEC_ROW = spec_guard.SPEC_ROW
 
 
 class Session:
@@ -29,6 +32,9 @@ class Session:
     def __init__(self, options: WorkerRequest):
         self.options = options
         self.registry = registry_mod.load(disable=options.disabled_plugins)
+        # each kernel's spec guarded: what its hooks do wrong is blamed on it, once (swarbench.spec_guard)
+        self.registry.kernels = {kid: spec_guard.guarded(k) for kid, k in self.registry.kernels.items()}
+        self.spec_rows: set[tuple] = set()  # (kernel, workload, size) whose spec fault this worker wrote
         for failure in self.registry.failures:
             sys.__stderr__.write(f"swarbench: {failure}; skipped\n")
         self.cache = WorkloadCache(self.registry, options.seed, options.params, options.cache_dir,
@@ -74,6 +80,32 @@ class Session:
         self.writer.result(line)
         self.terminal.say(label, text, final=True)
 
+    def _spec_fault(self, case: Case, fault: spec_guard.SpecError) -> None:
+        """A kernel's spec failed while one of its cases ran: one row for the spec (implementation SPEC_ROW), once
+        per workload and worker; the frame merges the workers' rows into one."""
+        key = (case.kernel, case.workload, case.size)
+        if key in self.spec_rows:
+            return
+        self.spec_rows.add(key)
+        kernel, held = self.registry.kernels.get(case.kernel), self.cache.held(case)
+        row = Case(case.kernel, SPEC_ROW, case.workload, case.size)
+        line = ResultLine(case=row.id, worker=self.options.worker, kernel=case.kernel, implementation=SPEC_ROW,
+                          family="spec", workload=case.workload, n=held.workload.size if held else None,
+                          seed=self.options.seed, status=Status.ERROR, reason=str(fault),
+                          suite=case.kernel.split(".", 1)[0], baseline=kernel.baseline if kernel else None,
+                          unit=kernel.unit if kernel else None)
+        self.writer.result(line)  # (not one of the worker's planned cases: its progress count stays as it is)
+        self.terminal.say(row.label, f"ERROR {fault}")
+
+    def _summary(self, case: Case, outputs) -> Optional[dict]:
+        """The kernel's summary of right outputs; a summarize that fails is its spec's fault, and the row keeps its
+        figures without one."""
+        try:
+            return checking.summary(self.registry.kernels[case.kernel], outputs)
+        except spec_guard.SpecError as fault:
+            self._spec_fault(case, fault)
+            return None
+
     def _reject(self, line: ResultLine, label: str, verdict: oracle.Verdict, impl) -> None:
         if self.signalled and verdict.status == oracle.ERROR:  # e.g. its compiler, killed by the same Ctrl-C
             raise KeyboardInterrupt
@@ -108,22 +140,39 @@ class Session:
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, "raised KeyboardInterrupt (no Ctrl-C was "
                                                                          "pressed)"))
             pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
-        except Exception as exc:
+        except spec_guard.SpecError as fault:  # the kernel's spec failed: blamed once, the case not judged
+            if self.signalled:
+                raise KeyboardInterrupt from fault
+            self._said_lost(case, finished, oracle.Verdict(oracle.SKIP, f"not judged: {fault}"))
+            self._spec_fault(case, fault)
+            pytest.skip(f"not judged: {fault}")
+        except (spot_checks.BatchRaised, ImplementationFault) as exc:  # the implementation's own error
+            if self.signalled:
+                raise KeyboardInterrupt from exc
+            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, str(exc)))
+            pytest.fail(f"ERROR: {exc}", pytrace=False)
+        except BaseException as exc:
             if self.signalled:  # after a Ctrl-C (in compiled code, or a child killed by the same one): stop
                 raise KeyboardInterrupt from exc
-            # an error in the harness or a kernel's own code: said, not lost
+            # an error in the harness or a kernel's own code (of any class: a BaseException of its own, too): said,
+            # not lost
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
                                                                          f"{oracle.describe_error(exc)}"))
-            raise
+            if isinstance(exc, Exception):
+                raise
+            pytest.fail(f"ERROR: harness error: {oracle.describe_error(exc)}", pytrace=False)
+        finally:
+            for fault in spec_guard.faults(case.kernel):  # a describe_input that failed wording a mismatch
+                self._spec_fault(case, fault)
 
     def _said_lost(self, case: Case, finished: int, verdict: oracle.Verdict) -> None:
         """A case cut short by ``verdict`` gets its result line, unless it wrote one before it was cut short."""
         self.timings.pop(case.id, None)
         if self.terminal.done != finished:
             return
-        kernel = self.registry.kernels[case.kernel]
+        kernel, held = self.registry.kernels[case.kernel], self.cache.held(case)
         line = ResultLine.of(case.id, self.options.worker, self.registry.implementations[case.key], verdict,
-                             case.workload, case.size, self.options.seed, {})
+                             case.workload, held.workload.size if held else case.size, self.options.seed, {})
         line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
         self._finish(line, case.label, f"{verdict.status} {verdict.reason}")
 
@@ -169,7 +218,7 @@ class Session:
         line.input_bytes = workload.input_bytes
         if verdict.status != oracle.PASS:
             if verdict.outputs is not None:
-                line.summary = checking.summary(kernel, verdict.outputs)  # by how much it was off
+                line.summary = self._summary(case, verdict.outputs)  # by how much it was off
             self._reject(line, label, verdict, impl)
         spot = self._spot_checks(case, verdict.batch, line, calls=1 if checked_s is None else 0)
         try:
@@ -191,7 +240,8 @@ class Session:
         verification call here is its first sample (docs/measurement.md). The calls that size the rounds are
         checked (``spot``)."""
         first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
-        steady = rounds.steady_call_s(verdict.batch, verdict.call_s, spot.checked_call if spot else None)
+        batch = spot_checks.calling(verdict.batch, "a batch call sizing its rounds") if spot else verdict.batch
+        steady = rounds.steady_call_s(batch, verdict.call_s, spot.checked_call if spot else None)
         plan = rounds.plan(steady, self.budget, passes, len(first))
         line.samples_s, line.rounds, line.iterations = list(first), len(first), plan.iterations
         # the verification call's outputs stand for a long batch's only call here; else they are let go before
@@ -214,7 +264,7 @@ class Session:
 
         def on_first(outputs):
             if kernel.summarize is not None:
-                line.summary = checking.summary(kernel, outputs)
+                line.summary = self._summary(case, outputs)
 
         return spot_checks.SpotChecks(batch, judge, self.options.worker, protected, on_first, calls)
 
@@ -269,7 +319,7 @@ class Session:
                                                            f"{mismatch}")
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
         if kernel.summarize is not None and not checked:
-            line.summary = checking.summary(kernel, timing.outputs)
+            line.summary = self._summary(case, timing.outputs)
         self._finish(line, timing.label, line.median_text())
 
     def flush_unfinished(self) -> None:

@@ -41,6 +41,29 @@ class WrongOutput(Exception):
     """A checked call's outputs were wrong: the reason, ready for the case's result line."""
 
 
+class BatchRaised(Exception):
+    """A batch call made outside the oracle (sizing, warm-up, timed) raised: the implementation's error, with
+    the call it came from, ready for the case's result line."""
+
+
+def calling(batch: Callable[[], Any], what: str) -> Callable[[], Any]:
+    """``batch``, whose exceptions (whatever their class, save the user's Ctrl-C and sys.exit) become
+    BatchRaised; for calls made outside the timed rounds, where a wrapper costs nothing measured."""
+    def call():
+        try:
+            return batch()
+        except (KeyboardInterrupt, SystemExit, WrongOutput):
+            raise
+        except BaseException as exc:
+            raise BatchRaised(f"{what} raised {_error(exc)}") from exc
+    return call
+
+
+def _error(exc: BaseException) -> str:
+    first = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {first[0] if first else ''}"
+
+
 def leaves(outputs: Any) -> list:
     """The NumPy arrays and lists an output is made of (inside tuples, lists of arrays and dicts)."""
     if isinstance(outputs, np.ndarray):
@@ -295,8 +318,17 @@ class SpotChecks:
                 self.check(kept, first + at, what, *more)
                 state["final"] = tail if tail is not None else kept
 
+        def guarded_round():
+            try:
+                return one_round()
+            except (KeyboardInterrupt, SystemExit, WrongOutput):
+                raise
+            except BaseException as exc:
+                raise BatchRaised(f"a {'warm-up' if state['round'] < warmup else 'timed'} batch call{pass_label} "
+                                  f"raised {_error(exc)}") from exc
+
         state["final"] = None
-        benchmark.pedantic(one_round, setup=setup, teardown=teardown, rounds=rounds, warmup_rounds=warmup,
+        benchmark.pedantic(guarded_round, setup=setup, teardown=teardown, rounds=rounds, warmup_rounds=warmup,
                            iterations=1)
         stats = getattr(benchmark, "stats", None)
         if stats is not None and iterations > 1:  # rounds of `iterations` calls: per call, as pedantic's loop gives

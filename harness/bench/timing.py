@@ -19,6 +19,10 @@ REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepar
 BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where
 
 
+class ImplementationFault(Exception):
+    """The implementation failed where the harness went on with it (preparing it again): its error."""
+
+
 @dataclass
 class Timing:
     """A case between its first and last pass: its check's outcome, its plan of rounds, the samples so far."""
@@ -88,7 +92,7 @@ def prepare_again(impl, timing: Timing, rng: random.Random) -> None:
     verdict = oracle.prepare_only(impl, timing.fresh_inputs.fresh_copy().read_only())
     del ballast
     if verdict.batch is None:
-        raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")
+        raise ImplementationFault(f"prepared again for a later pass: {verdict.status} {verdict.reason}")
     timing.verdict.batch, timing.reprepared = verdict.batch, True
     timing.line.reprepare_s.append(finite(verdict.prepare_s))
     if verdict.prepare_s >= REPREPARE_BELOW_S:  # too dear to repeat: this batch serves the passes left
