@@ -23,7 +23,7 @@ from swarbench.bench.cases import workload_keys
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.registry import Registry
 from swarbench.run_request import RunRequest, check_request, without_broken_specs
-from swarbench.runfolder import CACHE, BuildLine, Record, RunFolder
+from swarbench.runfolder import CACHE, BuildLine, Record, RunFolder, notes_of
 from swarbench.signals import signals_deferred, stop_signals_interrupt
 from swarbench.supervision import RecordTail
 from swarbench.workers import run_workers
@@ -62,7 +62,9 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[Re
             interrupted, unwritten = True, exc
     with signals_deferred() as deferred:  # an interrupt now would lose the whole run's results file
         shutil.rmtree(run_dir / CACHE, ignore_errors=True)  # (which may free the space the results need)
-        frame = results.frame_from_records(folder.records(), run_id, machine)
+        records = folder.records(strict=False)  # a line no worker should have written costs that line only
+        frame = results.frame_from_records(records, run_id, machine)
+        problems += notes_of(records)
         try:
             folder.save(frame)
         except OSError:

@@ -18,6 +18,7 @@ import difflib
 import functools
 import inspect
 import os
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
@@ -32,6 +33,7 @@ DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
 # the registration phases, in the order they are called
 STAGES = ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports", "swarbench_add_commands")
 COMMANDS_ONLY = ("swarbench_add_commands",)  # enough to parse a command line: no suite builds its kernels
+SLOW_IMPORT_S = 2.0  # a plugin whose import takes longer is named by the command line (swarbench.cli)
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class Registry:
     disabled: list[str] = field(default_factory=list)
     builtin: set[str] = field(default_factory=set)  # plugins that are swarbench's own suites
     reserved_commands: set[str] = field(default_factory=set)  # the command line's own commands
+    import_s: dict[str, float] = field(default_factory=dict)  # how long each plugin's import took
     _current: Optional[str] = None  # the plugin whose hook is running: it owns what is added
 
     # -- the API hooks call -------------------------------------------------------------------------------
@@ -355,12 +358,15 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             if ep.name in blocked or ep.name in seen:
                 continue
             seen.add(ep.name)
+            started = time.perf_counter()
             try:
                 candidates.append((ep.name, ep.load()))
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # an import that fails, or calls sys.exit, must not end the run
                 registry.failures.append(PluginFailure(ep.name, "import", one_line(exc)))
+            finally:
+                registry.import_s[ep.name] = time.perf_counter() - started
             if ep.value.startswith("swarbench."):
                 registry.builtin.add(ep.name)
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]

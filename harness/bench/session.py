@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from swarbench import counters, oracle, progress, registry as registry_mod, spec_guard
-from swarbench.bench import canary, checking, overhead, rounds, spot_checks
+from swarbench.bench import canary, checking, isolation, overhead, rounds, spot_checks
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
@@ -50,10 +50,20 @@ class Session:
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 signal.signal(sig, self._interrupted)
+        isolation.follow_parent()  # a worker whose engine was killed stops, keeping what it measured
+        isolation.more_descriptors()
+        self.snapshot: Optional[isolation.Snapshot] = None  # taken before the first case: what no case may change
+        self.threads = isolation.ThreadWatch()
+        self.fds_left: dict[str, int] = {}  # file descriptors each case left open, over its passes
+        self._fds_before: Optional[int] = None
 
     def _interrupted(self, signum, frame) -> None:
         """Ctrl-C, and the signals the engine takes as one (`kill`, a closed terminal): the worker stops and keeps
-        what it measured. A KeyboardInterrupt no signal caused was raised by an implementation (run_case)."""
+        what it measured. A KeyboardInterrupt no signal caused was raised by an implementation (run_case). A second
+        signal (Ctrl-C pressed twice) is let pass: it would cut short the writing of what was measured, and the
+        engine stops a worker that takes too long (supervision.INTERRUPT_GRACE_S)."""
+        if self.signalled:
+            return
         self.signalled = True
         raise KeyboardInterrupt
 
@@ -122,6 +132,9 @@ class Session:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
         line. Whatever goes wrong, the case ends with a result line."""
         case, finished = item.case, self.terminal.done
+        if self.snapshot is None:
+            self.snapshot = isolation.Snapshot()
+        self._fds_before = isolation.open_fds()
         try:
             if item.first:
                 self._check(case)
@@ -164,6 +177,24 @@ class Session:
         finally:
             for fault in spec_guard.faults(case.kernel):  # a describe_input that failed wording a mismatch
                 self._spec_fault(case, fault)
+            self.snapshot.changes()  # whatever the case changed is undone before the next, said or not
+            self.threads.after(case.id)
+
+    def _guard(self, case: Case) -> None:
+        """Before a case's figures are taken as its own: raise ImplementationFault if it changed state the harness
+        and the cases after it rely on (undone first), or has left too many file descriptors open."""
+        changed = self.snapshot.changes() if self.snapshot is not None else []
+        if changed:
+            raise ImplementationFault(f"changed what the harness and the cases after it rely on: "
+                                      f"{', '.join(changed)} (undone; its figures are not kept)")
+        now = isolation.open_fds()
+        if now is not None and self._fds_before is not None:
+            self.fds_left[case.id] = self.fds_left.get(case.id, 0) + now - self._fds_before
+            self._fds_before = now
+            if self.fds_left[case.id] > isolation.FD_LEAK_LIMIT:
+                raise ImplementationFault(f"leaks file descriptors: {self.fds_left[case.id]} more are open than "
+                                          f"before it was first prepared (it opens files or sockets it never "
+                                          f"closes); it is stopped before the worker runs out of them")
 
     def _said_lost(self, case: Case, finished: int, verdict: oracle.Verdict) -> None:
         """A case cut short by ``verdict`` gets its result line, unless it wrote one before it was cut short."""
@@ -211,6 +242,7 @@ class Session:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = checking.prepare_verified(impl, prepared.workload, checked_s)
         verdict = self._inputs_kept(case, prepared) or verdict
+        self._guard(case)
         workload = prepared.workload
         line = ResultLine.of(case.id, self.options.worker, impl, verdict, workload.name, workload.size,
                              workload.seed, dict(workload.params))
@@ -290,6 +322,8 @@ class Session:
                 self._reject(timing.line, timing.label, oracle.Verdict(oracle.FAIL, str(exc)),
                              self.registry.implementations[item.case.key])
         timing.passes_done = item.index
+        if timing.spot is not None:  # (an empty-call probe is the harness's own)
+            self._guard(item.case)
         if item.last:
             del self.timings[item.case.id]
             end(timing)

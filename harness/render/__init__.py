@@ -13,6 +13,7 @@ import pandas as pd
 from swarbench.model import ReportSection
 from swarbench.results import SLOWED, UNSTEADY_SHARE
 from swarbench.runfolder import Status, status_of
+from swarbench.terminal_text import printable  # noqa: F401  (the renderers' own name for it)
 
 
 @dataclass

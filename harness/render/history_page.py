@@ -21,13 +21,15 @@ def _cell(point) -> str:
     return f"<td class=n>{_e(text.replace(' us', ' µs'))}{mark}</td>"
 
 
-def render(machines, generated: str) -> str:
+def render(machines, generated: str, left_out: str = "") -> str:
     out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench history</title>"
            f"<style>{CSS}</style></head><body><h1>swarbench history</h1>",
            f"<p class='meta'>written {_e(generated)} · {sum(sum(m.runs) for m in machines)} runs on "
            f"{len(machines)} machine(s). Each commit shows its latest run (runs per commit under its name); a change "
            "is the one <code>swarbench compare</code> finds from the commit before, <span class='bad'>slower</span> "
            "where it is clear. A red ring in a chart marks a slower point.</p>"]
+    if left_out:
+        out.append(f"<p class='bad'>{_e(left_out)}</p>")
     toc = []
     for i, m in enumerate(machines):
         toc.append(f"<li><a href='#m{i}'>{_e(m.machine)}</a></li>")

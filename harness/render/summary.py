@@ -8,7 +8,9 @@ folder): no renderer opens a file.
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -96,7 +98,14 @@ def steadiness_words(median: float, low: float, high: float, marks: str) -> str:
 
 
 def anchor(*parts) -> str:
-    return "k-" + "-".join(str(p) for p in parts).replace(".", "-").replace(" ", "-").replace("=", "")
+    """An id for a kernel's section: its parts, readable where they are plain names; anything else (a hand-edited
+    results file's cells, say) kept out of the id, with a hash of the parts so that ids stay apart."""
+    raw = "-".join(str(p) for p in parts)
+    readable = "k-" + raw.replace(".", "-").replace(" ", "-").replace("=", "")
+    if re.fullmatch(r"[A-Za-z0-9_-]+", readable):
+        return readable
+    plain = re.sub(r"[^A-Za-z0-9_-]+", "-", readable)[:60].strip("-")
+    return f"{plain}-{hashlib.blake2b(raw.encode(), digest_size=4).hexdigest()}"
 
 
 def _is_portable_c(row) -> bool:
