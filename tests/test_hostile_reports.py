@@ -7,6 +7,7 @@ from __future__ import annotations
 import html.parser
 import json
 import re
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -149,5 +150,63 @@ def test_a_row_of_unknown_size_and_a_status_no_run_writes_render_in_html(tmp_pat
     frame = _frame(tmp_path)
     frame.loc[0, "n"] = float("nan")  # an error before the size was known
     folder = _saved(tmp_path, frame)
-    shown = swarbench("report", str(folder), "-f", "html", env=cli_env(tmp_path))
-    assert shown.returncode == 0 and "unknown" in shown.stdout, shown.stderr
+    for fmt in ("html", "text", "md", "pytest-benchmark", "github-action-benchmark"):
+        shown = swarbench("report", str(folder), "-f", fmt, env=cli_env(tmp_path))
+        assert shown.returncode == 0 and "unknown" in shown.stdout, (fmt, shown.stderr)
+
+
+def test_compare_and_history_pages_of_hostile_runs_run_nothing(tmp_path):
+    env = cli_env(tmp_path)
+    reports = Path(env["SWARBENCH_REPORTS"])
+    folders = []
+    for run_id in ("20260101-000000-aaaa", "20260102-000000-bbbb"):
+        folder = reports / run_id
+        folder.mkdir(parents=True)
+        run = RunFolder(folder)
+        run.save(results.frame_from_records(hostile_records(), run_id, HOSTILE_MACHINE))
+        run.write_machine(HOSTILE_MACHINE)
+        (folder / RECORDS).write_text("".join(json.dumps(r) + "\n" for r in hostile_records()))
+        folders.append(folder)
+    compared = swarbench("compare", *map(str, folders), "-f", "html", env=env)
+    assert compared.returncode == 0, compared.stderr
+    assert active_parts(compared.stdout) == [] and "&lt;script&gt;" in compared.stdout
+    for fmt in ("text", "md"):
+        shown = swarbench("compare", *map(str, folders), "-f", fmt, env=env)
+        assert shown.returncode == 0 and "\x1b" not in shown.stdout, shown.stderr
+        if fmt == "md":
+            assert not re.search(r"<[A-Za-z/!]", shown.stdout), shown.stdout
+    history = swarbench("history", env=env)
+    assert history.returncode == 0, history.stderr
+    page = (reports / "history.html").read_text()
+    assert active_parts(page) == [] and "&lt;script&gt;" in page
+
+
+def test_a_hostile_report_runs_nothing_in_chromium(tmp_path):
+    from test_browser import Chromium, browser_path
+
+    browser_path()
+    folder = _saved(tmp_path, results.frame_from_records(hostile_records(), RUN_ID, HOSTILE_MACHINE))
+    env = cli_env(tmp_path)
+    pages = []
+    for args, name in ((["report", str(folder), "-f", "html"], "report.html"),
+                       (["compare", str(folder), str(folder), "-f", "html"], "compare.html")):
+        shown = swarbench(*args, env=env)
+        assert shown.returncode == 0, shown.stderr
+        (tmp_path / name).write_text(shown.stdout)
+        pages.append(tmp_path / name)
+    browser = Chromium(tmp_path / "profile")
+    try:
+        for page in pages:
+            browser.load(page)
+            time.sleep(0.5)  # any script would have run by now
+            assert browser.evaluate("document.querySelectorAll('script, iframe, object, embed, img').length") == 0
+            handlers = browser.evaluate(
+                "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))"
+                ".filter(n => n.startsWith('on')).length")
+            assert handlers == 0, page
+            dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
+            assert dialogs == [] and browser.problems() == [], (page, dialogs, browser.problems())
+            shown = browser.evaluate("document.body.textContent")
+            assert "xss0.x'><script>alert(1)</script>" in shown  # the name is there, as text
+    finally:
+        browser.close()

@@ -44,7 +44,7 @@ class Board:
 
     kernel: str
     workload: str
-    n: int
+    n: float  # a whole number; NaN for a row whose size is unknown (size_text says so)
     op: str  # what one op is ("hand pair")
     anchor: str
     fastest: str
@@ -139,7 +139,7 @@ def summarize(view: RunView) -> Summary:
         best_c = c_rows.iloc[0] if len(c_rows) else None
         base = best["baseline"] if isinstance(best["baseline"], str) else ""
         boards.append(Board(
-            kernel, workload, int(n), str(best["unit"]), tag, view.label(best), str(best["family"]),
+            kernel, workload, n, str(best["unit"]), tag, view.label(best), str(best["family"]),
             float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]), float(best["ns_per_op_ci_high"]),
             base, float(best["speedup"]), float(best["speedup_ci_low"]), float(best["speedup_ci_high"]),
             view.label(best_c) if best_c is not None else "",
