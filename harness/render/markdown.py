@@ -11,7 +11,7 @@ from swarbench.render.summary import summarize
 SECTION_WIDTH = 150  # a suite table wider than this many characters is split, its first column in each piece
 
 
-def _md(text) -> str:
+def markdown_text(text) -> str:
     """Text from a run (names, reasons, notes) as markdown shows it and never as markup: a viewer renders
     inline HTML, so ``<``, ``>`` and ``&`` are written as entities; backticks would open code."""
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("`", "'")
@@ -19,7 +19,7 @@ def _md(text) -> str:
 
 
 def _cell(text) -> str:
-    return _md(text).replace("|", "\\|")
+    return markdown_text(text).replace("|", "\\|")
 
 
 def table(header: list[str], rows: list[list], numeric: list[bool] | None = None,
@@ -33,25 +33,25 @@ def table(header: list[str], rows: list[list], numeric: list[bool] | None = None
 
 
 def _bullet(text: str) -> list[str]:
-    return textwrap.wrap(_md(text), 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
+    return textwrap.wrap(markdown_text(text), 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _paragraph(text: str) -> list[str]:
     # a machine's name and SIMD flags can run long; markdown joins the lines back into one paragraph
-    return textwrap.wrap(_md(text), 120, break_on_hyphens=False, break_long_words=False)
+    return textwrap.wrap(markdown_text(text), 120, break_on_hyphens=False, break_long_words=False)
 
 
 def render(view: RunView) -> str:
     s = summarize(view)
     h = s.header
-    out = [f"# {_md(h['title'])}", ""]
+    out = [f"# {markdown_text(h['title'])}", ""]
     out += _paragraph(" · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
                                              f"commit {h['commit']}" if h["commit"] else "", h["machine"]) if p))
     if h["command"]:
         # a long command line is continued with backslashes, as a shell reads it back
         parts = textwrap.wrap(h["command"].replace("`", "'"), 110, break_on_hyphens=False, break_long_words=False)
         out += ["", "Command:", "", "```sh", " \\\n    ".join(parts), "```"]
-    out += [f"\n**Problem:** {_md(n)}" for n in view.notes]
+    out += [f"\n**Problem:** {markdown_text(n)}" for n in view.notes]
     if s.boards:
         header, rows = tables.scoreboard(s)
         out += ["", "## Scoreboard", ""]
@@ -61,15 +61,15 @@ def render(view: RunView) -> str:
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
         out += [x for line in steadiness_lines(view) for x in _bullet(f"Steadiness: {line}.")]
     for (kernel, workload, n), _, group in s.groups:
-        out += ["", f"## {_md(kernel)}: {_md(workload)}, n = {size_text(n)} (one op = one "
-                    f"{_md(group.iloc[0]['unit'])})", ""]
+        out += ["", f"## {markdown_text(kernel)}: {markdown_text(workload)}, n = {size_text(n)} (one op = one "
+                    f"{markdown_text(group.iloc[0]['unit'])})", ""]
         header, rows, _ = tables.compact(group, view, s)
         if rows:
             out += table(header, rows, [False, False, True, True, True, True, False, True])
         lines = tables.not_timed_lines(group, view)
         out += ([""] if lines else []) + [x for line in lines for x in _bullet(line)]
     for section in view.sections:
-        out += ["", f"## {_md(section.title)}", ""]
+        out += ["", f"## {markdown_text(section.title)}", ""]
         header = [tables.column_title(c) for c in section.table.columns]
         rows = [[fmt_cell(v) for v in row] for row in section.table.itertuples(index=False)]
         numeric = tables.numeric_columns(section.table)
