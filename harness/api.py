@@ -161,9 +161,12 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
 
 def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
     """What a report shows that the frame does not keep, read from the run folders before any renderer runs:
-    each measurement's samples (by run id) and the first run's start, length and command line."""
+    each measurement's samples (by run id), the problems each run said, and the first run's start, length and
+    command line."""
     for run_id, folder in folders.items():
         view.samples.update(folder.samples(run_id))
+        prefix = f"run {run_id}: " if len(folders) > 1 else ""
+        view.notes += [f"{prefix}{note}" for note in folder.notes() if f"{prefix}{note}" not in view.notes]
     if folders:
         view.info = next(iter(folders.values())).info() | view.info
     return view

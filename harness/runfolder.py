@@ -704,6 +704,15 @@ class RunFolder:
     def append(self, line: Record) -> None:
         files.append_line(self.records_path, dumps(line))
 
+    def note(self, text: str) -> None:
+        """A problem the run found that is no case's result, kept with the records so that a later report of
+        the run says it too (the workers' own notes are kept the same way, RecordWriter.note)."""
+        self.append(OtherLine(event=NOTE, fields={"text": text}))
+
+    def notes(self) -> list[str]:
+        """The problems the run said, once each, in the order found."""
+        return notes_of(self.records(strict=False))
+
     def write_records(self, lines: Iterable[Record]) -> None:
         files.write_atomic(self.records_path, "".join(dumps(r) + "\n" for r in lines))
 
