@@ -97,9 +97,14 @@ def poison(leaf, protected: tuple = ()) -> bool:
         leaf.fill(not bool(leaf.all()))
     elif kind in "iu":
         np.invert(leaf, out=leaf)
+    elif kind == "f" and leaf.dtype.itemsize in (2, 4, 8):
+        # the exponent's top bit flipped: a value that differs from x for every x (a NaN equals nothing), and
+        # flipping it again gives x back
+        bits = leaf.view(f"u{leaf.dtype.itemsize}")
+        bits ^= np.array(1 << (8 * leaf.dtype.itemsize - 2), dtype=bits.dtype)
     elif kind in "fc":
         np.negative(leaf, out=leaf)
-        leaf -= 1  # -x - 1 differs from x for every x but -0.5; a NaN stays unequal to anything
+        leaf -= 1  # -x - 1 differs from x for every x but -0.5, and is its own inverse
     else:
         return False
     return True
@@ -324,8 +329,8 @@ class SpotChecks:
             except (KeyboardInterrupt, SystemExit, WrongOutput):
                 raise
             except BaseException as exc:
-                raise BatchRaised(f"a {'warm-up' if state['round'] < warmup else 'timed'} batch call{pass_label} "
-                                  f"raised {_error(exc)}") from exc
+                what = "warm-up" if state["round"] < warmup else "timed"
+                raise BatchRaised(f"a {what} batch call ({pass_label.lstrip(', ')}) raised {_error(exc)}") from exc
 
         state["final"] = None
         benchmark.pedantic(guarded_round, setup=setup, teardown=teardown, rounds=rounds, warmup_rounds=warmup,
