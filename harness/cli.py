@@ -210,14 +210,14 @@ def failure_line(failed, spec_row: str, problems: Sequence[str]) -> str:
     one), then how many other problems the report lists."""
     impls = [f"{r.kernel}/{r.implementation}" for r in failed.itertuples() if r.implementation != spec_row]
     specs = {r.kernel: r.reason for r in failed.itertuples() if r.implementation == spec_row}
-    parts = list(dict.fromkeys(impls))
+    parts = [", ".join(dict.fromkeys(impls))] if impls else []
     if len(specs) == 1:
         parts += list(specs.values())
     elif specs:
         parts.append(f"the specs of kernels {', '.join(sorted(specs))} are wrong (see the report)")
     if problems:
         parts.append(f"{len(problems)} more problem{'s' if len(problems) > 1 else ''} in the report: {problems[0]}")
-    return "; ".join(parts) if specs or problems else ", ".join(parts)
+    return "; ".join(parts)
 
 
 def _say(stream, text: str) -> None:

@@ -19,6 +19,7 @@ from swarbench.cbuild import BuildError, CannotBuildHere
 from swarbench.errors import raise_if_interrupted
 from swarbench.model import BatchCall, Implementation, InvalidInput, Kernel, Mismatch, TooSlow, Workload, matches
 from swarbench.runfolder import Status
+from swarbench.spec_guard import kind_of
 
 if TYPE_CHECKING:
     from swarbench.registry import Registry
@@ -62,13 +63,9 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
         raise_if_interrupted(exc)
         return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
     if not callable(batch):
-        return None, Verdict(ERROR, f"prepare returned no callable (it returned {_kind_of(batch)}); it must "
+        return None, Verdict(ERROR, f"prepare returned no callable (it returned {kind_of(batch)}); it must "
                                     f"return the batch function that is timed")
     return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
-
-
-def _kind_of(value: Any) -> str:
-    return "None" if value is None else f"a {type(value).__name__}"
 
 
 def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:

@@ -34,8 +34,10 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[0] if first else ''}"
 
 
-def _kind(value: Any) -> str:
-    return "None" if value is None else f"a {type(value).__name__}"
+def kind_of(value: Any) -> str:
+    """'None', 'a list', 'an int': what a hook gave back, for a one-line error."""
+    name = type(value).__name__
+    return "None" if value is None else f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def _call(kernel: str, hook: str, function: Callable, *args):
@@ -75,10 +77,10 @@ def guarded(kernel: Kernel) -> Kernel:
         try:
             answers = list(answers)
         except TypeError:
-            raise SpecError(kid, "known_answers()", f"returned {_kind(answers)}, not a list of KnownAnswer") from None
+            raise SpecError(kid, "known_answers()", f"returned {kind_of(answers)}, not a list of KnownAnswer") from None
         odd = next((a for a in answers if not isinstance(a, KnownAnswer)), None)
         if odd is not None:
-            raise SpecError(kid, "known_answers()", f"returned {_kind(odd)} among its answers, not a KnownAnswer")
+            raise SpecError(kid, "known_answers()", f"returned {kind_of(odd)} among its answers, not a KnownAnswer")
         return answers
 
     def validate(inputs):
@@ -93,7 +95,7 @@ def guarded(kernel: Kernel) -> Kernel:
     def compare(expected, got, inputs):
         found = _call(kid, "compare", kernel.compare, expected, got, inputs)
         if found is not None and not isinstance(found, Mismatch):
-            raise SpecError(kid, "compare", f"returned {_kind(found)}, not a Mismatch or None")
+            raise SpecError(kid, "compare", f"returned {kind_of(found)}, not a Mismatch or None")
         return found
 
     def describe_input(inputs, i):
@@ -110,7 +112,7 @@ def guarded(kernel: Kernel) -> Kernel:
     def summarize(outputs):
         summary = _call(kid, "summarize", kernel.summarize, outputs)
         if not isinstance(summary, Mapping):
-            raise SpecError(kid, "summarize", f"returned {_kind(summary)}, not a dict of figures")
+            raise SpecError(kid, "summarize", f"returned {kind_of(summary)}, not a dict of figures")
         return summary
 
     kinds = [dataclasses.replace(kind, build=_guarded_build(kid, kind), expected=_guarded_expected(kid, kind))
@@ -129,7 +131,7 @@ def _guarded_build(kid: str, kind):
     def build(*args):
         built = _call(kid, hook, kind.build, *args)
         if not (isinstance(built, (tuple, list)) and len(built) == 2):
-            raise SpecError(kid, hook, f"returned {_kind(built)}, not (inputs, number of operations)")
+            raise SpecError(kid, hook, f"returned {kind_of(built)}, not (inputs, number of operations)")
         inputs, n = built
         if not operations(n):
             raise SpecError(kid, hook, f"returned {n!r} as its number of operations: a batch has a whole number of "
