@@ -107,7 +107,8 @@ def find_runs(reports_dir: Path) -> Found:
 
 def _first_clause(message: str, path: Path) -> str:
     """An error about a run folder, short: without the folder's own path, which the list of names says."""
-    return message.replace(str(path) + "/", "").replace(str(path), "").split(": not a swarbench")[0].strip()[:80]
+    text = message.replace(str(path) + "/", "").replace(str(path), "").split(": not a swarbench")[0].strip()
+    return text if len(text) <= 80 else text[:77].rsplit(" ", 1)[0] + "..."
 
 
 def _label(commit: str, run_id: str) -> str:

@@ -3,6 +3,7 @@ and the work of each item is swarbench.bench.session's. Loaded by swarbench.benc
 runs; docs/measurement.md tells how a measurement is made."""
 from __future__ import annotations
 
+import collections
 import os
 import sys
 from typing import Optional
@@ -68,7 +69,9 @@ def pytest_unconfigure(config):
         return
     left = state.threads.left_running()
     if left:
-        names = "; ".join(f"{CaseId.parse(case).key} left thread {name!r}" for case, name in left)
+        counts = collections.Counter((CaseId.parse(case).key, name) for case, name in left)
+        names = "; ".join(f"{key} left {count} thread{'s' if count > 1 else ''} {name!r}"
+                          for (key, name), count in counts.items())
         state.writer.note(f"a case left a thread running, and its worker ended without waiting for it: {names}")
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
