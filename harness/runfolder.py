@@ -534,9 +534,18 @@ def results_of(records: Iterable[Union[dict, Record]]) -> list[ResultLine]:
     return [r for r in map(record, records) if isinstance(r, ResultLine)]
 
 
+def note_line(text: str) -> OtherLine:
+    """A records line holding a problem the run found that is no case's result."""
+    return OtherLine(event=NOTE, fields={"text": text})
+
+
+def is_note(line: Record) -> bool:
+    return isinstance(line, OtherLine) and line.event == NOTE
+
+
 def notes_of(records: Iterable[Record]) -> list[str]:
-    """What the workers asked the run to say (RecordWriter.note), once each."""
-    texts = [r.fields.get("text") for r in records if isinstance(r, OtherLine) and r.event == NOTE]
+    """What the run asked to be said (RecordWriter.note, RunFolder.note), once each."""
+    texts = [r.fields.get("text") for r in records if is_note(r)]
     return list(dict.fromkeys(t for t in texts if isinstance(t, str)))
 
 
@@ -707,7 +716,7 @@ class RunFolder:
     def note(self, text: str) -> None:
         """A problem the run found that is no case's result, kept with the records so that a later report of
         the run says it too (the workers' own notes are kept the same way, RecordWriter.note)."""
-        self.append(OtherLine(event=NOTE, fields={"text": text}))
+        self.append(note_line(text))
 
     def notes(self) -> list[str]:
         """The problems the run said, once each, in the order found."""
