@@ -62,7 +62,7 @@ def _per_op_stats(r, samples_ns: np.ndarray) -> dict:
                         ("ld15iqr", out.get("min")), ("hd15iqr", out.get("max"))):
         out.setdefault(name, value)
     out["ops"] = 1 / out["mean"] if out.get("mean") else 0.0
-    out["rounds"] = int(r["samples"])
+    out["rounds"] = _whole(r["samples"])
     out["iterations"] = 1
     out["data"] = [float(x) * 1e-9 for x in samples_ns]
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}

@@ -149,6 +149,7 @@ def test_cells_no_run_writes_are_one_line_naming_column_and_line(tmp_path, colum
 def test_a_row_of_unknown_size_and_a_status_no_run_writes_render_in_html(tmp_path):
     frame = _frame(tmp_path)
     frame.loc[0, "n"] = float("nan")  # an error before the size was known
+    frame.loc[0, "samples"] = float("nan")  # a count left out by hand
     folder = _saved(tmp_path, frame)
     for fmt in ("html", "text", "md", "pytest-benchmark", "github-action-benchmark"):
         shown = swarbench("report", str(folder), "-f", fmt, env=cli_env(tmp_path))

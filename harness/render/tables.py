@@ -89,7 +89,8 @@ def details(group, view: RunView) -> tuple[list, list]:
     for _, r in group.iterrows():
         if r["status"] != Status.PASS:
             continue
-        rows.append([view.label(r), f"{int(r['samples'])}", f"{r['processes']:g}" if r["processes"] == r["processes"]
+        samples = f"{int(r['samples'])}" if r["samples"] == r["samples"] else "unknown"  # (left out by hand)
+        rows.append([view.label(r), samples, f"{r['processes']:g}" if r["processes"] == r["processes"]
                      else "", fmt_time(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]),
                      fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
                      fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]), r["stability"]])
