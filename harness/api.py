@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
 
@@ -114,6 +114,7 @@ class Measured:
 
     outcome: RunOutcome
     view: RunView
+    late_signals: list[str] = field(default_factory=list)  # signals that came while the reports were written
 
 
 def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iterable[str] = ()) -> RunView:
@@ -150,11 +151,13 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
     ``fleet_args`` (with ``cluster``, ``machines`` and ``machine_names``, as `swarbench run` parses them) runs
     it on every machine of a Dask cluster instead (docs/fleet.md); ``listener`` then gives each machine's
     progress listener from its name."""
+    import signal
     import time
 
     from swarbench import engine, export
     from swarbench.render import render
     from swarbench.runfolder import RunFolder
+    from swarbench.signals import signals_deferred
 
     registry = registry if registry is not None else plugins(run_request.disable, run_request.plugins)
     run_request = for_registry(run_request, registry)
@@ -168,23 +171,35 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
     notes = list(outcome.problems)
     if outcome.interrupted:
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
-    view = run_view(registry, outcome.frame, outcome.machine, notes)
-    view.info = {"command": command, "duration_s": time.time() - started}
-    folder = RunFolder(outcome.run_dir)
-    attach_run_files(view, {outcome.run_id: folder})
-    export.write(outcome.run_dir, view)
-    for fmt, name in SAVED_REPORTS:
-        folder.write_text(name, render(fmt, view))
-    return Measured(outcome, view)
+    # the run's reports are written whole whatever signal comes meanwhile (`kill`, a closed terminal, Ctrl-C):
+    # it is said after, and the run counts as interrupted
+    with signals_deferred() as deferred:
+        view = run_view(registry, outcome.frame, outcome.machine, notes)
+        view.info = {"command": command, "duration_s": time.time() - started}
+        folder = RunFolder(outcome.run_dir)
+        attach_run_files(view, {outcome.run_id: folder})
+        export.write(outcome.run_dir, view)
+        for fmt, name in SAVED_REPORTS:
+            folder.write_text(name, render(fmt, view))
+    measured = Measured(outcome, view)
+    if deferred:
+        outcome.interrupted = True
+        measured.late_signals = [signal.Signals(s).name for s in deferred]
+    return measured
 
 
 def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
     """What a report shows that the frame does not keep, read from the run folders before any renderer runs:
-    each measurement's samples and timed code (by run id) and the first run's start, length and command line."""
+    each measurement's samples and timed code (by run id), the problems each run said, and the first run's start,
+    length and command line."""
+    from swarbench.runfolder import notes_of
+
     for run_id, folder in folders.items():
         records = folder.records()
         view.samples.update(folder.samples(run_id, records))
         view.code.update(folder.timed_code(run_id, records))
+        prefix = f"run {run_id}: " if len(folders) > 1 else ""
+        view.notes += [f"{prefix}{note}" for note in notes_of(records) if f"{prefix}{note}" not in view.notes]
     if folders:
         view.info = next(iter(folders.values())).info() | view.info
     return view

@@ -21,7 +21,10 @@ from typing import Optional, Sequence
 from swarbench import api, config, fleet_options, local, noise, options, registry as registry_mod, scaffold
 from swarbench.options import EXPORT_FORMATS, FORMATS
 from swarbench.errors import OutputError, UsageError
+from swarbench.terminal_text import printable
 from swarbench.model import InvalidInput, matches
+from swarbench.signals import stop_signals_interrupt
+from swarbench.spec_guard import SpecError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_UNRESOLVED = 3  # compare's gate: no regression, but some intervals too wide to tell one of the threshold
@@ -145,7 +148,8 @@ def cmd_list(args, reg) -> int:
             if kernel.suite != suite or not matches(kid, args.kernels):
                 continue
             default = reg.in_default_run(kid) and (local_kernels is None or kid in local_kernels)
-            run = "in the default run" if default else f"not in the default run: -k {kid}"
+            run = "in the default run" if default else f"not in the default run: -k {kid}" + (
+                f" -w {kernel.workloads[0].name}" if len(kernel.workloads) > 1 else "")
             out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
                 size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}" + (
@@ -195,16 +199,35 @@ def cmd_run(args, reg) -> int:
          f"(results.csv, report.html, report.md, benchmark.json); render again with "
          f"`swarbench report {outcome.run_id}`\n")
     if outcome.interrupted:
+        if measured.late_signals:
+            _complain(f"interrupted ({', '.join(measured.late_signals)}) while the reports were written; every "
+                      f"report was written, in {outcome.run_dir}")
         return EXIT_INTERRUPTED
     failed = results.failed_rows(outcome.frame)
     if len(failed):
-        names = ", ".join(f"{r.kernel}/{r.implementation}" for r in failed.itertuples())
-        _say(sys.stderr, f"swarbench: FAIL: {names}\n")
+        from swarbench.spec_guard import SPEC_ROW
+
+        _say(sys.stderr, f"swarbench: FAIL: {failure_line(failed, SPEC_ROW, outcome.problems)}\n")
         return EXIT_FAILED
     if outcome.problems or outcome.frame.empty:
         _say(sys.stderr, f"swarbench: error: {(outcome.problems or ['nothing was measured'])[0]}\n")
         return EXIT_FAILED
     return EXIT_OK
+
+
+def failure_line(failed, spec_row: str, problems: Sequence[str]) -> str:
+    """The implementations that failed, then the kernels whose spec is wrong (with what is wrong, where there is
+    one), then how many other problems the report lists."""
+    impls = [f"{r.kernel}/{r.implementation}" for r in failed.itertuples() if r.implementation != spec_row]
+    specs = {r.kernel: r.reason for r in failed.itertuples() if r.implementation == spec_row}
+    parts = [", ".join(dict.fromkeys(impls))] if impls else []
+    if len(specs) == 1:
+        parts += list(specs.values())
+    elif specs:
+        parts.append(f"the specs of kernels {', '.join(sorted(specs))} are wrong (see the report)")
+    if problems:
+        parts.append(f"{len(problems)} more problem{'s' if len(problems) > 1 else ''} in the report: {problems[0]}")
+    return "; ".join(parts)
 
 
 def _say(stream, text: str) -> None:
@@ -213,7 +236,7 @@ def _say(stream, text: str) -> None:
     is one line (OutputError). Either way the stream is pointed at os.devnull so that Python's own flush at exit
     does not fail on it again."""
     try:
-        stream.write(text)
+        stream.write(printable(text))
         stream.flush()
     except OSError as exc:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
@@ -243,6 +266,14 @@ def _write_output(text: str, output: Optional[Path]) -> None:
     _say(sys.stdout, f"wrote {output}\n")
 
 
+def cmd_history(args, reg) -> int:
+    from swarbench import history
+
+    page = history.write(args.reports, args.output, args.follow)
+    _say(sys.stdout, f"wrote {page.path} ({page.summary})\n")
+    return EXIT_OK
+
+
 def cmd_compare(args, reg) -> int:
     from swarbench import run_comparison
     from swarbench.render import comparison
@@ -269,13 +300,13 @@ def cmd_compare(args, reg) -> int:
         return EXIT_OK
     moved = run_comparison.whole_run_moved(frame, threshold)
     if moved:
-        print(f"swarbench: {comparison.moved_summary(moved, threshold, len(gate))}", file=sys.stderr)
+        _complain(comparison.moved_summary(moved, threshold, len(gate)))
         return EXIT_UNRESOLVED
     if len(gate):
-        print(f"swarbench: {len(gate)} regression(s) beyond {threshold:g}%", file=sys.stderr)
+        _complain(f"{len(gate)} regression(s) beyond {threshold:g}%")
         return EXIT_FAILED
     if len(unresolved):
-        print(f"swarbench: {comparison.unresolved_summary(unresolved, threshold)}", file=sys.stderr)
+        _complain(comparison.unresolved_summary(unresolved, threshold))
         return EXIT_UNRESOLVED
     return EXIT_OK
 
@@ -312,66 +343,117 @@ class PluginCommandError(Exception):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _standard_streams()
     try:
-        settings = config.read()
-        disable = _disabled_from_argv(argv) or settings.disabled_plugins  # given on the command line: those only
-        # the sub-commands are enough to parse (and to answer --help); the suites' kernels load after
-        configured = local.sources(settings.values.get("plugins", []))
-        parser = build_parser(registry_mod.load(disable=disable, stages=registry_mod.COMMANDS_ONLY,
-                                                local=configured), settings, argv)
-        try:
-            args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help: its text still has to reach a reader
-            _say(sys.stdout, "")
-            return int(exc.code or 0)
-        args.argv = argv
-        if args.command is None:
-            parser.print_help()
-            _say(sys.stdout, "")
-            return EXIT_USAGE
-        args.disable_plugins = disable
-        given = options.value_of(args, options.OPTIONS["plugins"]) if hasattr(args, "plugins") else None
-        reg = registry_mod.load(disable=disable, local=local.sources(given) if given is not None else configured)
-        for failure in reg.failures:
-            print(f"swarbench: warning: {failure}; skipped", file=sys.stderr)
-        if args.command == "list":
-            code = cmd_list(args, reg)
-        elif args.command == "run":
-            code = cmd_run(args, reg)
-        elif args.command == "report":
-            code = cmd_report(args, reg)
-        elif args.command == "compare":
-            code = cmd_compare(args, reg)
-        elif args.command == "history":
-            from swarbench import history
-
-            _say(sys.stdout, f"wrote {history.write(args.reports, args.output, args.follow)}\n")
-            code = EXIT_OK
-        elif args.command == "new-plugin":
-            code = scaffold.run(args, reg)
-        elif args.command == "noise":
-            code = noise.run(args, reg)
-        else:
-            code = cmd_plugin(args, reg)
-        _say(sys.stdout, "")  # what a command printed is written out here, where a failure can still be said
-        return code
+        with stop_signals_interrupt():  # `kill` or a closed terminal ends any command as Ctrl-C does
+            return _main(argv)
     except (UsageError, InvalidInput) as exc:
-        print(f"swarbench: error: {exc}", file=sys.stderr)
+        _complain(f"error: {exc}")
         return EXIT_USAGE
-    except (OutputError, PluginCommandError) as exc:
-        print(f"swarbench: error: {exc}", file=sys.stderr)
+    except (OutputError, PluginCommandError, SpecError) as exc:
+        _complain(f"error: {exc}")
         return EXIT_FAILED
     except BrokenPipeError:  # a reader that stopped reading a plugin command's output
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except OSError as exc:  # a file of the run that could not be written: a full disk, a folder taken away
         what = (exc.strerror or type(exc).__name__).lower()
-        print(f"swarbench: error: {what}: {exc.filename}" if exc.filename else f"swarbench: error: {what}",
-              file=sys.stderr)
+        _complain(f"error: {what}: {exc.filename}" if exc.filename else f"error: {what}")
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print("swarbench: interrupted", file=sys.stderr)
+        _complain("interrupted")
         return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
+    settings = config.read()
+    disable = _disabled_from_argv(argv) or settings.disabled_plugins  # given on the command line: those only
+    configured = local.sources(settings.values.get("plugins", []))
+    # parsing needs the plugins' sub-commands only where argv does not name one of swarbench's own; the suites'
+    # kernels load after
+    own = _own_command(argv)
+    commands = registry_mod.Registry() if own else registry_mod.load(disable=disable, local=configured,
+                                                                     stages=registry_mod.COMMANDS_ONLY)
+    _say_slow_imports(commands)
+    parser = build_parser(commands, settings, argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help: its text still has to reach a reader
+        _say(sys.stdout, "")
+        return int(exc.code or 0)
+    args.argv = argv
+    options.refused(vars(args))
+    if args.command is None:
+        parser.print_help()
+        _say(sys.stdout, "")
+        return EXIT_USAGE
+    args.disable_plugins = disable
+    given = options.value_of(args, options.OPTIONS["plugins"]) if hasattr(args, "plugins") else None
+    reg = registry_mod.load(disable=disable, local=local.sources(given) if given is not None else configured)
+    if own:
+        _say_slow_imports(reg)
+    for failure in reg.failures:
+        _complain(f"warning: {failure}; skipped")
+    if args.command == "list":
+        code = cmd_list(args, reg)
+    elif args.command == "run":
+        code = cmd_run(args, reg)
+    elif args.command == "report":
+        code = cmd_report(args, reg)
+    elif args.command == "compare":
+        code = cmd_compare(args, reg)
+    elif args.command == "history":
+        code = cmd_history(args, reg)
+    elif args.command == "new-plugin":
+        code = scaffold.run(args, reg)
+    elif args.command == "noise":
+        code = noise.run(args, reg)
+    else:
+        code = cmd_plugin(args, reg)
+    _say(sys.stdout, "")  # what a command printed is written out here, where a failure can still be said
+    return code
+
+
+def _own_command(argv: list[str]) -> Optional[str]:
+    """The command line's own sub-command argv names (its first word that is not an option), or None: then the
+    plugins' commands are not needed to parse it, and `swarbench run --help` waits on no plugin's import."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first is not None and first in builtin_commands() else None
+
+
+def _say_slow_imports(reg: registry_mod.Registry) -> None:
+    """A plugin whose import took seconds is named, with how to leave it out: every command waits on it."""
+    for name, seconds in sorted(reg.import_s.items()):
+        if seconds >= registry_mod.SLOW_IMPORT_S:
+            _complain(f"note: plugin {name!r} took {seconds:.1f} s to import (every command waits on it; "
+                      f"--disable-plugin {name} leaves it out)")
+
+
+def _complain(text: str) -> None:
+    """One line on stderr, whatever the text holds (a plugin's message may hold line breaks or control
+    characters); nothing where stderr cannot be written."""
+    try:
+        print(printable("swarbench: " + " ".join(text.split())), file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _standard_streams() -> None:
+    """A closed standard stream (`swarbench report latest >&-`) reads as /dev/null: Python left it None, and a
+    file opened later would otherwise land on its descriptor and take a child's output."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        stream = open(fd, "r" if fd == 0 else "w", closefd=False)
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from swarbench.bench.cases import workload_keys
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.registry import Registry
 from swarbench.run_request import RunRequest, check_request, without_broken_specs
-from swarbench.runfolder import CACHE, BuildLine, Record, RunFolder
+from swarbench.runfolder import CACHE, BuildLine, Record, RunFolder, notes_of
 from swarbench.signals import signals_deferred, stop_signals_interrupt
 from swarbench.supervision import RecordTail
 from swarbench.workers import run_workers
@@ -66,7 +66,10 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[Re
             interrupted, unwritten = True, exc
     with signals_deferred() as deferred:  # an interrupt now would lose the whole run's results file
         shutil.rmtree(run_dir / CACHE, ignore_errors=True)  # (which may free the space the results need)
-        frame = results.frame_from_records(folder.records(), run_id, machine)
+        keep_notes(folder, problems)
+        records = folder.records(strict=False)  # a line no worker should have written costs that line only
+        frame = results.frame_from_records(records, run_id, machine)
+        problems = list(dict.fromkeys(problems + notes_of(records)))
         try:
             folder.save(frame)
         except OSError:
@@ -75,6 +78,16 @@ def run(request: RunRequest, registry: Registry, listener: Optional[Callable[[Re
     if unwritten is not None:  # the first error is the one to tell
         raise unwritten
     return RunOutcome(run_id, run_dir, frame, machine, interrupted or bool(deferred), problems)
+
+
+def keep_notes(folder: RunFolder, problems: list[str]) -> None:
+    """The engine's own problems (a spec left out, a worker that ended oddly) kept in the run's records, where
+    a later `swarbench report` of the run finds them; on a full disk the run's results come first."""
+    try:
+        for problem in problems:
+            folder.note(problem)
+    except OSError:
+        pass
 
 
 def import_statistics() -> None:

@@ -14,6 +14,7 @@ import datetime
 import json
 import math
 import platform
+from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,16 @@ FORMATS = ("pytest-benchmark", "github-action-benchmark")
 
 def _timed(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[(frame["status"] == Status.PASS) & (frame["kernel"] != results.OVERHEAD_KERNEL)]
+
+
+def _whole(value) -> Optional[int]:
+    """A count from the frame; None where a hand-edited results file left it out (NaN)."""
+    return int(value) if value == value and value is not None else None
+
+
+def _size(value) -> str:
+    whole = _whole(value)
+    return str(whole) if whole is not None else "unknown"
 
 
 def _key(r) -> tuple:
@@ -51,7 +62,7 @@ def _per_op_stats(r, samples_ns: np.ndarray) -> dict:
                         ("ld15iqr", out.get("min")), ("hd15iqr", out.get("max"))):
         out.setdefault(name, value)
     out["ops"] = 1 / out["mean"] if out.get("mean") else 0.0
-    out["rounds"] = int(r["samples"])
+    out["rounds"] = _whole(r["samples"])
     out["iterations"] = 1
     out["data"] = [float(x) * 1e-9 for x in samples_ns]
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
@@ -63,12 +74,13 @@ def pytest_benchmark(frame: pd.DataFrame, samples: dict, machine: dict, info: di
 
     benchmarks = []
     for _, r in _timed(frame).iterrows():
-        param = f"{r['implementation']}-{r['workload']}-{int(r['n'])}"
+        n = _whole(r["n"])
+        param = f"{r['implementation']}-{r['workload']}-{_size(r['n'])}"
         benchmarks.append({
-            "group": f"{r['kernel']} {r['workload']} n={int(r['n'])}",
+            "group": f"{r['kernel']} {r['workload']} n={_size(r['n'])}",
             "name": f"{r['kernel']}[{param}]",
             "fullname": f"swarbench::{r['kernel']}[{param}]",
-            "params": {"implementation": r["implementation"], "workload": r["workload"], "n": int(r["n"])},
+            "params": {"implementation": r["implementation"], "workload": r["workload"], "n": n},
             "param": param,
             "extra_info": {"family": r["family"], "unit": f"seconds per {r['unit']}",
                            "ns_per_op_ci_low": _num(r["ns_per_op_ci_low"]),
@@ -103,11 +115,11 @@ def github_action_benchmark(frame: pd.DataFrame) -> list[dict]:
     out = []
     for _, r in _timed(frame).iterrows():
         low, high, med = r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], r["ns_per_op_median"]
-        entry = {"name": f"{r['kernel']}/{r['implementation']} ({r['workload']}, n={int(r['n'])})",
+        entry = {"name": f"{r['kernel']}/{r['implementation']} ({r['workload']}, n={_size(r['n'])})",
                  "unit": f"ns/{r['unit']}", "value": float(med)}
         if low == low and high == high:
             entry["range"] = f"± {max(med - low, high - med):.4g}"
-            entry["extra"] = f"95% interval {low:.4g} .. {high:.4g} ns; {int(r['samples'])} samples"
+            entry["extra"] = f"95% interval {low:.4g} .. {high:.4g} ns; {_size(r['samples'])} samples"
         out.append(entry)
     return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 
 def current_umask() -> int:
@@ -55,13 +56,23 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def append_line(path: Path, line: str, durable: bool = True) -> None:
+def open_for_lines(path: Path) -> int:
+    """A descriptor to append lines to ``path`` with (``append_line``), kept open by its writer."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise _naming(exc, Path(path)) from None
+
+
+def append_line(path: Path, line: str, durable: bool = True, fd: Optional[int] = None) -> None:
     """Append one line (``line`` ends without a newline) and, when ``durable``, wait for it to reach the disk; a
     line that cannot be written whole is cut back off, so the file stays a sequence of whole lines. A line that
     is not durable is still read by every process at once and survives the writer's crash, only not the
     machine's: enough for progress events, not for a measured result."""
     data = (line + "\n").encode()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    held = fd is not None  # the writer's own descriptor (``open_for_lines``), left open
+    if fd is None:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
         start = os.fstat(fd).st_size
         try:
@@ -79,4 +90,5 @@ def append_line(path: Path, line: str, durable: bool = True) -> None:
                 raise _naming(exc, Path(path)) from None
             raise
     finally:
-        os.close(fd)
+        if not held:
+            os.close(fd)

@@ -32,7 +32,8 @@ from swarbench.errors import UsageError
 from swarbench.fleet_options import LOCAL, add_arguments, local_names  # noqa: F401  (the run command's options)
 from swarbench.model import matches
 from swarbench.run_request import RunRequest, check_request
-from swarbench.runfolder import BadRecord, CaseId, PlanLine, Record, ResultLine, RunFolder, record, results_of
+from swarbench.runfolder import (BadRecord, CaseId, PlanLine, Record, ResultLine, RunFolder, is_note, note_line, record,
+                                 results_of)
 from swarbench.supervision import INTERRUPT_GRACE_S, WorkerEnd
 from swarbench.workers import lost_case_record
 
@@ -303,12 +304,12 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
                 folder.write_text(fname, text)
         folder.write_machine(m.info)
         folder.write_records(records)
-        every += [replace(r, machine=name) for r in records]
+        every += [replace(r, machine=name) for r in records if not is_note(r)]  # (said below, machine named)
         frames.append(results.frame_from_records(records, run_id, m.info))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=results.COLUMNS)
     fleet = fleet_machine(machines)
     run.write_machine(fleet)
-    run.write_records(every)
+    run.write_records(every + [note_line(p) for p in problems])  # what a later report of the run says
     run.save(frame)
     return engine.RunOutcome(run_id, run_dir, frame, fleet, interrupted, problems)
 

@@ -1,9 +1,11 @@
 """`swarbench history`: every saved run under the reports folder, grouped by machine and commit, for one page of
 each kernel's medians across commits (asv's view, with no server).
 
-A commit with several runs stands for itself by its latest run; every run is counted. With ``follow`` (a
-plugin's name, `history --follow benchmarks/zero.py`) the commits are that plugin's (swarbench.provenance), the
-runs that did not measure it are left out, and only its rows are shown: your code's history, not swarbench's.
+A commit with several runs stands for itself by its latest run; every run is counted, and a folder that cannot be
+shown (unreadable, or with nothing measured) is counted too, with why, on the page and in the command's line.
+With ``follow`` (a plugin's name, `history --follow benchmarks/zero.py`) the commits are that plugin's
+(swarbench.provenance), the runs that did not measure it are left out, and only its rows are shown: your code's
+history, not swarbench's.
 
 Between neighbouring commits each measurement is compared as `swarbench compare` does
 (swarbench.run_comparison.compare_pair), so a change the page marks is one compare would call.
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from swarbench import files, provenance, results, run_comparison as compare
 from swarbench.errors import UsageError
-from swarbench.runfolder import RESULTS_CSV, MeasurementKey, RunFolder, Status
+from swarbench.runfolder import RECORDS, RESULTS_CSV, MeasurementKey, RunFolder, Status
 
 KEY = list(MeasurementKey._fields)
 
@@ -57,17 +59,42 @@ class MachineHistory:
     lines: list[Line]
 
 
-def find_runs(reports_dir: Path, follow: str | None = None) -> list[Run]:
+@dataclass
+class Found:
+    """The runs under a reports folder the page shows, and those it leaves out, with why (by reason)."""
+    runs: list[Run]
+    left_out: dict[str, list[str]] = field(default_factory=dict)  # why -> the folders left out for it
+
+    @property
+    def summary(self) -> str:
+        """How many runs the page holds and how many it left out, and why: "300 runs; 2 left out: ..."."""
+        text = f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+        count = sum(len(v) for v in self.left_out.values())
+        if count:
+            text += f"; {count} left out: " + "; ".join(f"{len(names)} {why} ({', '.join(names[:3])}"
+                                                       f"{', ...' if len(names) > 3 else ''})"
+                                                       for why, names in self.left_out.items())
+        return text
+
+
+def find_runs(reports_dir: Path, follow: str | None = None) -> Found:
+    """Every run folder under ``reports_dir`` (one with results.csv, or with the records of a run stopped before
+    it could write one); a folder that cannot be shown is counted with why, never passed over in silence."""
     if not reports_dir.is_dir():
         raise UsageError(f"no reports folder {reports_dir}: run `swarbench run` first, or give --reports DIR")
-    runs = []
-    for folder in RunFolder.saved(reports_dir):
+    found = Found([])
+    for path in sorted(p for p in reports_dir.iterdir() if p.is_dir()):
+        if not ((path / RESULTS_CSV).exists() or (path / RECORDS).exists()):
+            continue  # not a run folder (no file a run writes)
+        folder = RunFolder(path)
         try:
             frame = folder.results()
             machine = folder.machine()
-        except UsageError:
-            continue  # a folder that is not a run of this format is left out, not fatal to the page
+        except UsageError as exc:
+            found.left_out.setdefault(f"unreadable ({_first_clause(str(exc), path)})", []).append(path.name)
+            continue
         if frame.empty:
+            found.left_out.setdefault("with nothing measured", []).append(path.name)
             continue
         name = f"{machine.get('cpu') or frame['machine_cpu'].iloc[0] or '?'}"
         host = machine.get("hostname") or frame["machine_host"].iloc[0]
@@ -80,13 +107,21 @@ def find_runs(reports_dir: Path, follow: str | None = None) -> list[Run]:
             frame, commit = provenance.keep_rows(frame, entry), str(entry.get("commit") or "")
             if frame.empty:
                 continue
-        runs.append(Run(str(frame["run_id"].iloc[0]), folder.path, name, commit if commit != "nan" else "",
-                        frame))
-    if not runs and follow is not None:
+        run_id = frame["run_id"].dropna().astype(str)
+        found.runs.append(Run(run_id.iloc[0] if len(run_id) else path.name, folder.path, name,
+                              commit if commit != "nan" else "", frame))
+    if not found.runs and follow is not None:
         provenance.check_followed(follow, [folder.machine() for folder in RunFolder.saved(reports_dir)])
-    if not runs:
-        raise UsageError(f"{reports_dir} holds no saved run (no */{RESULTS_CSV})")
-    return runs
+    if not found.runs:
+        why = f" ({found.summary.split('; ', 1)[1]})" if found.left_out else ""
+        raise UsageError(f"{reports_dir} holds no saved run (no */{RESULTS_CSV}){why}")
+    return found
+
+
+def _first_clause(message: str, path: Path) -> str:
+    """An error about a run folder, short: without the folder's own path, which the list of names says."""
+    text = message.replace(str(path) + "/", "").replace(str(path), "").split(": not a swarbench")[0].strip()
+    return text if len(text) <= 80 else text[:77].rsplit(" ", 1)[0] + "..."
 
 
 def _label(commit: str, run_id: str) -> str:
@@ -142,21 +177,28 @@ def _changes(pairs: list[tuple[Run, Run]]) -> dict:
     return out
 
 
-def build(reports_dir: Path, follow: str | None = None) -> list[MachineHistory]:
-    runs = find_runs(reports_dir, follow)
+def build(reports_dir: Path, follow: str | None = None) -> tuple[list[MachineHistory], Found]:
+    found = find_runs(reports_dir, follow)
     machines: dict[str, list[Run]] = {}
-    for r in runs:
+    for r in found.runs:
         machines.setdefault(r.machine, []).append(r)
-    return [machine_history(group) for _, group in sorted(machines.items())]
+    return [machine_history(group) for _, group in sorted(machines.items())], found
 
 
-def write(reports_dir: Path, output: Path | None = None, follow: str | None = None) -> Path:
+@dataclass
+class Written:
+    path: Path
+    summary: str  # how many runs it shows, and which it left out and why
+
+
+def write(reports_dir: Path, output: Path | None = None, follow: str | None = None) -> Written:
     from swarbench.render.history_page import render
 
-    page = render(build(reports_dir, follow), time.strftime("%Y-%m-%d %H:%M %Z"), follow)
+    machines, found = build(reports_dir, follow)
+    page = render(machines, time.strftime("%Y-%m-%d %H:%M %Z"), follow, found.summary if found.left_out else "")
     path = output or reports_dir / "history.html"
     try:
         files.write_atomic(path, page)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return Written(path, found.summary)

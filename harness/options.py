@@ -260,9 +260,15 @@ class Option:
         return isinstance(self.kind, Flag) and any(f.startswith("--no-") for f in self.flags)
 
     def default_value(self) -> Any:
-        """The default, or its environment variable's value where that is set."""
+        """The default, or its environment variable's value where that is set: checked as any other value, so
+        one set to nothing (SWARBENCH_REPORTS="") is refused, never read as the current folder or the default."""
         given = os.environ.get(self.env) if self.env else None
-        return self.kind.check(given) if given else _copy(self.default)
+        if given is None:
+            return _copy(self.default)
+        try:
+            return self.kind.check(given)
+        except BadValue as exc:
+            raise UsageError(f"${self.env} = {_written(given)}: expected {exc}") from None
 
     def check(self, value: Any, source: str, name: Optional[str] = None) -> Any:
         """The value checked; UsageError names the option as the source spells it."""
@@ -410,10 +416,27 @@ def defaults(command: str, settings: Optional[dict[str, Any]] = None) -> dict[st
     settings = settings or {}
     out = {}
     for option in for_command(command):
-        overridden = option.env and os.environ.get(option.env)
-        out[option.keyword] = _copy(settings[option.key]) if option.key in settings and not overridden \
-            else option.default_value()
+        overridden = bool(option.env) and option.env in os.environ
+        try:
+            out[option.keyword] = _copy(settings[option.key]) if option.key in settings and not overridden \
+                else option.default_value()
+        except UsageError as exc:  # refused where it is used: another command than this one may be run
+            out[option.keyword] = Refused(str(exc))
     return out
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A default whose environment variable holds what its option refuses: the error, said only by a command
+    that uses the option without giving it (``refused``)."""
+    message: str
+
+
+def refused(values: dict) -> None:
+    """Raise the first Refused default left among a parsed command line's values."""
+    for value in values.values():
+        if isinstance(value, Refused):
+            raise UsageError(value.message)
 
 
 def check(table: Any, source: str, python_names: bool = False, allowed: Optional[dict[str, Option]] = None

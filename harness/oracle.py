@@ -19,6 +19,7 @@ from swarbench.cbuild import BuildError, CannotBuildHere
 from swarbench.errors import raise_if_interrupted
 from swarbench.model import BatchCall, Implementation, InvalidInput, Kernel, Mismatch, TooSlow, Workload, matches
 from swarbench.runfolder import Status
+from swarbench.spec_guard import kind_of
 
 if TYPE_CHECKING:
     from swarbench.registry import Registry
@@ -56,9 +57,14 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
         return None, Verdict(SKIP, f"cannot build C here: {exc}")
     except BuildError as exc:  # the source is wrong: as loud as an implementation that raises
         return None, Verdict(ERROR, f"C compile error: {exc}")
-    except Exception as exc:
+    except (KeyboardInterrupt, SystemExit):  # the user's Ctrl-C; sys.exit is a crash of the case (bench.session)
+        raise
+    except BaseException as exc:  # GeneratorExit, pytest's own outcomes, a class of its own: the implementation's
         raise_if_interrupted(exc)
         return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
+    if not callable(batch):
+        return None, Verdict(ERROR, f"prepare returned no callable (it returned {kind_of(batch)}); it must "
+                                    f"return the batch function that is timed")
     return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
 
 
@@ -66,7 +72,9 @@ def _run(batch: BatchCall) -> tuple[Any, float, Optional[str]]:
     start = time.perf_counter()
     try:
         out = batch()
-    except Exception as exc:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
         raise_if_interrupted(exc)
         return None, float("nan"), f"batch call raised {describe_error(exc)}"
     return out, time.perf_counter() - start, None
@@ -85,27 +93,27 @@ def spec_problem(kernel: Kernel) -> Optional[str]:
 
 
 def _check_spec(kernel: Kernel) -> Optional[str]:
-    blame = f"kernel {kernel.id}'s spec is wrong"
+    """What is wrong with a kernel's spec, checked on its own known answers: a hook that raises or returns what
+    its contract does not allow (swarbench.spec_guard), or a reference that disagrees with an answer."""
+    from swarbench.spec_guard import SpecError, guarded
+
+    blame, where, guarded_kernel = f"kernel {kernel.id}'s spec is wrong", "", guarded(kernel)
     try:
-        answers = list(kernel.known_answers())
-    except Exception as exc:
-        raise_if_interrupted(exc)
-        return f"{blame}: known_answers() raised {describe_error(exc)}"
-    for answer in answers:
-        where = f"known answer {answer.name!r} ({answer.source})"
-        try:
-            kernel.validate(answer.inputs)
-        except InvalidInput as exc:
-            return f"{blame}: its validate refuses the inputs of its {where}: {exc}"
-        try:
-            out = kernel.reference(answer.inputs)
-            mismatch = kernel.check(answer.expected, out, answer.inputs)
-        except Exception as exc:
-            raise_if_interrupted(exc)
-            return f"{blame}: its reference raised {describe_error(exc)} on its {where}"
-        if mismatch:
-            return (f"{blame}: its reference and its {where} disagree at {mismatch.index}: input {mismatch.input}: "
-                    f"the known answer says {mismatch.expected}, the reference gives {mismatch.got}")
+        for answer in guarded_kernel.known_answers():
+            where = f"its known answer {answer.name!r} ({answer.source})"
+            try:
+                guarded_kernel.validate(answer.inputs)
+            except SpecError as exc:
+                if not isinstance(exc.__cause__, InvalidInput):
+                    raise
+                return f"{blame}: its validate refuses the inputs of {where}: {exc.__cause__}"
+            out = guarded_kernel.reference(answer.inputs)
+            mismatch = guarded_kernel.check(answer.expected, out, answer.inputs)
+            if mismatch:
+                return (f"{blame}: its reference and {where} disagree at {mismatch.index}: input {mismatch.input}: "
+                        f"the known answer says {mismatch.expected}, the reference gives {mismatch.got}")
+    except SpecError as exc:
+        return f"{exc}" + (f" on {where}" if where else "")
     return None
 
 

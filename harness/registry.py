@@ -22,6 +22,7 @@ import functools
 import inspect
 import os
 import sys
+import time
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import Iterable, Optional, Sequence
 
 import pluggy
 
-from swarbench import hookspecs
+from swarbench import contract, hookspecs
 from swarbench.declared import Declared
 from swarbench.local import LocalSource
 from swarbench.model import Command, Implementation, Kernel, SuiteReport
@@ -39,6 +40,7 @@ DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
 # the registration phases, in the order they are called
 STAGES = ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports", "swarbench_add_commands")
 COMMANDS_ONLY = ("swarbench_add_commands",)  # enough to parse a command line: no suite builds its kernels
+SLOW_IMPORT_S = 2.0  # a plugin whose import takes longer is named by the command line (swarbench.cli)
 
 
 @dataclass(frozen=True)
@@ -79,16 +81,17 @@ class Registry:
     # worker, a fresh process, could not load it again
     sources: dict[str, PluginSource] = field(default_factory=dict)
     reserved_commands: set[str] = field(default_factory=set)  # the command line's own commands
+    import_s: dict[str, float] = field(default_factory=dict)  # how long each plugin's import took
     _current: Optional[str] = None  # the plugin whose hook is running: it owns what is added
 
     # -- the API hooks call -------------------------------------------------------------------------------
     def add_kernel(self, kernel: Kernel) -> None:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"add_kernel expects a swarbench.Kernel, got {type(kernel).__name__}")
-        if "." not in kernel.id:
+        if not isinstance(kernel.id, str) or "." not in kernel.id:
             raise ValueError(f"kernel id {kernel.id!r} must be '<suite>.<operation>'")
-        if kernel.id in self.kernels:
-            raise ValueError(f"kernel {kernel.id!r} is already registered by plugin {self.owners[kernel.id]!r}")
+        contract.check_kernel(kernel)
+        self._claim(kernel.id, f"kernel {kernel.id!r}", "swarbench_add_kernels", self.kernels)
         self.kernels[kernel.id] = kernel
         self.owners[kernel.id] = self._current or "?"
 
@@ -96,32 +99,47 @@ class Registry:
         if not isinstance(impl, Implementation):
             raise TypeError(f"add_implementation expects a swarbench.Implementation, got {type(impl).__name__}")
         if impl.kernel not in self.kernels:
-            close = difflib.get_close_matches(impl.kernel, self.kernels, n=1)
+            close = difflib.get_close_matches(str(impl.kernel), self.kernels, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else " (`swarbench list` shows every kernel)"
             raise ValueError(f"implementation {impl.name!r} is for unknown kernel {impl.kernel!r}{hint}")
-        if impl.key in self.implementations:
-            raise ValueError(f"implementation {impl.key!r} is already registered by plugin {self.owners[impl.key]!r}")
+        contract.check_implementation(impl)
+        self._claim(impl.key, f"implementation {impl.key!r}", "swarbench_add_implementations", self.implementations)
         self.implementations[impl.key] = impl
         self.owners[impl.key] = self._current or "?"
 
     def add_report(self, report: SuiteReport) -> None:
         if not isinstance(report, SuiteReport):
             raise TypeError(f"add_report expects a swarbench.SuiteReport, got {type(report).__name__}")
-        if report.id in self.reports:
-            raise ValueError(f"report {report.id!r} is already registered by plugin {self.owners[report.id]!r}")
+        contract.check_report(report)
+        self._claim(report.id, f"report {report.id!r}", "swarbench_add_reports", self.reports)
         self.reports[report.id] = report
         self.owners[report.id] = self._current or "?"
 
     def add_command(self, command: Command) -> None:
         if not isinstance(command, Command):
             raise TypeError(f"add_command expects a swarbench.Command, got {type(command).__name__}")
+        contract.check_command(command)
         if command.name in self.reserved_commands:
             raise ValueError(f"command {command.name!r} is one of swarbench's own")
-        if command.name in self.commands:
-            raise ValueError(f"command {command.name!r} is already taken by plugin "
-                             f"{self.owners[f'command:{command.name}']!r}")
+        self._claim(f"command:{command.name}", f"command {command.name!r}", "swarbench_add_commands",
+                    {f"command:{name}": c for name, c in self.commands.items()})
         self.commands[command.name] = command
         self.owners[f"command:{command.name}"] = self._current or "?"
+
+    def _claim(self, key: str, what: str, stage: str, taken: dict) -> None:
+        """Refuse ``key`` to the plugin registering it where another holds it. A built-in suite's names are its
+        own whichever plugin is called first (a plugin named before it, or one marked tryfirst): the plugin that
+        took one is refused, and the suite registers it as if that had never happened."""
+        if key not in taken:
+            return
+        owner = self.owners.get(key, "?")
+        if self._current in self.builtin and owner not in self.builtin:
+            self.fail(owner, stage, ValueError(f"{what} is swarbench's own (suite {self._current!r}); choose "
+                                               f"another name"))
+            return
+        if owner in self.builtin:
+            raise ValueError(f"{what} is swarbench's own (suite {owner!r}); choose another name")
+        raise ValueError(f"{what} is already registered by plugin {owner!r}")
 
     # -- queries -----------------------------------------------------------------------------------------
     def implementations_of(self, kernel_id: str) -> list[Implementation]:
@@ -411,6 +429,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             if ep.name in blocked or ep.name in seen:
                 continue
             seen.add(ep.name)
+            started = time.perf_counter()
             try:
                 candidates.append((ep.name, ep.load()))
             except KeyboardInterrupt:
@@ -421,6 +440,8 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
                 dist = getattr(ep, "dist", None)
                 registry.sources[ep.name] = PluginSource(_file_of(candidates[-1][1]), dist.name if dist else "",
                                                          dist.version if dist else "")
+            finally:
+                registry.import_s[ep.name] = time.perf_counter() - started
             if ep.value.startswith("swarbench."):
                 registry.builtin.add(ep.name)
     for source in local:

@@ -12,7 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarbench import options, oracle
+from swarbench import options, oracle, spec_guard
+from swarbench.bench.cases import chosen_kinds
 from swarbench.errors import UsageError
 from swarbench.model import matches
 from swarbench.registry import Registry
@@ -74,9 +75,11 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         if not any(kind.name == name for k in chosen for kind in registry.kernels[k].workloads):
             names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
             raise UsageError(f"no workload {name!r} for {', '.join(chosen)}; workloads: {', '.join(names)}")
+    measured = {k: chosen_kinds(registry.kernels[k], request.kernels, request.workloads) for k in chosen}
+    nothing_to_measure(request, registry, measured)
     for name, value in request.params.items():
         declaring = [kind for k in chosen for kind in registry.kernels[k].workloads if name in kind.parameters]
-        kinds = [kind for kind in declaring if (kind.name in request.workloads if request.workloads else kind.default)]
+        kinds = [kind for kind in declaring if any(kind is m for ms in measured.values() for m in ms)]
         if not declaring:
             declared = sorted({p for k in chosen for kind in registry.kernels[k].workloads for p in kind.parameters})
             raise UsageError(f"no workload of {', '.join(chosen)} takes --param {name} "
@@ -84,19 +87,19 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         if not kinds:  # given, but nothing this run builds would read it
             raise UsageError(f"--param {name} is for workload {', '.join(sorted({k.name for k in declaring}))}, "
                              f"which this run does not select (add --workload)")
-        for kind in kinds:
-            kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
+        for k in chosen:
+            for kind in (kind for kind in kinds if kind in registry.kernels[k].workloads):
+                # InvalidInput names the bad value: one line, before any worker; anything else is the spec's fault
+                spec_guard.parse_parameter(k, kind, name, value)
     for size in request.sizes:
         for k in chosen:
-            for kind in registry.kernels[k].workloads:
-                selected = kind.name in request.workloads if request.workloads else kind.default
-                if selected and not kind.fixed_size and kind.max_size is not None and size > kind.max_size:
+            for kind in measured[k]:
+                if not kind.fixed_size and kind.max_size is not None and size > kind.max_size:
                     raise UsageError(f"--size {size} is beyond workload {kind.name} of {k}, which goes up to "
                                      f"{kind.max_size}")
     # Every case keeps its prepared batch until the run's last pass, so the sized workloads are summed.
     needs = [(size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})") for k in chosen
-             for kind in registry.kernels[k].workloads for size in request.sizes
-             if (kind.name in request.workloads if request.workloads else kind.default) and not kind.fixed_size]
+             for kind in measured[k] for size in request.sizes if not kind.fixed_size]
     memory, need = physical_memory(), sum(n for n, _ in needs)
     if memory and need > 0.8 * memory:
         largest = max(needs)
@@ -105,13 +108,33 @@ def check_request(request: RunRequest, registry: Registry) -> None:
                          f"this machine has {memory / 2**30:.1f} GiB")
 
 
+def nothing_to_measure(request: RunRequest, registry: Registry, measured: dict[str, list]) -> None:
+    """Refuse a run that would measure nothing (every selected kernel without a workload to run), and a kernel
+    named by itself whose workloads are none of them a default, saying which --workload to add: a run folder
+    with nothing in it must never be made (it would become `latest`)."""
+    impls = {k: [i for i in registry.implementations_of(k) if matches(i.name, request.impls)] for k in measured}
+    for k, kinds in measured.items():
+        if not kinds and k in request.kernels and not request.workloads:
+            names = [kind.name for kind in registry.kernels[k].workloads]
+            raise UsageError(f"kernel {k} has no default workload: add {' or '.join(f'-w {n}' for n in names)}")
+    if not any(kinds and impls[k] for k, kinds in measured.items()):
+        if request.workloads:
+            raise UsageError(f"nothing to measure: no selected kernel has workload {', '.join(request.workloads)}")
+        idle = sorted(measured)
+        raise UsageError(f"nothing to measure: {', '.join(idle[:4])}{' and more' if len(idle) > 4 else ''} "
+                         f"{'has' if len(idle) == 1 else 'have'} no default workload; name one kernel (-k "
+                         f"{idle[0]}) or add -w NAME (`swarbench list` shows them)")
+
+
 def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRequest, list[str]]:
     """The request less the kernels whose reference disagrees with their own known answers, and a line for each:
     the spec is to blame, once, rather than every implementation failing against it. Nothing left is bad input."""
     broken = oracle.plugin_spec_problems(registry, request.kernels)
     if not broken:
         return request, []
-    kept = [k for k in sorted(registry.kernels) if matches(k, request.kernels) and k not in broken]
+    # (only kernels the patterns would measure: named one by one, a kernel with no default workload would run)
+    kept = [k for k in sorted(registry.kernels) if matches(k, request.kernels) and k not in broken
+            and chosen_kinds(registry.kernels[k], request.kernels, request.workloads)]
     if not kept:
         raise UsageError(next(iter(broken.values())))
     return dataclasses.replace(request, kernels=kept), list(broken.values())

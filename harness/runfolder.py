@@ -86,6 +86,7 @@ RENAMED_KERNELS = {"harness.overhead": "swarbench.overhead"}
 # A worker that cannot write its record file (a full disk) stops at once with this plus the error's number, so
 # the engine can say which error it was: a worker going on would lose every result it made.
 RECORD_FAILED_EXIT = 100
+NOTE = "note"  # a records line a worker writes to be said with the run's problems (RecordWriter.note)
 
 
 # -- what became of a case --------------------------------------------------------------------------------------
@@ -573,6 +574,21 @@ def results_of(records: Iterable[Union[dict, Record]]) -> list[ResultLine]:
     return [r for r in map(record, records) if isinstance(r, ResultLine)]
 
 
+def note_line(text: str) -> OtherLine:
+    """A records line holding a problem the run found that is no case's result."""
+    return OtherLine(event=NOTE, fields={"text": text})
+
+
+def is_note(line: Record) -> bool:
+    return isinstance(line, OtherLine) and line.event == NOTE
+
+
+def notes_of(records: Iterable[Record]) -> list[str]:
+    """What the run asked to be said (RecordWriter.note, RunFolder.note), once each."""
+    texts = [r.fields.get("text") for r in records if is_note(r)]
+    return list(dict.fromkeys(t for t in texts if isinstance(t, str)))
+
+
 def keeps_slowed(records: Iterable[Record]) -> bool:
     """Whether the run was made with --keep-slowed (its run line says so)."""
     return any(isinstance(r, RunLine) and r.keep_slowed is True for r in records)
@@ -589,6 +605,8 @@ class RecordWriter:
     def __init__(self, path: Optional[str], worker: int):
         self.path, self.worker = path, worker
         self.failed = False
+        self.fd: Optional[int] = None  # held open from the first line: a case that leaks descriptors cannot
+        # leave the worker without one for its records
 
     def write(self, line: Record, durable: bool = True) -> None:
         """``durable``: on disk before the worker goes on (results). Events that only say where a worker is
@@ -596,7 +614,9 @@ class RecordWriter:
         if not self.path or self.failed:
             return
         try:
-            files.append_line(self.path, dumps(line), durable)  # a line cut by a full disk is taken back
+            if self.fd is None:
+                self.fd = files.open_for_lines(self.path)
+            files.append_line(self.path, dumps(line), durable, self.fd)  # a line cut by a full disk is taken back
         except OSError as exc:
             import pytest  # here: the engine reads RECORD_FAILED_EXIT from this module without loading pytest
 
@@ -617,6 +637,10 @@ class RecordWriter:
 
     def plan(self, case_ids: list[str]) -> None:
         self.write(PlanLine(self.worker, case_ids), durable=False)
+
+    def note(self, text: str) -> None:
+        """Something the run should say that is no case's result (the engine lists it with the run's problems)."""
+        self.write(OtherLine(event=NOTE, fields={"text": text, "worker": self.worker}))
 
     def verified_elsewhere(self) -> dict[str, float]:
         """Cases an earlier worker of this run passed, with the duration of its verification call."""
@@ -674,13 +698,27 @@ class RunFolder:
                 raise UsageError(f"{candidate} holds no {RESULTS_CSV}: not a swarbench run folder")
             if candidate.is_file():
                 return cls(candidate.parent) if candidate.name == RECORDS else cls(candidate.parent, candidate)
-        if run == "latest":
+        if run == "latest":  # the newest run that measured anything: one stopped before its first result is none
             reports_dir = Path(reports_dir)
             runs = sorted({p.parent for name in (RESULTS_CSV, RECORDS) for p in reports_dir.glob(f"*/{name}")}
                           if reports_dir.is_dir() else [])
-            if runs:
-                return cls(runs[-1])
+            for path in reversed(runs):
+                if cls(path).holds_results():
+                    return cls(path)
         raise UsageError(f"no run {run!r}: give a run id under {reports_dir}, a run folder, or a results.csv file")
+
+    def holds_results(self) -> bool:
+        """Whether the run has a row to show: a results.csv with a line under its header, or (with none) a
+        result line in its records. Reads a line or two, not the whole run."""
+        try:
+            if self.results_path.exists():
+                with open(self.results_path, "rb") as fh:
+                    fh.readline()
+                    return bool(fh.readline().strip())
+            with open(self.records_path, "rb") as fh:
+                return any(b'"event": "result"' in line for line in fh)
+        except OSError:
+            return False
 
     @classmethod
     def saved(cls, reports_dir: Path) -> list["RunFolder"]:
@@ -715,6 +753,15 @@ class RunFolder:
     def append(self, line: Record, durable: bool = True) -> None:
         """``durable``: on disk before the engine goes on; a line that only adds colour (a ``load``) skips it."""
         files.append_line(self.records_path, dumps(line), durable)
+
+    def note(self, text: str) -> None:
+        """A problem the run found that is no case's result, kept with the records so that a later report of
+        the run says it too (the workers' own notes are kept the same way, RecordWriter.note)."""
+        self.append(note_line(text))
+
+    def notes(self) -> list[str]:
+        """The problems the run said, once each, in the order found."""
+        return notes_of(self.records(strict=False))
 
     def write_records(self, lines: Iterable[Record]) -> None:
         files.write_atomic(self.records_path, "".join(dumps(r) + "\n" for r in lines))
@@ -846,7 +893,49 @@ def migrate(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise UsageError(f"{path}: column {col} holds {frame[col].iloc[i]!r} (line {i + 2}), not a number")
             frame[col] = numbers
+    _check_cells(frame, path)
     return _blank_texts(frame)
+
+
+# Columns no run leaves empty, and numeric columns that are never negative
+NAMED_COLUMNS = ("kernel", "implementation")
+COUNT_COLUMNS = ("n", "rounds", "iterations", "samples", "samples_slowed", "processes")
+
+
+def _check_cells(frame: pd.DataFrame, path: Path) -> None:
+    """Cells no run writes, refused in one line naming the column and line: a row with no kernel or no
+    implementation, a number of operations that is not a whole number of at least 1, a count below 0, or a
+    figure that is infinite or (for times and counts) negative. Renderers can then take every cell as a run
+    writes it."""
+    import numpy as np
+
+    def refuse(col: str, i: int, what: str) -> None:
+        raise UsageError(f"{path}: column {col} holds {frame[col].iloc[i]!r} (line {i + 2}), {what}")
+
+    for col in NAMED_COLUMNS:
+        blank = frame[col].isna() | (frame[col].astype(str).str.strip() == "")
+        if blank.any():
+            raise UsageError(f"{path}: column {col} is empty on line {int(np.flatnonzero(blank)[0]) + 2}: every row "
+                             f"names its {col}")
+    for col in frame.columns:
+        if col in TEXT_COLUMNS or not pd_numeric(frame[col]):
+            continue
+        values = frame[col].to_numpy(dtype=float)
+        present = ~np.isnan(values)
+        odd = present & np.isinf(values)
+        if col == "n":
+            odd |= present & ((values < 1) | (values != np.floor(values)))
+        elif col in COUNT_COLUMNS or col.startswith(("ns_per_op", "s_per_call")) or col.endswith("_s"):
+            odd |= present & (values < 0)
+        if odd.any():
+            refuse(col, int(np.flatnonzero(odd)[0]), "not what a run writes" if col != "n" else
+                   "not a number of operations (a whole number, at least 1)")
+
+
+def pd_numeric(series) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
 def _blank_texts(frame: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from typing import Callable, Optional
 from swarbench.machine_load import LoadMonitor
 from swarbench.runfolder import (PYTEST_LOG, RECORD_FAILED_EXIT, PhaseLine, Record, ResultLine, RunFolder,
                                  StartLine)
+from swarbench.bench.isolation import PARENT_ENV
 from swarbench.signals import Stopped
 
 INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured before it is stopped
@@ -24,7 +25,7 @@ INTERRUPT_GRACE_S = 10  # an interrupted worker's time to write what it measured
 
 @dataclass
 class WorkerEnd:
-    kind: str  # "done", "crashed", "timeout", "interrupted"
+    kind: str  # "done", "crashed", "timeout", "interrupted", "stuck" (outside any case)
     code: int
     case: Optional[str] = None
     detail: str = ""
@@ -57,7 +58,9 @@ class RecordTail:
 
 
 def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
-    child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
+    # the worker stops when this process dies, even of SIGKILL (swarbench.bench.isolation.follow_parent)
+    env = dict(os.environ, **{PARENT_ENV: str(os.getpid())})
+    child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd, env=env)
     try:
         return _watch(child, tail, worker, timeout, LoadMonitor(tail.folder, worker))
     finally:  # whatever ends the watch (a second Ctrl-C in the middle of the first's handling), no worker outlives it
@@ -68,6 +71,7 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
 
 def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float,
            load: Optional[LoadMonitor] = None) -> WorkerEnd:
+    heard = time.time()  # when the worker last wrote a line
     try:
         while True:
             try:
@@ -77,7 +81,8 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
                 pass
             if load is not None:  # what else the machine is doing meanwhile (swarbench.machine_load)
                 load.poll(child.pid)
-            tail.poll()
+            if tail.poll():
+                heard = time.time()
             running = tail.running.get(worker)
             if running and time.time() - running[1] > timeout:
                 child.kill()
@@ -85,6 +90,13 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
                 tail.poll()
                 tail.running.pop(worker, None)
                 return WorkerEnd("timeout", -9, running[0], f"timed out after {timeout:g} s")
+            if not running and time.time() - heard > timeout:  # in no case, and silent: stuck outside them all
+                child.kill()
+                child.wait()
+                tail.poll()
+                return WorkerEnd("stuck", -9, None, f"benchmark worker {worker} was stopped: it wrote nothing for "
+                                                    f"{timeout:g} s outside any case (after its last case, or before "
+                                                    f"its first)")
     except KeyboardInterrupt as exc:
         if isinstance(exc, Stopped):  # the worker did not get it: tell it as Ctrl-C would have
             child.send_signal(signal.SIGINT)
@@ -119,15 +131,17 @@ def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     swallowed it), and is sent another, as a user would press Ctrl-C again."""
     interrupted = time.time()
     deadline = interrupted + INTERRUPT_GRACE_S
-    try:
-        while child.poll() is None and time.time() < deadline:
+    while child.poll() is None and time.time() < deadline:
+        try:
             # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
             if any(isinstance(event, (StartLine, PhaseLine)) and (event.t or 0) - interrupted > 0.5
                    for event in tail.poll()):
                 child.send_signal(signal.SIGINT)
             time.sleep(0.1)
-    except KeyboardInterrupt:  # a second Ctrl-C: stop waiting for the worker; what it wrote is kept
-        pass
+        except KeyboardInterrupt:
+            # Ctrl-C pressed again: the worker is writing what it measured, which stopping it now would lose;
+            # it has INTERRUPT_GRACE_S in all, however often the key is pressed
+            pass
     if child.poll() is None:
         child.kill()
         child.wait()

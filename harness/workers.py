@@ -126,6 +126,9 @@ def run_workers(request: RunRequest, registry: Registry, folder: RunFolder, tail
                                 request.timeout)
                 if end.kind == "interrupted":
                     return False
+                if end.kind == "stuck":  # its cases' lines are all written (or none started): said, not retried
+                    problems.append(end.detail)
+                    return True
                 if end.kind in ("crashed", "timeout"):
                     folder.append(lost_case_record(end.case, end, worker, registry, folder.records()))
                     tail.poll()  # the listener hears of the lost case like any other result

@@ -149,23 +149,29 @@ def test_output_to_a_full_device_is_one_line(tmp_path, args):
 
 
 # -- signals --------------------------------------------------------------------------------------------------
+def started_until(cmd: list[str], env: dict, ready, timeout: float, never: str) -> subprocess.Popen:
+    """``cmd`` started in a session of its own, returned once ``ready(text of its run's records)``; killed and
+    the test failed with ``never`` if that does not come within ``timeout`` seconds."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        runs = list(Path(env["SWARBENCH_REPORTS"]).glob("*/records.jsonl"))
+        if ready(runs[0].read_text() if runs else ""):
+            return proc
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    pytest.fail(never)
+
+
 def _stopped_in_timing(tmp_path, send) -> tuple[subprocess.CompletedProcess, dict]:
     """A run of naive and sleeper (whose timed calls hang) stopped by ``send(process)`` once naive's result is
     in and sleeper is being timed."""
     env = fault_env(tmp_path, "impls")
     cmd = [sys.executable, "-m", "swarbench.cli", *CONTAINS, "--impl", "naive", "--impl", "sleeper"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        runs = list(Path(env["SWARBENCH_REPORTS"]).glob("*/records.jsonl"))
-        text = runs[0].read_text() if runs else ""
-        if '"implementation": "naive"' in text and '"phase": "timing"' in text.split('"sleeper"', 1)[-1]:
-            break
-        time.sleep(0.1)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("naive never finished before sleeper hung")
+    proc = started_until(cmd, env, lambda text: '"implementation": "naive"' in text
+                         and '"phase": "timing"' in text.split('"sleeper"', 1)[-1],
+                         120, "naive never finished before sleeper hung")
     time.sleep(0.3)  # sleeper is inside its timed call
     send(proc)
     out, err = proc.communicate(timeout=60)

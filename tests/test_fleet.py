@@ -183,3 +183,20 @@ def test_a_wrong_class_table_is_caught():
     counts[:, 0] = [classes169.combos(i) * classes169.GAMES for i in range(169)]  # every hand always wins
     problems = classes169.check_full(counts)
     assert problems == ["AA: [2097572400, 0, 0] per hand, the data file has [1781508418, 11402312, 304661670]"]
+
+
+def test_the_problems_a_fleet_run_found_are_kept_for_its_later_reports_each_once(tmp_path):
+    from swarbench import fleet
+    from swarbench.api import plugins
+    from swarbench.runfolder import RunFolder, note_line
+
+    machines = {name: fleet.Machine(name, f"tcp://{name}", {"name": name}) for name in "ab"}
+    machines["a"].payload = {"records": [note_line("a thread left running").to_json()], "files": {},
+                             "interrupted": False, "problems": ["a thread left running"]}
+    machines["b"].lost = "its worker died"
+    run_dir = tmp_path / "20260101-000000-abcd"
+    run_dir.mkdir()
+    fleet.gather(run_dir.name, run_dir, machines, plugins(), interrupted=False)
+    notes = RunFolder(run_dir).notes()
+    assert notes == ["machine a: a thread left running", "machine b was lost mid-run (its worker died): 0 case(s) "
+                                                          "LOST"], notes

@@ -45,7 +45,7 @@ def test_an_implementation_for_an_unknown_kernel_is_a_plugin_failure():
 def test_duplicate_kernel_ids_are_refused():
     dup = _plugin(swarbench_add_kernels=lambda registry: registry.add_kernel(spec.CONTAINS))
     reg = registry.load(extra_plugins=[("dup", dup)])
-    assert reg.failures[0].plugin == "dup" and "already registered by plugin 'cards'" in reg.failures[0].error
+    assert reg.failures[0].plugin == "dup" and "is swarbench's own (suite 'cards')" in reg.failures[0].error
 
 
 def test_a_plugin_may_implement_a_kernel_another_plugin_defines():

@@ -35,6 +35,17 @@ class Pass:
         return self.index == self.of
 
 
+def chosen_kinds(kernel, kernels, workloads) -> list:
+    """The workload kinds of ``kernel`` a run measures: those named with --workload; else its default ones; else,
+    for a kernel named by itself (``-k poker.atoi8``, as `swarbench list` says) with one workload, that one."""
+    if workloads:
+        return [kind for kind in kernel.workloads if kind.name in workloads]
+    defaults = [kind for kind in kernel.workloads if kind.default]
+    if defaults:
+        return defaults
+    return list(kernel.workloads) if kernel.id in (kernels or ()) and len(kernel.workloads) == 1 else []
+
+
 def workload_keys(registry, kernels, impls, workloads, sizes) -> list[tuple[str, str, Optional[int]]]:
     """(kernel, workload kind, size) of every workload a run of these patterns measures some implementation on;
     ``sizes`` [None] is each workload's own size."""
@@ -42,9 +53,8 @@ def workload_keys(registry, kernels, impls, workloads, sizes) -> list[tuple[str,
     for kid, kernel in sorted(registry.kernels.items()):
         if not matches(kid, kernels) or not any(matches(i.name, impls) for i in registry.implementations_of(kid)):
             continue
-        for kind in kernel.workloads:
-            if kind.name in workloads if workloads else kind.default:
-                out += [(kid, kind.name, size) for size in ([None] if kind.fixed_size else sizes)]
+        for kind in chosen_kinds(kernel, kernels, workloads):
+            out += [(kid, kind.name, size) for size in ([None] if kind.fixed_size else sizes)]
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 from swarbench.bench.options import SHORT_BATCH_S
 
@@ -52,16 +52,21 @@ def deal(rounds: int, passes: int) -> tuple[int, ...]:
     return tuple((i + 1) * rounds // passes - i * rounds // passes for i in range(passes))
 
 
-def steady_call_s(batch: Callable[[], object], first_call_s: float) -> float:
+def steady_call_s(batch: Callable[[], object], first_call_s: float,
+                  check: Optional[Callable[[object], None]] = None) -> float:
     """A first call pays for page faults and cold caches; a few more calls (at most ~20 ms of them) show the
-    steady duration that rounds and iterations should be sized by. Long batches keep the first figure."""
+    steady duration that rounds and iterations should be sized by. Long batches keep the first figure.
+    ``check``, given, is handed each call's outputs after its timing (swarbench.bench.spot_checks)."""
     if not first_call_s < WARMUP_BELOW_S:
         return max(first_call_s, 1e-9)
     best, spent = first_call_s, 0.0
     for _ in range(10):
         t0 = time.perf_counter()
-        batch()
+        out = batch()
         took = time.perf_counter() - t0
+        if check is not None:
+            check(out)
+        del out
         best, spent = min(best, took), spent + took
         if spent > 0.02:
             break

@@ -11,16 +11,20 @@ import threading
 import time
 from typing import Callable, Optional
 
+import numpy as np
 import pytest
 
-from swarbench import counters, local, memory, oracle, progress, registry as registry_mod
-from swarbench.bench import canary, checking, overhead, rounds
+from swarbench import counters, local, memory, oracle, progress, registry as registry_mod, spec_guard
+from swarbench.bench import canary, checking, isolation, overhead, rounds, spot_checks
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes, selected_families
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.terminal import TerminalLine
-from swarbench.bench.timing import Timing, cheap_to_prepare, prepare_again, time_pass
+from swarbench.bench.timing import ImplementationFault, Timing, cheap_to_prepare, prepare_again, time_pass
 from swarbench.bench.workload_cache import WorkloadCache
 from swarbench.runfolder import RecordWriter, ResultLine, Status
+
+
+SPEC_ROW = spec_guard.SPEC_ROW
 
 
 class Session:
@@ -30,6 +34,9 @@ class Session:
         self.options = options
         self.registry = registry_mod.load(disable=options.disabled_plugins,
                                           local=local.sources(options.local_plugins, discover=False))
+        # each kernel's spec guarded: what its hooks do wrong is blamed on it, once (swarbench.spec_guard)
+        self.registry.kernels = {kid: spec_guard.guarded(k) for kid, k in self.registry.kernels.items()}
+        self.spec_rows: set[tuple] = set()  # (kernel, workload, size) whose spec fault this worker wrote
         for failure in self.registry.failures:
             sys.__stderr__.write(f"swarbench: {failure}; skipped\n")
         self.cache = WorkloadCache(self.registry, options.seed, options.params, options.cache_dir,
@@ -46,10 +53,20 @@ class Session:
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 signal.signal(sig, self._interrupted)
+        isolation.follow_parent()  # a worker whose engine was killed stops, keeping what it measured
+        isolation.more_descriptors()
+        self.snapshot: Optional[isolation.Snapshot] = None  # taken before the first case: what no case may change
+        self.threads = isolation.ThreadWatch()
+        self.fds_left: dict[str, int] = {}  # file descriptors each case left open, over its passes
+        self._fds_before: Optional[int] = None
 
     def _interrupted(self, signum, frame) -> None:
         """Ctrl-C, and the signals the engine takes as one (`kill`, a closed terminal): the worker stops and keeps
-        what it measured. A KeyboardInterrupt no signal caused was raised by an implementation (run_case)."""
+        what it measured. A KeyboardInterrupt no signal caused was raised by an implementation (run_case). A second
+        signal (Ctrl-C pressed twice) is let pass: it would cut short the writing of what was measured, and the
+        engine stops a worker that takes too long (supervision.INTERRUPT_GRACE_S)."""
+        if self.signalled:
+            return
         self.signalled = True
         raise KeyboardInterrupt
 
@@ -78,6 +95,32 @@ class Session:
         self.writer.result(line)
         self.terminal.say(label, text, final=True)
 
+    def _spec_fault(self, case: Case, fault: spec_guard.SpecError) -> None:
+        """A kernel's spec failed while one of its cases ran: one row for the spec (implementation SPEC_ROW), once
+        per workload and worker; the frame merges the workers' rows into one."""
+        key = (case.kernel, case.workload, case.size)
+        if key in self.spec_rows:
+            return
+        self.spec_rows.add(key)
+        kernel, held = self.registry.kernels.get(case.kernel), self.cache.held(case)
+        row = Case(case.kernel, SPEC_ROW, case.workload, case.size)
+        line = ResultLine(case=row.id, worker=self.options.worker, kernel=case.kernel, implementation=SPEC_ROW,
+                          family="spec", workload=case.workload, n=held.workload.size if held else None,
+                          seed=self.options.seed, status=Status.ERROR, reason=str(fault),
+                          suite=case.kernel.split(".", 1)[0], baseline=kernel.baseline if kernel else None,
+                          unit=kernel.unit if kernel else None)
+        self.writer.result(line)  # (not one of the worker's planned cases: its progress count stays as it is)
+        self.terminal.say(row.label, f"ERROR {fault}")
+
+    def _summary(self, case: Case, outputs) -> Optional[dict]:
+        """The kernel's summary of right outputs; a summarize that fails is its spec's fault, and the row keeps its
+        figures without one."""
+        try:
+            return checking.summary(self.registry.kernels[case.kernel], outputs)
+        except spec_guard.SpecError as fault:
+            self._spec_fault(case, fault)
+            return None
+
     def _reject(self, line: ResultLine, label: str, verdict: oracle.Verdict, impl) -> None:
         if self.signalled and verdict.status == oracle.ERROR:  # e.g. its compiler, killed by the same Ctrl-C
             raise KeyboardInterrupt
@@ -94,6 +137,9 @@ class Session:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
         line. Whatever goes wrong, the case ends with a result line."""
         case, finished = item.case, self.terminal.done
+        if self.snapshot is None:
+            self.snapshot = isolation.Snapshot()
+        self._fds_before = isolation.open_fds()
         try:
             if item.first:
                 self._check(case)
@@ -112,22 +158,57 @@ class Session:
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, "raised KeyboardInterrupt (no Ctrl-C was "
                                                                          "pressed)"))
             pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
-        except Exception as exc:
+        except spec_guard.SpecError as fault:  # the kernel's spec failed: blamed once, the case not judged
+            if self.signalled:
+                raise KeyboardInterrupt from fault
+            self._said_lost(case, finished, oracle.Verdict(oracle.SKIP, f"not judged: {fault}"))
+            self._spec_fault(case, fault)
+            pytest.skip(f"not judged: {fault}")
+        except (spot_checks.BatchRaised, ImplementationFault) as exc:  # the implementation's own error
+            if self.signalled:
+                raise KeyboardInterrupt from exc
+            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, str(exc)))
+            pytest.fail(f"ERROR: {exc}", pytrace=False)
+        except BaseException as exc:
             if self.signalled:  # after a Ctrl-C (in compiled code, or a child killed by the same one): stop
                 raise KeyboardInterrupt from exc
-            # an error in the harness or a kernel's own code: said, not lost
+            # an error in the harness or a kernel's own code (of any class: a BaseException of its own, too): said,
+            # not lost
             self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
                                                                          f"{oracle.describe_error(exc)}"))
-            raise
+            if isinstance(exc, Exception):
+                raise
+            pytest.fail(f"ERROR: harness error: {oracle.describe_error(exc)}", pytrace=False)
+        finally:
+            for fault in spec_guard.faults(case.kernel):  # a describe_input that failed wording a mismatch
+                self._spec_fault(case, fault)
+            self.snapshot.changes()  # whatever the case changed is undone before the next, said or not
+            self.threads.after(case.id)
+
+    def _guard(self, case: Case) -> None:
+        """Before a case's figures are taken as its own: raise ImplementationFault if it changed state the harness
+        and the cases after it rely on (undone first), or has left too many file descriptors open."""
+        changed = self.snapshot.changes() if self.snapshot is not None else []
+        if changed:
+            raise ImplementationFault(f"changed what the harness and the cases after it rely on: "
+                                      f"{', '.join(changed)} (undone; its figures are not kept)")
+        now = isolation.open_fds()
+        if now is not None and self._fds_before is not None:
+            self.fds_left[case.id] = self.fds_left.get(case.id, 0) + now - self._fds_before
+            self._fds_before = now
+            if self.fds_left[case.id] > isolation.FD_LEAK_LIMIT:
+                raise ImplementationFault(f"leaks file descriptors: {self.fds_left[case.id]} more are open than "
+                                          f"before it was first prepared (it opens files or sockets it never "
+                                          f"closes); it is stopped before the worker runs out of them")
 
     def _said_lost(self, case: Case, finished: int, verdict: oracle.Verdict) -> None:
         """A case cut short by ``verdict`` gets its result line, unless it wrote one before it was cut short."""
         self.timings.pop(case.id, None)
         if self.terminal.done != finished:
             return
-        kernel = self.registry.kernels[case.kernel]
+        kernel, held = self.registry.kernels[case.kernel], self.cache.held(case)
         line = ResultLine.of(case.id, self.options.worker, self.registry.implementations[case.key], verdict,
-                             case.workload, case.size, self.options.seed, {})
+                             case.workload, held.workload.size if held else case.size, self.options.seed, {})
         line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
         self._finish(line, case.label, f"{verdict.status} {verdict.reason}")
 
@@ -167,6 +248,7 @@ class Session:
             self.phase(case.id, label, "preparing (verified by an earlier worker)")
             verdict = checking.prepare_verified(impl, prepared.workload, checked_s)
         verdict = self._inputs_kept(case, prepared) or verdict
+        self._guard(case)
         workload = prepared.workload
         line = ResultLine.of(case.id, self.options.worker, impl, verdict, workload.name, workload.size,
                              workload.seed, dict(workload.params))
@@ -174,10 +256,14 @@ class Session:
         line.input_bytes = workload.input_bytes
         if verdict.status != oracle.PASS:
             if verdict.outputs is not None:
-                line.summary = checking.summary(kernel, verdict.outputs)  # by how much it was off
+                line.summary = self._summary(case, verdict.outputs)  # by how much it was off
             self._reject(line, label, verdict, impl)
-        timing = self._plan(case, verdict, line, label, f"{case.kernel} {workload.label}", self.options.passes,
-                            checked_here=checked_s is None)
+        spot = self._spot_checks(case, verdict.batch, line, calls=1 if checked_s is None else 0)
+        try:
+            timing = self._plan(case, verdict, line, label, f"{case.kernel} {workload.label}", self.options.passes,
+                                checked_here=checked_s is None, spot=spot)
+        except spot_checks.WrongOutput as exc:
+            self._reject(line, label, oracle.Verdict(oracle.FAIL, str(exc)), impl)
         if line.samples_s:  # a long batch's verification call, its first sample, is judged like any pass
             line.pass_canary_s.append(around + [len(line.samples_s)])
             line.pass_t.append([round(t, 4) for t in span])
@@ -188,16 +274,38 @@ class Session:
         self.timings[case.id] = timing
 
     def _plan(self, case: Case, verdict: oracle.Verdict, line: ResultLine, label: str, group: str, passes: int,
-              checked_here: bool = True) -> Timing:
+              checked_here: bool = True, spot: Optional[spot_checks.SpotChecks] = None) -> Timing:
         """Rounds and iterations from the batch's steady duration, dealt out over the passes. A long batch's
-        verification call here is its first sample (docs/measurement.md)."""
+        verification call here is its first sample (docs/measurement.md). The calls that size the rounds are
+        checked (``spot``)."""
         first = [verdict.call_s] if checked_here and verdict.call_s >= oracle.LONG_BATCH_S else []
-        plan = rounds.plan(rounds.steady_call_s(verdict.batch, verdict.call_s), self.budget, passes, len(first))
+        batch = spot_checks.calling(verdict.batch, "a batch call sizing its rounds") if spot else verdict.batch
+        steady = rounds.steady_call_s(batch, verdict.call_s, spot.checked_call if spot else None)
+        plan = rounds.plan(steady, self.budget, passes, len(first))
         line.samples_s, line.rounds, line.iterations = list(first), len(first), plan.iterations
         # the verification call's outputs stand for a long batch's only call here; else they are let go before
         # any timed call makes its own
         outputs, verdict.outputs = (verdict.outputs if sum(plan.per_pass) <= 0 else None), None
-        return Timing(case, verdict, line, label, group, checked_here, plan, outputs)
+        return Timing(case, verdict, line, label, group, checked_here, plan, outputs, spot=spot)
+
+    def _spot_checks(self, case: Case, batch, line: ResultLine, calls: int) -> spot_checks.SpotChecks:
+        """The checks of a case's calls after its verification (swarbench.bench.spot_checks), against the
+        reference outputs the workload cache holds; the first right outputs give the case's summary."""
+        kernel = self.registry.kernels[case.kernel]
+
+        def judge(outputs):
+            return checking.timed_output_mismatch(kernel, self.cache.get(case), outputs)
+
+        def protected():
+            prepared = self.cache.get(case)
+            return tuple(a for a in spot_checks.leaves(prepared.workload.inputs) + spot_checks.leaves(prepared.expected)
+                         if isinstance(a, np.ndarray))
+
+        def on_first(outputs):
+            if kernel.summarize is not None:
+                line.summary = self._summary(case, outputs)
+
+        return spot_checks.SpotChecks(batch, judge, self.options.worker, protected, on_first, calls)
 
     def _next_pass(self, item: Pass, benchmark, end: Callable[[Timing], None]) -> None:
         """Time pass ``item.index`` of a planned case (a fresh copy of its inputs first, where it has one); after
@@ -209,10 +317,20 @@ class Session:
             if not item.first and timing.fresh_inputs is not None:
                 self.phase(item.case.id, timing.label, "preparing again (fresh inputs)")
                 prepare_again(self.registry.implementations[item.case.key], timing, self.layout_rng)
+                if timing.spot is not None:
+                    timing.spot.rebind(timing.verdict.batch)
             self.phase(item.case.id, timing.label,
                        "timing" + (f" (pass {item.index} of {item.of})" if item.of > 1 else ""))
-            time_pass(benchmark, timing, item.index, self.canary.read)
+            try:
+                time_pass(benchmark, timing, item.index, self.canary.read)
+            except spot_checks.WrongOutput as exc:  # a checked call was wrong: no figure of it is kept
+                del self.timings[item.case.id]
+                timing.line.drop_samples()
+                self._reject(timing.line, timing.label, oracle.Verdict(oracle.FAIL, str(exc)),
+                             self.registry.implementations[item.case.key])
         timing.passes_done = item.index
+        if timing.spot is not None:  # (an empty-call probe is the harness's own)
+            self._guard(item.case)
         if item.last:
             del self.timings[item.case.id]
             end(timing)
@@ -233,15 +351,16 @@ class Session:
         if not counters.unavailable():  # after the timed rounds, over extra calls: counting never slows them
             line.counts = counters.per_op(*counters.count(timing.verdict.batch, timing.plan.call_s), line.n)
         prepared = self.cache.get(case)
-        mismatch = checking.timed_output_mismatch(kernel, prepared, timing.outputs)
+        checked = timing.spot is not None and timing.spot.checked > 0  # else a long batch's one, unchecked call
+        mismatch = None if checked else checking.timed_output_mismatch(kernel, prepared, timing.outputs)
         wrote = self._inputs_kept(case, prepared)
         if mismatch or wrote:
             line.drop_samples()
             verdict = wrote or oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: "
                                                            f"{mismatch}")
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
-        if kernel.summarize is not None:
-            line.summary = checking.summary(kernel, timing.outputs)
+        if kernel.summarize is not None and not checked:
+            line.summary = self._summary(case, timing.outputs)
         try:
             line.explain = explained(timing, line, prepared)  # after the check: extra calls, never timed
         except KeyboardInterrupt:  # a Ctrl-C cut the explanation short: what was measured is kept all the same
@@ -258,8 +377,10 @@ class Session:
             if not timing.line.samples_s:
                 continue
             kernel = self.registry.kernels.get(timing.case.kernel)  # (none for an empty-call probe: no answer)
+            checked = timing.spot is not None and timing.spot.checked > 0  # every checked call was right
             try:
-                if kernel and checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs):
+                if kernel and not checked and checking.timed_output_mismatch(kernel, self.cache.get(timing.case),
+                                                                             timing.outputs):
                     continue
             except Exception:
                 continue

@@ -3,6 +3,9 @@ and the work of each item is swarbench.bench.session's. Loaded by swarbench.benc
 runs; docs/measurement.md tells how a measurement is made."""
 from __future__ import annotations
 
+import collections
+import os
+import sys
 from typing import Optional
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from swarbench.bench.cases import Pass
 from swarbench.bench.request import WorkerRequest
 from swarbench.bench.session import Session
+from swarbench.runfolder import CaseId
 
 
 @pytest.fixture(scope="session")
@@ -53,6 +57,28 @@ def pytest_sessionfinish(session, exitstatus):
     state = getattr(session.config, "_swarbench_session", None)
     if state is not None:
         state.flush_unfinished()
+    session.config._swarbench_exitstatus = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)  # the last thing pytest does: its reports and pytest-benchmark's file are written
+def pytest_unconfigure(config):
+    """A worker of a run ends here, without waiting on threads a case left running (Python would join them at
+    exit, forever for one that never ends) or on exit handlers a plugin registered; those threads are named."""
+    state = getattr(config, "_swarbench_session", None)
+    if state is None or not state.options.record_path:
+        return
+    left = state.threads.left_running()
+    if left:
+        counts = collections.Counter((CaseId.parse(case).key, name) for case, name in left)
+        names = "; ".join(f"{key} left {count} thread{'s' if count > 1 else ''} {name!r}"
+                          for (key, name), count in counts.items())
+        state.writer.note(f"a case left a thread running, and its worker ended without waiting for it: {names}")
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    os._exit(getattr(config, "_swarbench_exitstatus", 0))
 
 
 def pytest_collection_finish(session):

@@ -12,12 +12,17 @@ import numpy
 from swarbench import oracle
 from swarbench.bench.cases import Case
 from swarbench.bench.rounds import PASS_WARMUP_BELOW_S, WARMUP_BELOW_S, RoundPlan
+from swarbench.bench.spot_checks import SpotChecks, pedantic_unchecked
 from swarbench.model import Workload
 from swarbench.runfolder import ResultLine, finite
 
 REPREPARE_BELOW_S = 0.02  # a batch whose preparation takes less is prepared afresh for every pass it is timed in
 REPREPARE_SHARE = 0.1  # so is one whose preparation costs at most this share of the calls a pass times
 BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where
+
+
+class ImplementationFault(Exception):
+    """The implementation failed where the harness went on with it (preparing it again): its error."""
 
 
 @dataclass
@@ -36,6 +41,7 @@ class Timing:
     # speed; None once preparing again is too dear (or for any other case): one prepared batch serves all passes
     fresh_inputs: Optional[Workload] = None
     reprepared: bool = False  # the batch timed last is not the one the check called
+    spot: Optional[SpotChecks] = None  # the checks of its timed calls (none for an empty-call probe)
 
     @property
     def passes(self) -> int:
@@ -63,8 +69,11 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
     before = read_canary()
     started = time.time()
     try:
-        timing.outputs = benchmark.pedantic(timing.verdict.batch, rounds=rounds, iterations=timing.plan.iterations,
-                                            warmup_rounds=warmup)
+        if timing.spot is not None:  # the harness's own loop of calls, some of them checked (spot_checks)
+            timing.outputs = timing.spot.pedantic(benchmark, rounds, timing.plan.iterations, warmup,
+                                                  timing.plan.batch_s, f", pass {index} of {timing.passes}")
+        else:
+            pedantic_unchecked(benchmark, timing.verdict.batch, rounds, timing.plan.iterations, warmup)
     except BaseException:
         # pytest-benchmark marks a benchmark that raised an Exception as failed, but not one stopped by
         # Ctrl-C: its JSON writer then fails on the empty samples, and the worker ends in a traceback.
@@ -94,7 +103,7 @@ def prepare_again(impl, timing: Timing, rng: random.Random) -> None:
     verdict = oracle.prepare_only(impl, timing.fresh_inputs.fresh_copy().read_only())
     del ballast
     if verdict.batch is None:
-        raise RuntimeError(f"preparing again for a later pass: {verdict.status} {verdict.reason}")
+        raise ImplementationFault(f"prepared again for a later pass: {verdict.status} {verdict.reason}")
     timing.verdict.batch, timing.reprepared = verdict.batch, True
     timing.line.reprepare_s.append(finite(verdict.prepare_s))
     if not cheap_to_prepare(verdict.prepare_s, timing.plan):  # too dear to repeat: it serves the passes left

@@ -8,7 +8,7 @@ import pickle
 import tempfile
 from typing import Any, NamedTuple, Optional
 
-from swarbench import oracle
+from swarbench import oracle, spec_guard
 from swarbench.bench.cases import Case
 from swarbench.model import Workload
 
@@ -33,6 +33,10 @@ class WorkloadCache:
             self._held[key] = self._shared(case)
         return self._held[key]
 
+    def held(self, case: Case) -> Optional[Prepared]:
+        """The case's workload if it is at hand (built, or loaded), else None: nothing is built for asking."""
+        return self._held.get((case.kernel, case.workload, case.size))
+
     def _path(self, case: Case) -> Optional[str]:
         if not self.folder:
             return None
@@ -54,7 +58,7 @@ class WorkloadCache:
                 return Prepared(workload, expected, workload.digest())
             except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
                 pass
-        kernel = self.registry.kernels[case.kernel]
+        kernel = spec_guard.guarded(self.registry.kernels[case.kernel])  # its faults are the spec's, named so
         workload = kernel.make_workload(kernel.workload_kind(case.workload), case.size, self.seed, self.params)
         built = Prepared(workload.read_only(), oracle.reference_outputs(kernel, workload), workload.digest())
         if path and self.writes:

@@ -15,6 +15,7 @@ from swarbench.model import ReportSection
 from swarbench.results import OVERHEAD_KERNEL, SLOWED, UNSTEADY_SHARE
 from swarbench.results.steadiness import OTHERS_SEEN
 from swarbench.runfolder import Status, status_of
+from swarbench.terminal_text import printable  # noqa: F401  (the renderers' own name for it)
 
 
 @dataclass

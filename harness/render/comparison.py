@@ -5,16 +5,20 @@ import math
 
 from swarbench.run_comparison import GATE_PROCESSES
 from swarbench.render import fmt_ns
-from swarbench.render.markdown import table
+from swarbench.render.markdown import markdown_text, table
 
 
 def _pct(x: float) -> str:
     return "?" if x != x else f"{x * 100:+.1f}%"
 
 
+def _label(r) -> str:
+    return f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
+
+
 def _rows(group):
     for _, r in group.iterrows():
-        name = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
+        name = _label(r)
         a, b = (f"{fmt_ns(r[f'median_{s}'])} {_plus_minus(r[f'ci_{s}'])}" for s in "ab")
         if r["significant"]:
             change = f"{_pct(r['change'])} [{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]"
@@ -134,13 +138,15 @@ def _drift_lines(group) -> list[str]:
 def render_md(frame, geomeans: dict, regressions=None) -> str:
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
-        out += [f"## {group.iloc[0]['run_a']} vs {run_b}", ""]
+        out += [f"## {markdown_text(group.iloc[0]['run_a'])} vs {markdown_text(run_b)}", ""]
         out += table(["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test", "verdict"],
                      [list(r) + [_verdict(g)] for r, (_, g) in zip(_rows(group), group.iterrows())],
                      [False, True, True, True, False, False])
         out += ["", f"geomean change: {_pct(geomeans[run_b])}", "",
                 "Change of each median with its 95% interval (S slower, F faster, o no clear change):", "", "```"]
-        out += ascii_chart(group) + ["```", ""]
+        # the names as every markdown text from a run is written (entities, no backticks or line breaks): a
+        # name holding a fence or a line break would otherwise end the code block and go on as markup
+        out += ascii_chart(group, label=lambda r: markdown_text(_label(r))) + ["```", ""]
     return "\n".join(out) + "\n"
 
 
@@ -168,7 +174,7 @@ def render_html(frame, geomeans: dict, regressions=None) -> str:
         out += [f"<p class='note'>{_e(line.strip())}</p>" for line in _steadiness_lines(first)]
         rows, cells, classes = [], [], []
         for _, r in group.iterrows():
-            label = f"{r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}"
+            label = _label(r)
             rows.append(ChangeRow(label, r["change"], r["change_ci_low"], r["change_ci_high"], _verdict(r)))
             gate = tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload", "n")) in gated
             cells.append([label, f"{fmt_ns(r['median_a'])}", f"{fmt_ns(r['median_b'])}", _pct(r["change"]),
@@ -183,8 +189,9 @@ def render_html(frame, geomeans: dict, regressions=None) -> str:
     return "\n".join(out) + "\n"
 
 
-def ascii_chart(group, width: int = 41) -> list[str]:
-    """A plain-text chart of each row's change and interval around 0, for markdown (a code block)."""
+def ascii_chart(group, width: int = 41, label=_label) -> list[str]:
+    """A plain-text chart of each row's change and interval around 0, for markdown (a code block), each row named
+    by ``label``."""
     ext = max([abs(v) for v in group[["change", "change_ci_low", "change_ci_high"]].to_numpy().ravel() if v == v]
               + [0.01])
     half = width // 2
@@ -200,5 +207,5 @@ def ascii_chart(group, width: int = 41) -> list[str]:
             for c in range(col(r["change_ci_low"]), col(r["change_ci_high"]) + 1):
                 cells[min(c, width - 1)] = "-"
         cells[min(col(r["change"]), width - 1)] = {"slower": "S", "faster": "F"}.get(_verdict(r), "o")
-        lines.append("".join(cells) + f"  {r['kernel']}/{r['implementation']} {r['workload']}/n={r['n']}")
+        lines.append("".join(cells) + f"  {label(r)}")
     return lines

@@ -21,7 +21,7 @@ def _cell(point) -> str:
     return f"<td class=n>{_e(text.replace(' us', ' µs'))}{mark}</td>"
 
 
-def render(machines, generated: str, follow: str | None = None) -> str:
+def render(machines, generated: str, follow: str | None = None, left_out: str = "") -> str:
     title = f"swarbench history of {follow}" if follow else "swarbench history"
     out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>"
            f"<style>{CSS}</style></head><body><h1>{_e(title)}</h1>",
@@ -31,6 +31,8 @@ def render(machines, generated: str, follow: str | None = None) -> str:
            f"{len(machines)} machine(s). Each commit shows its latest run (runs per commit under its name); a change "
            "is the one <code>swarbench compare</code> finds from the commit before, <span class='bad'>slower</span> "
            "where it is clear. A red ring in a chart marks a slower point.</p>"]
+    if left_out:
+        out.append(f"<p class='bad'>{_e(left_out)}</p>")
     toc = []
     for i, m in enumerate(machines):
         toc.append(f"<li><a href='#m{i}'>{_e(m.machine)}</a></li>")

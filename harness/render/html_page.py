@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 import math
 
+import numpy as np
+import pandas as pd
+
 from swarbench.explain.listing import lines as listing_lines
 from swarbench.model import LineChart
 from swarbench.render import RunView, column_title, scaling_series, size_text, steadiness_lines
@@ -76,7 +79,7 @@ def _scoreboard(s: Summary, view: RunView) -> list[str]:
     header, rows = tables.scoreboard(s)
     body = []
     for b, row in zip(s.boards, rows):
-        cells = [f"<td><a href='#{b.anchor}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>",
+        cells = [f"<td><a href='#{_e(b.anchor)}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>",
                  f"<td>{_e(row[2])}</td>"] + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]] + [f"<td>{_e(row[6])}</td>"]
         if b.failed:
             cells[-1] = cells[-1][:-5] + f" <span class='bad'>{_e('; '.join(b.failure_lines()))}</span></td>"
@@ -101,7 +104,7 @@ def _caveats(s: Summary, view: RunView) -> list[str]:
 
 
 def _contents(s: Summary, view: RunView) -> list[str]:
-    items = [f"<li><a href='#{tag}'>{_e(k)} <small>{_e(w)}, n={size_text(n)}</small></a></li>" for (k, w, n), tag, _ in s.groups]
+    items = [f"<li><a href='#{_e(tag)}'>{_e(k)} <small>{_e(w)}, n={size_text(n)}</small></a></li>" for (k, w, n), tag, _ in s.groups]
     items += [f"<li><a href='#scaling-{i}'>{_e(k)}: scaling</a></li>" for i, ((k, w), _) in
               enumerate(scaling_series(view.frame))]
     items += [f"<li><a href='#section-{i}'>{_e(sec.title)}</a></li>" for i, sec in enumerate(view.sections)]
@@ -122,7 +125,7 @@ def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     title = "time per op, log scale" + ("" if kernel == "swarbench.overhead" else f" (one op = one {first['unit']})")
     header, rows, statuses = tables.compact(group, view, s)
     numeric = [False, False, True, True, True, True, False, True][:len(header)]
-    out = [f"<section id='{tag}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
+    out = [f"<section id='{_e(tag)}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
            f"{_e(first['unit'])}</small></h2>", dot_chart(dots, title, families)]
     if rows:
         out.append(_table(header, rows, numeric, ["bad" if st != Status.PASS else "" for st in statuses]))
@@ -172,7 +175,9 @@ def _chart_note(marks: str, change) -> str:
 def line_chart(table, chart) -> str:
     """One polyline per series value of the section's table (y against x), optionally log-scaled."""
     data = table[[chart.x, chart.y, chart.series]].dropna()
-    data = data[(data[chart.y] > 0) | (not chart.logy)]
+    for col, log in ((chart.x, chart.logx), (chart.y, chart.logy)):  # what each axis can place, finite and all
+        values = pd.to_numeric(data[col], errors="coerce")
+        data = data[np.isfinite(values) & ((values > 0) | (not log))]
     if data.empty:
         return ""
     tx = (lambda v: math.log10(v)) if chart.logx else float

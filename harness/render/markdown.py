@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import textwrap
 
-from swarbench.render import RunView, fmt_cell, size_text, steadiness_lines
+from swarbench.render import RunView, fmt_cell, printable, size_text, steadiness_lines
 from swarbench.render import tables
 from swarbench.render.summary import summarize
 
 SECTION_WIDTH = 150  # a suite table wider than this many characters is split, its first column in each piece
 
 
+def markdown_text(text) -> str:
+    """Text from a run (names, reasons, notes) as markdown shows it and never as markup: a viewer renders
+    inline HTML, so ``<``, ``>`` and ``&`` are written as entities; backticks would open code."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("`", "'")
+            .replace("\r", " ").replace("\n", " "))
+
+
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text).replace("|", "\\|")
 
 
 def table(header: list[str], rows: list[list], numeric: list[bool] | None = None,
@@ -26,29 +33,29 @@ def table(header: list[str], rows: list[list], numeric: list[bool] | None = None
 
 
 def _bullet(text: str) -> list[str]:
-    return textwrap.wrap(text, 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
+    return textwrap.wrap(markdown_text(text), 120, initial_indent="- ", subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _paragraph(text: str) -> list[str]:
     # a machine's name and SIMD flags can run long; markdown joins the lines back into one paragraph
-    return textwrap.wrap(text, 120, break_on_hyphens=False, break_long_words=False)
+    return textwrap.wrap(markdown_text(text), 120, break_on_hyphens=False, break_long_words=False)
 
 
 def render(view: RunView) -> str:
     s = summarize(view)
     h = s.header
-    out = [f"# {h['title']}", ""]
+    out = [f"# {markdown_text(h['title'])}", ""]
     out += _paragraph(" · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
                                              f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p))
     if h.get("counters"):
-        out += ["", *_paragraph(f"Hardware counters: {h['counters']}.")]
+        out += ["", *_paragraph(f"Hardware counters: {markdown_text(h['counters'])}.")]
     if h["command"]:
         # a long command line is continued with backslashes, as a shell reads it back
-        parts = textwrap.wrap(h["command"], 110, break_on_hyphens=False, break_long_words=False)
+        parts = textwrap.wrap(h["command"].replace("`", "'"), 110, break_on_hyphens=False, break_long_words=False)
         out += ["", "Command:", "", "```sh", " \\\n    ".join(parts), "```"]
     if h["plugins"]:
-        out += ["", "Plugins: " + ", ".join(f"`{p}`" for p in h["plugins"])]
-    out += [f"\n**Problem:** {n}" for n in view.notes]
+        out += ["", "Plugins: " + ", ".join(f"`{p.replace('`', chr(39))}`" for p in h["plugins"])]
+    out += [f"\n**Problem:** {markdown_text(n)}" for n in view.notes]
     if s.boards:
         header, rows = tables.scoreboard(s)
         out += ["", "## Scoreboard", ""]
@@ -58,7 +65,8 @@ def render(view: RunView) -> str:
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
         out += [x for line in steadiness_lines(view) for x in _bullet(f"Steadiness: {line}.")]
     for (kernel, workload, n), _, group in s.groups:
-        out += ["", f"## {kernel}: {workload}, n = {size_text(n)} (one op = one {group.iloc[0]['unit']})", ""]
+        out += ["", f"## {markdown_text(kernel)}: {markdown_text(workload)}, n = {size_text(n)} (one op = one "
+                    f"{markdown_text(group.iloc[0]['unit'])})", ""]
         header, rows, _ = tables.compact(group, view, s)
         if rows:
             out += table(header, rows, [False, False, True, True, True, True, False, True])
@@ -70,7 +78,7 @@ def render(view: RunView) -> str:
             out += table(header, rows, [False, True, True, False, True, True, False, True])
             out += [x for note in notes for x in _bullet(note)]
     for section in view.sections:
-        out += ["", f"## {section.title}", ""]
+        out += ["", f"## {markdown_text(section.title)}", ""]
         header = [tables.column_title(c) for c in section.table.columns]
         rows = [[fmt_cell(v) for v in row] for row in section.table.itertuples(index=False)]
         numeric = tables.numeric_columns(section.table)
@@ -83,4 +91,4 @@ def render(view: RunView) -> str:
     out += _paragraph(f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; "
                       f"{m.get('python', '')}; {m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; "
                       f"commit {m.get('git_commit') or '-'}")
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")

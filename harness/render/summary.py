@@ -8,7 +8,9 @@ folder): no renderer opens a file.
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -44,7 +46,7 @@ class Board:
 
     kernel: str
     workload: str
-    n: int
+    n: float  # a whole number; NaN for a row whose size is unknown (size_text says so)
     op: str  # what one op is ("hand pair")
     anchor: str
     fastest: str
@@ -101,7 +103,14 @@ def steadiness_words(median: float, low: float, high: float, marks: str) -> str:
 
 
 def anchor(*parts) -> str:
-    return "k-" + "-".join(str(p) for p in parts).replace(".", "-").replace(" ", "-").replace("=", "")
+    """An id for a kernel's section: its parts, readable where they are plain names; anything else (a hand-edited
+    results file's cells, say) kept out of the id, with a hash of the parts so that ids stay apart."""
+    raw = "-".join(str(p) for p in parts)
+    readable = "k-" + raw.replace(".", "-").replace(" ", "-").replace("=", "")
+    if re.fullmatch(r"[A-Za-z0-9_-]+", readable):
+        return readable
+    plain = re.sub(r"[^A-Za-z0-9_-]+", "-", readable)[:60].strip("-")
+    return f"{plain}-{hashlib.blake2b(raw.encode(), digest_size=4).hexdigest()}"
 
 
 def _is_portable_c(row) -> bool:
@@ -135,7 +144,7 @@ def summarize(view: RunView) -> Summary:
         best_c = c_rows.iloc[0] if len(c_rows) else None
         base = best["baseline"] if isinstance(best["baseline"], str) else ""
         boards.append(Board(
-            kernel, workload, int(n), str(best["unit"]), tag, view.label(best), str(best["family"]),
+            kernel, workload, n, str(best["unit"]), tag, view.label(best), str(best["family"]),
             float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]), float(best["ns_per_op_ci_high"]),
             base, float(best["speedup"]), float(best["speedup_ci_low"]), float(best["speedup_ci_high"]),
             view.label(best_c) if best_c is not None else "",

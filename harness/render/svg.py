@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 from dataclasses import dataclass, field
 
 from swarbench.render import fmt_time, time_unit
@@ -74,6 +75,11 @@ class LogAxis:
         return self.x0 + (self.x1 - self.x0) * math.log10(v / self.lo) / math.log10(self.hi / self.lo)
 
 
+def _plottable(v) -> bool:
+    """A value a log axis can place: a finite number above 0 (a hand-edited results file may hold others)."""
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
 def _svg(height: float, label: str, body: list[str]) -> str:
     return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
             f'role="img" aria-label="{_e(label)}">' + "".join(body) + "</svg>")
@@ -107,10 +113,11 @@ def dot_chart(rows: list[DotRow], axis_title: str, families: list[tuple[str, str
     time per op with the unit in each tick label."""
     if not rows:
         return ""
-    values = [v for r in rows for v in (r.median, r.low, r.high, *r.samples) if v == v and v > 0]
+    values = [v for r in rows for v in (r.median, r.low, r.high, *r.samples) if _plottable(v)]
     if not values:
         return ""
     axis = LogAxis(min(values), max(values), LEFT, WIDTH - RIGHT)
+    rows = [r for r in rows if _plottable(r.median)]
     top, step = 48, 24
     bottom = top + step * len(rows)
     body = [legend(families, 14), legend([], 34, "● median    ━ 95% interval    · each sample (faint)")]
@@ -124,11 +131,11 @@ def dot_chart(rows: list[DotRow], axis_title: str, families: list[tuple[str, str
         if i % 2:
             body.append(f'<rect x="0" y="{y - step / 2}" width="{WIDTH}" height="{step}" class="band"/>')
         body.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">{_e(r.label)}</text>')
-        for j, s in enumerate(r.samples):  # spread up and down by a fixed pattern so equal values stay apart
+        for j, s in enumerate(x for x in r.samples if _plottable(x)):  # spread by a fixed pattern: equal values apart
             dy = ((j * 0.618034) % 1 - 0.5) * (step - 8)
             body.append(f'<circle cx="{axis(s):.1f}" cy="{y + dy:.1f}" r="1.8" fill="{r.color}" '
                         f'fill-opacity=".35"/>')
-        if r.low == r.low and r.high == r.high:
+        if _plottable(r.low) and _plottable(r.high):
             body.append(f'<line x1="{axis(r.low):.1f}" y1="{y}" x2="{axis(r.high):.1f}" y2="{y}" '
                         f'stroke="#222" stroke-width="3"/>')
         body.append(f'<circle cx="{axis(r.median):.1f}" cy="{y}" r="5" fill="{r.color}" stroke="#222">'
@@ -198,9 +205,10 @@ class Series:
 def series_chart(slots: list[str], series: list[Series], axis_title: str) -> str:
     """Medians with intervals across ``slots`` (commits, left to right), one line per series, on a log axis;
     a regression is a red ring."""
-    values = [v for s in series for _, *vals, _ in s.points for v in vals if v == v and v > 0]
+    values = [v for s in series for _, *vals, _ in s.points for v in vals if _plottable(v)]
     if not values or not slots:
         return ""
+    series = [Series(s.label, [p for p in s.points if _plottable(p[1])]) for s in series]
     left, right, top = 80, 220, 10
     height = 260
     axis = LogAxis(min(values), max(values), top + height, top)  # upward
@@ -223,7 +231,7 @@ def series_chart(slots: list[str], series: list[Series], axis_title: str) -> str
             body.append('<polyline fill="none" stroke-width="1.5" stroke="{}" points="{}"/>'.format(
                 color, " ".join(f"{x(p[0]):.1f},{axis(p[1]):.1f}" for p in pts)))
         for slot, med, low, high, regressed in pts:
-            if low == low and high == high:
+            if _plottable(low) and _plottable(high):
                 body.append(f'<line x1="{x(slot):.1f}" x2="{x(slot):.1f}" y1="{axis(low):.1f}" '
                             f'y2="{axis(high):.1f}" stroke="{color}" stroke-width="2"/>')
             body.append(f'<circle cx="{x(slot):.1f}" cy="{axis(med):.1f}" r="4" fill="{color}">'

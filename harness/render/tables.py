@@ -95,7 +95,8 @@ def details(group, view: RunView) -> tuple[list, list]:
     for _, r in group.iterrows():
         if r["status"] != Status.PASS:
             continue
-        rows.append([view.label(r), f"{int(r['samples'])}", f"{r['processes']:g}" if r["processes"] == r["processes"]
+        samples = f"{int(r['samples'])}" if r["samples"] == r["samples"] else "unknown"  # (left out by hand)
+        rows.append([view.label(r), samples, f"{r['processes']:g}" if r["processes"] == r["processes"]
                      else "", fmt_time(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]),
                      fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
                      fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]), r["stability"]])
@@ -147,7 +148,7 @@ def section_chunks(table, most: int) -> list[tuple[list[str], list[list[str]], l
 def padded(header: list[str], rows: list[list[str]], numeric: list[bool], width: int | None = None) -> list[list[str]]:
     """Header and rows with every column padded to one width (numbers right-aligned), the widest text column
     cut short with "..." where the whole would pass ``width`` characters (columns joined by two spaces)."""
-    table = [list(map(str, header))] + [list(map(str, r)) for r in rows]
+    table = [[_one_line(c) for c in header]] + [[_one_line(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     if width is not None:
         while sum(widths) + 2 * (len(widths) - 1) > width:
@@ -166,6 +167,11 @@ def padded(header: list[str], rows: list[list[str]], numeric: list[bool], width:
             cells.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
         out.append(cells)
     return out
+
+
+def _one_line(cell) -> str:
+    """A cell on one line: a line break in a name or a reason would start a row of its own."""
+    return str(cell).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
 def width_chunks(header: list[str], rows: list[list[str]], numeric: list[bool], width: int) -> list[list[int]]:

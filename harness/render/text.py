@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 
 from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_speedup, fmt_time, fmt_time_interval,
-                              operation_name, steadiness_lines, time_unit)
+                              operation_name, printable, steadiness_lines, time_unit)
 from swarbench.render import size_text, tables
 from swarbench.render.summary import PORTABLE_C, change_of, summarize
 from swarbench.runfolder import Status
@@ -131,4 +131,4 @@ def render(view: RunView) -> str:
             m = view.machines.get(rid, {})
             out += _wrap(f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores, commit {m.get('git_commit') or '-'}",
                          "    ", f"  {rid}: ")
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")
