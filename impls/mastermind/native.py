@@ -5,6 +5,7 @@ One module per C file in ``c/``, built for its instruction set. The files share 
 drivers); their hash goes into the build flags so a header change rebuilds every module that includes it.
 """
 import hashlib
+import re
 import threading
 import time
 from functools import partial
@@ -60,15 +61,28 @@ KNUTH_FLAGS = ("-ffp-contract=off",)
 POLL_S = 0.1
 
 
-def _headers_flag() -> str:
+def _included(source: Path, seen: set) -> list[Path]:
+    """The headers of c/ that ``source`` includes, directly or through another, each once."""
+    found = []
+    for name in re.findall(r'^#include "([^"]+)"', source.read_text(), re.M):
+        header = C_DIR / name
+        if header.exists() and header not in seen:
+            seen.add(header)
+            found += [header, *_included(header, seen)]
+    return found
+
+
+def _headers_flag(source: str) -> str:
+    """A flag naming the hash of the headers the source includes: a header change rebuilds the modules that use
+    it, and only those (the article's variants do not include the pruned search's headers)."""
     h = hashlib.sha256()
-    for p in sorted(C_DIR.glob("*.h")):
-        h.update(p.read_bytes())
+    for header in sorted(_included(C_DIR / source, set())):
+        h.update(header.name.encode() + header.read_bytes())
     return f"-DMM_HEADERS={h.hexdigest()[:12]}"
 
 
 def module(source: str, isa: tuple, flags: tuple, cdef: str):
-    return build(f"mm_{Path(source).stem}", C_DIR / source, cdef, isa, (*flags, _headers_flag()))
+    return build(f"mm_{Path(source).stem}", C_DIR / source, cdef, isa, (*flags, _headers_flag(source)))
 
 
 def _ptr(ffi, ctype, arr):
@@ -238,7 +252,7 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
 
 
 def knuth_module(source: str, isa: tuple, flags: tuple, pins: int):
-    """The player for games of ``pins`` pins: one module per number of pins (knuth_core.h's KNUTH_PINS)."""
+    """The player for games of ``pins`` pins: one module per number of pins (knuth_game.h's KNUTH_PINS)."""
     return module(source, isa, (*flags, *KNUTH_FLAGS, f"-DKNUTH_PINS={pins}"), KNUTH_CDEF)
 
 
@@ -297,16 +311,17 @@ KNUTH_VARIANTS = [
     ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised",
      1),
     ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2", 1),
-    ("c-sliced-avx2-full", "cffi-avx2", "knuth_avx2_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score", 1),
-    ("c-sliced-avx512-full", "cffi-avx512", "knuth_avx512_full.c", ("avx512bw", "popcnt"), (),
+    ("c-sliced-avx2-full", "cffi-avx2", "knuth_sliced_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score",
+     1),
+    ("c-sliced-avx512-full", "cffi-avx512", "knuth_sliced_full.c", ("avx512bw", "popcnt"), (),
      "byte-sliced AVX-512 rows, every score", 1),
-    ("c-sliced-avx2", "cffi-avx2", "knuth_avx2.c", ("avx2",), CUT,
+    ("c-sliced-avx2", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
      "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx512", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), CUT,
+    ("c-sliced-avx512", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
      "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_avx2.c", ("avx2",), CUT,
+    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
      "byte-sliced AVX2 rows, candidates cut, subtrees of games on every core", 0),
-    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), CUT,
+    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
      "byte-sliced AVX-512 rows, candidates cut, subtrees of games on every core", 0),
 ]
 
