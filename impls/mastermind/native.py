@@ -18,7 +18,7 @@ from swarbench.cbuild import build
 from swarbench.memory import aligned_copy, aligned_empty, as_aligned
 from swarbench.model import Implementation
 
-from .spec import KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
+from .spec import ARITHMETICS, KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -51,12 +51,14 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
                         size_t ng, uint8_t *out, int pins, int colors);
 """
 KNUTH_CDEF = """
-int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
-               const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status);
+int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
+               int arithmetic, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
+               int64_t *status);
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
+                 int arithmetic, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
 """
-# Expected Size and Entropy sum floats in a set order (spec.py): no fused multiply-add may change a rounding.
+# The float arithmetics sum in a set order (spec.py): no fused multiply-add but those written (fmaf) may change a
+# rounding.
 KNUTH_FLAGS = ("-ffp-contract=off",)
 POLL_S = 0.1
 
@@ -275,6 +277,7 @@ def _prepare_knuth(source, isa, flags, threads):
         first = int(np.searchsorted(codes, inp["first"]))
         targets = np.searchsorted(codes, inp["secrets"]).astype(np.int32)
         strategy = STRATEGIES.index(inp["strategy"])
+        arithmetic = ARITHMETICS.index(inp.get("arithmetic", "exact"))
         n = len(codes)
         pc, pcn = _ptr(ffi, "uint32_t *", codes), _ptr(ffi, "uint8_t *", counts)
         want = np.zeros(n, np.uint8)
@@ -287,14 +290,15 @@ def _prepare_knuth(source, isa, flags, threads):
             po, pt = _ptr(ffi, "uint8_t *", out), _ptr(ffi, "int32_t *", targets)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, first, pt, len(targets), po,
-                                                     threads, ps), status, len(targets))
+                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, arithmetic, first, pt,
+                                                     len(targets), po, threads, ps), status, len(targets))
                 return out
         else:
             po, pw = _ptr(ffi, "uint8_t *", by_code), _ptr(ffi, "uint8_t *", want)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, first, pw, po, threads, ps),
+                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, first, pw, po,
+                                                       threads, ps),
                               status, len(targets))
                 return by_code[targets]
 

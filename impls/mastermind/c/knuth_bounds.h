@@ -6,10 +6,14 @@
 #include "knuth_sets.h"
 
 /* Expected Size and Entropy: an integer per part size whose sum over a split (its measure) orders splits as their
- * float keys do wherever two splits are far apart (see worse_from): s*s - s, and s ln s in units of 2^-20. Both
- * are 0 for a part of one, so the measure so far of a split still being counted is a bound that shows a loser
+ * keys do wherever two splits are far apart (see worse_from): s*s - s, exactly, and s ln s in units of 2^-20, each
+ * within a unit (ENTROPY_PART_ERROR: rounded to the nearest, from a double within 2^-51 relatively, and s < 2^26).
+ * Both are 0 for a part of one, so the measure so far of a split still being counted is a bound that shows a loser
  * early. (With s*s, each secret not yet counted would add at least 1 more, and the bound would reach a loser's
  * measure only near the end of its count.) The parts' sizes sum to np, so s*s - s orders splits as s*s does. */
+#define ENTROPY_PART_ERROR 1
+/* So two splits' measures (44 parts at most each) differ from 2^20 times their S by less than this together. */
+#define ENTROPY_SLACK_Q (2 * 44 * ENTROPY_PART_ERROR)
 static int64_t *make_measure(int strategy, int np) {
     if (strategy < EXPECTED_SIZE) return NULL;
     int64_t *m = malloc(sizeof(int64_t) * (np + 1));
@@ -28,6 +32,7 @@ static int64_t *make_measure(int strategy, int np) {
  * with the best's measure was scored in full, and the colors' bound (split_bound) dropped none that only tie it;
  * these show at once when no split with that measure can rank higher. */
 static int tie_ranks(mm_ctx *x) {
+    if (x->arithmetic == EXACT) return 0;  /* exact keys: q_lost is the best's measure itself (see worse_from) */
     int total = 0;
     for (int n = 1; n <= TIE_SECRETS; n++) total += 1 << (n - 1);
     int64_t *meas = malloc(sizeof(int64_t) * total), *rank = malloc(sizeof(int64_t) * total);
@@ -35,9 +40,9 @@ static int tie_ranks(mm_ctx *x) {
     if (!meas || !rank) return -1;
     x->tie_at[0] = x->tie_at[1] = 0;
     for (int n = 1; n <= TIE_SECRETS; n++) {
-        void *terms = make_terms(x->strategy, n);
+        mm_terms terms;
         int64_t *m = make_measure(x->strategy, n);
-        if (!terms || !m) { free(terms); free(m); return -1; }
+        if (make_terms(&terms, x->strategy, x->arithmetic, n) || !m) { free_terms(&terms); free(m); return -1; }
         const int from = x->tie_at[n];
         int count = from;
         for (uint32_t cuts = 0; cuts < 1u << (n - 1); cuts++) {  /* a part ends after secret i where bit i is set */
@@ -47,13 +52,13 @@ static int tie_ranks(mm_ctx *x) {
                 if (cuts >> i & 1) { q += m[s]; size[parts++] = s; s = 0; }
             q += m[s];
             size[parts++] = s;
-            const int64_t r = rank_of_parts(x->strategy, size, parts, 0, n, terms);
+            const int64_t r = rank_of_parts(x->strategy, x->arithmetic, size, parts, 0, n, &terms);
             int at = from;
             while (at < count && meas[at] != q) at++;
             if (at == count) { meas[count] = q; rank[count++] = r; }
             else if (r > rank[at]) rank[at] = r;
         }
-        free(terms); free(m);
+        free_terms(&terms); free(m);
         for (int i = from + 1; i < count; i++)  /* ascending by measure (an insertion sort: a few hundred) */
             for (int j = i; j > from && meas[j - 1] > meas[j]; j--) {
                 const int64_t tq = meas[j], tr = rank[j];
@@ -105,26 +110,34 @@ static int least_measures(mm_ctx *x) {
  * least measure from which on no split ranks above the best (equal ranks go to the guess met first, a possible
  * one or a lower codeword), or INT64_MAX. */
 MM_INLINE int64_t tie_lost(const mm_ctx *x, int np, int64_t best_key) {
+    if (x->arithmetic == EXACT) return INT64_MAX;
     for (int i = x->tie_at[np]; i < x->tie_at[np + 1]; i++)
         if (2 * x->tie_rank[i] <= best_key) return x->tie_measure[i];
     return INT64_MAX;
 }
 
-/* The least measure q of a split that ranks below the best so far (measure best_q) whatever the float sums'
- * rounding, or INT64_MAX: from there on a split's float key cannot win and is not computed, and since a split's
- * measure only grows as its parts are counted, the count stops there. A split has k <= 44 parts; u = 2^-24 (float
- * rounding).
+/* The least measure q of a split that ranks below the best so far (measure best_q, rank best_rank) whatever the
+ * rounding, or INT64_MAX: from there on a split's key cannot win and is not computed, and since a split's measure
+ * only grows as its parts are counted, the count stops there.
+ * Exact: Expected Size's measure is exact, and an equal one ties, which the guess met first wins: best_q itself.
+ * Entropy's measures of two splits differ from 2^20 times their S by less than ENTROPY_SLACK_Q together, so a
+ * larger S is certain from best_q + ENTROPY_SLACK_Q on; a split below that is compared exactly (knuth_exact.h).
+ * Float keys (a split has k <= 44 parts; u = 2^-24, float rounding): no cut where the best's key saturated (every
+ * split past it ties, whatever its measure).
  * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; with Q = q + np
  * the sum of s*s, by the bound for recursive summation |F - Q/np| <= 45u/(1 - 45u) Q/np < 2^-17 Q/np. So when
  * (Q - B) 2^17 > Q + B + np (B = best_q + np), F - F_best > (Q - B)/np - 2^-17 (Q + B)/np > 2^-17 > 7e-6: its key
  * is at least 7 below the best's (the double product's rounding is below 1e-3 for np < 2^20).
  * Entropy: the key is round(1e9 H), H the float sum of -p ln p over float p = s/np. Each partial sum is rounded
- * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5;
+ * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5
+ * (cuda-fast-math: p and log p rounded twice more each, under 1.2e-5);
  * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
  * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
  * lower, H more than 3.9e-5 lower and the key lower by thousands. */
-MM_INLINE int64_t worse_from(int strategy, int64_t best_q, int np) {
-    if (best_q == INT64_MAX || np >= (1 << 20)) return INT64_MAX;
+MM_INLINE int64_t worse_from(int strategy, int arithmetic, int64_t best_q, int64_t best_rank, int np) {
+    if (arithmetic == EXACT) return strategy == EXPECTED_SIZE ? best_q : best_q + ENTROPY_SLACK_Q;
+    if (best_q == INT64_MAX || np >= (1 << 20) || (strategy == EXPECTED_SIZE && best_rank == SATURATED_RANK))
+        return INT64_MAX;
     /* (Q - B) 2^17 > Q + B + np, that is Q (2^17 - 1) > B (2^17 + 1) + np */
     if (strategy == EXPECTED_SIZE) return ((best_q + np) * ((1 << 17) + 1) + np) / ((1 << 17) - 1) + 1 - np;
     return best_q + 65 + 64 * (int64_t)np;  /* q - best_q > 64 + 64 np */
@@ -150,8 +163,8 @@ static void hold_sets(mm_ctx *x, const int *poss, int np) {
  * plus white) depend on the colors alone, and the secrets with t pegs fall into at most scores[t] parts, the
  * scores with t pegs. Knuth: the largest part is at least the most even share of the largest such group; Most
  * Parts: at most min(n_t, scores[t]) parts for each t; Expected Size and Entropy: the measure is at least that of
- * every group split evenly (both terms are convex), less, for Entropy, 64 for the rounding of the table's terms
- * (half a unit per part, under 45 parts, on either side). */
+ * every group split evenly (both terms are convex), less, for Entropy, the rounding of the table's terms (a unit
+ * per part at most, 44 parts at most, on either side). */
 static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const int *scores, uint64_t *held) {
     int with[9] = {0};
     const uint8_t *gc = x->counts + 16 * g;
@@ -180,7 +193,7 @@ static int64_t split_bound(const mm_ctx *x, int g, const int64_t *measure, const
         else if (x->strategy == MOST_PARTS) bound += n < k ? n : k;
         else bound += (n % k ? (n % k) * measure[n / k + 1] : 0) + (k - n % k) * measure[n / k];
     }
-    return x->strategy == ENTROPY ? bound - 64 : bound;
+    return x->strategy == ENTROPY ? bound - ENTROPY_SLACK_Q : bound;
 }
 
 /* The test a search applies before scoring a guess: whether its colors alone show that it cannot beat the best
@@ -235,15 +248,17 @@ static void mark_dead_sets(mm_ctx *x, const mm_hope *h) {
 /* The best key a guess can reach, or INT64_MAX where it is not known: every part as small as the scores
  * allow. A possible guess has every score; one that is not possible lacks the win, so it has one score fewer.
  * For Expected Size and Entropy only the all-singletons split is known best (its float sum is the same in any
- * order; any other split is worse by far more than the rounding). */
-static int64_t best_reachable(const mm_ctx *x, int np, const void *terms, int possible) {
+ * order; any other split is worse by far more than the rounding; exact Entropy's key is minus its measure, 0 for
+ * it alone). */
+static int64_t best_reachable(const mm_ctx *x, int np, const mm_terms *terms, int possible) {
     const int scores = x->nvalid - !possible;
     if (x->strategy == KNUTH) return 2 * (int64_t)(np - (np + scores - 1) / scores) + possible;
     if (x->strategy == MOST_PARTS) return 2 * (int64_t)(np < scores ? np : scores) + possible;
     if (np > scores) return INT64_MAX;
-    int cnt[129] = {0};
-    for (int v = 0; v < np; v++) cnt[x->valid[v]] = 1;
-    return 2 * rank_of(x->strategy, x->valid, x->nvalid, cnt, np, terms) + possible;
+    if (x->strategy == ENTROPY && x->arithmetic == EXACT) return possible;  /* measure 0: see key_of */
+    int size[48];
+    for (int v = 0; v < np; v++) size[v] = 1;
+    return 2 * rank_of_parts(x->strategy, x->arithmetic, size, np, 1, np, terms) + possible;
 }
 
 

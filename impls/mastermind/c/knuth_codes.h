@@ -210,7 +210,7 @@ MM_INLINE int forced_loses(const mm_ctx *x, const mm_codes *g, uint32_t prefix, 
         else if (x->strategy == MOST_PARTS) bound -= c > 0;
         else bound += measure[c + 1] - measure[c] - measure[1];
     }
-    if (x->strategy == ENTROPY) bound -= 64 + h->np;
+    if (x->strategy == ENTROPY) bound -= ENTROPY_SLACK_Q + h->np;
     return bound_loses(x, bound, 0, h);
 }
 

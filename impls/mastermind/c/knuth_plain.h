@@ -1,11 +1,12 @@
 /* The plain search: every codeword not yet played is scored against every possible secret and ranked, as the
- * article's Knuth player does. The including file picks the scoring: PAIR_SCORE(x, guess_index, secret_index)
+ * article's Knuth player does, in any arithmetic (knuth_rank.h, knuth_exact.h). The including file picks the scoring: PAIR_SCORE(x, guess_index, secret_index)
  * (the article's scalar variations, one score at a time), or ROW_BATCH (byte-sliced rows of possible secrets, 64 or
  * 32 scored per instruction). No shortcut: the pruned search (knuth_pruned.h) is checked against this one. */
 #ifndef KNUTH_PLAIN_H
 #define KNUTH_PLAIN_H
 #include "knuth_game.h"
 #include "knuth_rank.h"
+#include "knuth_exact.h"
 
 #ifndef FILTER_SCORE
 #define FILTER_SCORE PAIR_SCORE
@@ -23,8 +24,8 @@ static int ctx_alloc(mm_ctx *x) {
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                    int strategy, int64_t *status) {
-    game_init(x, pins, colors, codes, counts, n, strategy, 0, status);
+                    int strategy, int arithmetic, int64_t *status) {
+    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, status);
     return ctx_alloc(x);
 }
 
@@ -37,14 +38,18 @@ static int choose(mm_ctx *x, const int *poss, int np) {
     const int pins = KNUTH_PINS;
     int cnt[129], best = -1;
     int64_t best_key = INT64_MIN;
-    void *terms = make_terms(x->strategy, np);
-    if (x->strategy >= EXPECTED_SIZE && !terms) return -1;
+    /* exact Entropy: the best's parts, for entropy_order */
+    const int exact_entropy = x->strategy == ENTROPY && x->arithmetic == EXACT;
+    int best_size[48], best_parts = 0, best_poss = 0;
+    double best_d = 0;
+    mm_terms terms;
+    if (make_terms(&terms, x->strategy, x->arithmetic, np)) return -1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned: a padded lane
      * scores 0 and comes off the count of score 0. */
     const int stride = (np + 63) & ~63, lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES, pad = lanes - np;
     uint8_t *sp = aligned_alloc(64, (size_t)stride * 24);
-    if (!sp) { free(terms); return -1; }
+    if (!sp) { free_terms(&terms); return -1; }
     uint8_t *scn = sp + (size_t)stride * 8;
     memset(sp, 0, (size_t)stride * 24);
     for (int i = 0; i < np; i++) {
@@ -79,7 +84,19 @@ static int choose(mm_ctx *x, const int *poss, int np) {
 #else
         for (int i = 0; i < np; i++) cnt[PAIR_SCORE(x, g, poss[i])]++;
 #endif
-        const int64_t key = 2 * rank_of(x->strategy, x->valid, x->nvalid, cnt, np, terms) + x->inposs[g];
+        int size[48], largest, parts = parts_of(x->valid, x->nvalid, cnt, size, &largest, NULL, NULL);
+        if (exact_entropy) {  /* a lower S wins; an equal one only as a possible secret against one that is not */
+            const double d = entropy_sum(size, parts);
+            const int order = best < 0 ? -1 : entropy_order(size, parts, d, best_size, best_parts, best_d);
+            if (order == -2) { best = -1; break; }
+            if (order < 0 || (order == 0 && x->inposs[g] && !best_poss)) {
+                best = g; best_poss = x->inposs[g]; best_parts = parts; best_d = d;
+                memcpy(best_size, size, sizeof(int) * parts);
+            }
+            continue;
+        }
+        const int64_t key = 2 * rank_of_parts(x->strategy, x->arithmetic, size, parts, largest, np, &terms)
+                            + x->inposs[g];
         if (key > best_key) { best_key = key; best = g; }
     }
     for (int i = 0; i < np; i++) x->inposs[poss[i]] = 0;
@@ -87,7 +104,7 @@ static int choose(mm_ctx *x, const int *poss, int np) {
 #ifdef ROW_BATCH
     free(sp);
 #endif
-    free(terms);
+    free_terms(&terms);
     return best;
 }
 

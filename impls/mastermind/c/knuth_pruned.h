@@ -23,6 +23,7 @@
 #define KNUTH_PRUNED_H
 #include "knuth_game.h"
 #include "knuth_rank.h"
+#include "knuth_exact.h"
 
 #define SMALL_SECRETS 32 /* searches of this many secrets or fewer count their split's pairs first (pair_floor) */
 #define PAIRS (SMALL_SECRETS * (SMALL_SECRETS - 1) / 2)
@@ -105,8 +106,8 @@ static int ctx_alloc(mm_ctx *x) {
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                    int strategy, int64_t *status) {
-    game_init(x, pins, colors, codes, counts, n, strategy, 0, status);
+                    int strategy, int arithmetic, int64_t *status) {
+    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, status);
     x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL; x->pair_floor = NULL;
     x->forced_floor = NULL; x->tie_measure = NULL; x->tie_rank = NULL;
     memset(x->with_pegs, 0, sizeof x->with_pegs);
@@ -243,8 +244,9 @@ static __attribute__((noinline)) int count_block_apart(const mmv *sc, int m, con
 typedef struct {
     const int *poss;
     int np;
-    void *terms;                  /* the float terms of rank_of_parts */
+    mm_terms terms;               /* the float terms of rank_of_parts */
     int64_t *measure;             /* Expected Size, Entropy: see make_measure */
+    double *xlogx;                /* exact Entropy: s * log(s) per part size s, for entropy_order */
     /* The possible secrets byte-sliced (pins at sp, color counts at scn), padded with zero lanes to stride, a
      * multiple of 64; the vectors scored cover lanes, and padded lanes score 0 and come off the count of score 0
      * (in a search scored by rows they score distinct bytes that are no score, counted by none: see fill_rows). */
@@ -291,12 +293,16 @@ typedef struct {
 } mm_search;
 
 /* The best guess so far and what the scoring loop changes per guess, apart from mm_search so that they can live in
- * registers: the best's index, its key (2 * rank + possible) and, for Expected Size and Entropy, the least measure
- * of a split that cannot beat it (see worse_from); how many guesses were scored; and the sum of the first pins' rows
- * of the latest guess scored by rows (head; its row bytes in rows_head: no row byte is 255). */
+ * registers: the best's index, its key (2 * rank + possible; exact Entropy: 2 * -q + possible, its measure q
+ * deciding only where far from the best's, see entropy_beats) and, for Expected Size and Entropy, its measure and
+ * the least measure of a split that cannot beat it (see worse_from); how many guesses were scored; and the sum of
+ * the first pins' rows of the latest guess scored by rows (head; its row bytes in rows_head: no row byte is 255).
+ * Exact Entropy keeps the best's parts too. */
 typedef struct {
-    int best;
-    int64_t best_key, q_lost;
+    int best, failed;
+    int64_t best_key, best_q, q_lost;
+    int best_size[48], best_parts;
+    double best_d;
     int scanned;
     uint64_t rows_head;
     mmv head_sc, head_sc2;
@@ -308,17 +314,21 @@ typedef struct {
 static int search_start(mm_ctx *x, mm_search *s, const int *poss, int np) {
     const int pins = KNUTH_PINS;
     s->poss = poss; s->np = np;
-    s->terms = make_terms(x->strategy, np);
+    const int failed_terms = make_terms(&s->terms, x->strategy, x->arithmetic, np);
     s->measure = make_measure(x->strategy, np);
+    s->xlogx = x->strategy == ENTROPY && x->arithmetic == EXACT ? malloc(sizeof(double) * (np + 1)) : NULL;
     s->stride = (np + 63) & ~63;
     s->lanes = (np + MMV_BYTES - 1) / MMV_BYTES * MMV_BYTES;
     s->pad = s->lanes - np;
     /* 8 rows of pins, 16 of color counts, and the prefixes' scores (see part) */
     s->sp = aligned_alloc(64, (size_t)s->stride * (24 + KNUTH_PINS));
-    if (!s->sp || (x->strategy >= EXPECTED_SIZE && (!s->terms || !s->measure))) {
-        free(s->sp); free(s->terms); free(s->measure);
+    if (!s->sp || failed_terms || (x->strategy >= EXPECTED_SIZE && !s->measure) ||
+        (x->strategy == ENTROPY && x->arithmetic == EXACT && !s->xlogx)) {
+        free(s->sp); free_terms(&s->terms); free(s->measure); free(s->xlogx);
         return -1;
     }
+    if (s->xlogx)
+        for (int v = 0; v <= np; v++) s->xlogx[v] = v ? v * log((double)v) : 0;
     s->scn = s->sp + (size_t)s->stride * 8;
     s->part = s->sp + (size_t)s->stride * 24;
     memset(s->sp, 0, (size_t)s->stride * 24);
@@ -339,8 +349,8 @@ static int search_start(mm_ctx *x, mm_search *s, const int *poss, int np) {
     }
     s->rows_filled = 0;
     s->rows_first = s->lanes <= 64 && x->strategy != MOST_PARTS;
-    s->key_max = best_reachable(x, np, s->terms, 1);
-    s->key_max_impossible = best_reachable(x, np, s->terms, 0);
+    s->key_max = best_reachable(x, np, &s->terms, 1);
+    s->key_max_impossible = best_reachable(x, np, &s->terms, 0);
     unsigned played_colors = 0, present = 0;
     const unsigned all = ((1u << (x->colors + 1)) - 1) & ~1u;
     uint32_t path[MAX_DEPTH + 1];
@@ -381,8 +391,17 @@ static int search_start(mm_ctx *x, mm_search *s, const int *poss, int np) {
 static void search_end(mm_ctx *x, mm_search *s) {
     for (int i = 0; i < s->np; i++) x->inposs[s->poss[i]] = 0;
     free(s->sp);
-    free(s->terms);
+    free_terms(&s->terms);
     free(s->measure);
+    free(s->xlogx);
+}
+
+/* The key of a split kept: 2 * rank + is_poss; exact Entropy's, which has no integer rank, 2 * -q + is_poss, exact
+ * only where q is 0 (every part a single secret) and otherwise decided by entropy_beats. */
+MM_INLINE int64_t key_of(const mm_ctx *x, const mm_search *s, const int *size, int parts, int largest, int64_t q,
+                         int is_poss) {
+    if (x->strategy == ENTROPY && x->arithmetic == EXACT) return 2 * -q + is_poss;
+    return 2 * rank_of_parts(x->strategy, x->arithmetic, size, parts, largest, s->np, &s->terms) + is_poss;
 }
 
 /* The pin table's rows, once a search (see fill_rows). */
@@ -399,7 +418,7 @@ MM_INLINE void need_rows(mm_ctx *x, mm_search *s) {
  * (Knuth: past limit) or the measure so far (Expected Size, Entropy: at q_lost) shows it, the counts taken in
  * count_order; *q gets the measure of a split kept. */
 MM_INLINE int64_t key_by_rows(mm_ctx *x, mm_search *s, mm_run *r, uint64_t sel, int is_poss, int64_t limit,
-                              int64_t *q) {
+                              int64_t *q, int *size, int *parts_out) {
     const int pins = KNUTH_PINS, np = s->np, two = s->lanes > MMV_BYTES;
     need_rows(x, s);
     const uint64_t head = sel & ((1ull << (8 * (pins - 1))) - 1);
@@ -412,7 +431,7 @@ MM_INLINE int64_t key_by_rows(mm_ctx *x, mm_search *s, mm_run *r, uint64_t sel, 
     const mmv sc = mmv_add(r->head_sc, mmv_load(last_row)),
               sc2 = two ? mmv_add(r->head_sc2, mmv_load(last_row + MMV_BYTES)) : sc;
 #define COUNT_EQ(b) (mmv_count_eq(sc, b) + (two ? mmv_count_eq(sc2, b) : 0))
-    int largest = 0, parts = 0, size[48];
+    int largest = 0, parts = 0;
     if (x->strategy == KNUTH) {  /* the largest part alone */
         int j = 0;
         for (; j < x->nvalid; j++) {
@@ -447,7 +466,8 @@ MM_INLINE int64_t key_by_rows(mm_ctx *x, mm_search *s, mm_run *r, uint64_t sel, 
         }
     }
 #undef COUNT_EQ
-    return 2 * rank_of_parts(x->strategy, size, parts, largest, np, s->terms) + is_poss;
+    *parts_out = parts;
+    return key_of(x, s, size, parts, largest, *q, is_poss);
 }
 
 /* The scores of a guess (its pins' colors, and how often each came before) against the block of m vectors of
@@ -478,7 +498,7 @@ MM_INLINE void score_block(mm_search *s, const uint8_t *color, const uint8_t *be
  * them. The secrets it did not count are in the other parts, so where they are no more than its largest part, that
  * is the split's largest; otherwise a second scan counts the other scores. */
 MM_INLINE int64_t key_in_blocks(mm_ctx *x, mm_search *s, const mm_run *r, int g, int is_poss, int64_t limit,
-                                int64_t *q) {
+                                int64_t *q, int *size, int *parts_out) {
     const int pins = KNUTH_PINS, np = s->np, lanes = s->lanes, pad = s->pad;
     uint8_t color[8], before[8];
     for (int k = 0; k < pins; k++) {  /* a pin's row byte is 8 * color + how often the color came before */
@@ -534,9 +554,22 @@ MM_INLINE int64_t key_in_blocks(mm_ctx *x, mm_search *s, const mm_run *r, int g,
     int cnt[129];
     for (int j = 0; j < x->nvalid; j++) cnt[x->valid[s->order_at[j]]] = counted[j];
     cnt[0] -= pad;
-    int size[48], largest, parts = parts_of(x->valid, x->nvalid, cnt, size, &largest, s->measure, q);
+    int largest, parts = parts_of(x->valid, x->nvalid, cnt, size, &largest, s->measure, q);
     if (*q >= r->q_lost) return LOST;
-    return 2 * rank_of_parts(x->strategy, size, parts, largest, np, s->terms) + is_poss;
+    *parts_out = parts;
+    return key_of(x, s, size, parts, largest, *q, is_poss);
+}
+
+/* Exact Entropy: whether a split kept (its measure q, parts size[0..parts)) beats the best so far: a lower S, as
+ * its measure shows where far enough from the best's (ENTROPY_SLACK_Q), else as entropy_order finds it; an equal S
+ * does not, the best having been met first. Sets r->failed when out of memory. */
+MM_INLINE int entropy_beats(const mm_search *s, mm_run *r, const int *size, int parts, int64_t q, double *d) {
+    *d = 0;
+    for (int p = 0; p < parts; p++) *d += s->xlogx[size[p]];
+    if (r->best < 0 || q <= r->best_q - ENTROPY_SLACK_Q) return 1;
+    const int order = entropy_order(size, parts, *d, r->best_size, r->best_parts, r->best_d);
+    r->failed |= order == -2;
+    return order == -1;
 }
 
 /* Guess g scored (sel: its pin_rows bytes, or the generator's; is_poss: a possible secret), and kept where it
@@ -547,18 +580,26 @@ MM_INLINE void try_guess(mm_ctx *x, mm_search *s, mm_run *r, int g, uint64_t sel
     if (x->strategy != MOST_PARTS && ++r->scanned % ADAPT == 0)  /* Most Parts loses on no count */
         sort_by_losses(s->lost_on, s->order_at, s->count_order, x->nvalid);
     int64_t q = 0;  /* Expected Size, Entropy: the split's measure */
-    const int64_t key = s->lanes <= 64 ? key_by_rows(x, s, r, sel, is_poss, limit, &q)
-                                       : key_in_blocks(x, s, r, g, is_poss, limit, &q);
-    if (key > r->best_key) {
-        r->best_key = key;
-        r->best = g;
-        if (s->measure) {
-            r->q_lost = worse_from(x->strategy, q, s->np);
-            if (s->np <= TIE_SECRETS) {
-                const int64_t tie = tie_lost(x, s->np, key);
-                r->q_lost = tie < r->q_lost ? tie : r->q_lost;
-            }
+    int size[48], parts = 0;
+    const int64_t key = s->lanes <= 64 ? key_by_rows(x, s, r, sel, is_poss, limit, &q, size, &parts)
+                                       : key_in_blocks(x, s, r, g, is_poss, limit, &q, size, &parts);
+    if (key == LOST) return;
+    double d = 0;
+    if (s->xlogx ? !entropy_beats(s, r, size, parts, q, &d) : key <= r->best_key) return;
+    r->best_key = key;
+    r->best = g;
+    if (s->measure) {
+        r->best_q = q;
+        r->q_lost = worse_from(x->strategy, x->arithmetic, q, key >> 1, s->np);
+        if (s->np <= TIE_SECRETS) {
+            const int64_t tie = tie_lost(x, s->np, key);
+            r->q_lost = tie < r->q_lost ? tie : r->q_lost;
         }
+    }
+    if (s->xlogx) {
+        memcpy(r->best_size, size, sizeof(int) * parts);
+        r->best_parts = parts;
+        r->best_d = d;
     }
 }
 
@@ -637,14 +678,15 @@ static int choose(mm_ctx *x, const int *poss, int np) {
     if (np == 1) return poss[0];
     mm_search s;
     if (search_start(x, &s, poss, np)) return -1;
-    mm_run r = {.best = -1, .best_key = INT64_MIN, .q_lost = INT64_MAX, .scanned = 0, .rows_head = ~0ull};
+    mm_run r = {.best = -1, .failed = 0, .best_key = INT64_MIN, .best_q = INT64_MAX, .q_lost = INT64_MAX,
+                .best_parts = 0, .scanned = 0, .rows_head = ~0ull};
     r.head_sc = r.head_sc2 = mmv_set1(0);
     int stopped_here = try_possible(x, &s, &r);
     /* a possible secret at key_max, or past what any other guess can reach, is the answer */
     if (!stopped_here && !(r.best_key == s.key_max || r.best_key > s.key_max_impossible))
         stopped_here = try_others(x, &s, &r);
     search_end(x, &s);
-    return stopped_here ? -1 : r.best;
+    return stopped_here || r.failed ? -1 : r.best;
 }
 
 #include "knuth_drivers.h"
