@@ -13,20 +13,24 @@ nothing heavy: pandas, SciPy and the engine wait for the first call.
 """
 from __future__ import annotations
 
-import os
+import inspect
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
 
-from swarbench import config
+from swarbench import options as declared
+from swarbench.options import EXPORT_FORMATS, FORMATS, OPTIONS, RUN_OPTIONS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from swarbench.engine import RunOutcome, RunRequest
+    from swarbench.engine import RunOutcome
+    from swarbench.model import ReportSection
     from swarbench.registry import Registry
+    from swarbench.run_request import RunRequest
     from swarbench.render import RunView
+    from swarbench.runfolder import RunFolder
 
 __all__ = ["run", "load", "compare", "report", "request", "measure", "plugins", "reports_folder"]
 
@@ -37,7 +41,7 @@ SAVED_REPORTS = (("html", "report.html"), ("md", "report.md"))  # written beside
 
 def reports_folder(reports: Union[str, Path, None] = None) -> Path:
     """Where runs are saved: ``reports`` when given, else $SWARBENCH_REPORTS, else ./reports."""
-    return Path(reports) if reports is not None else Path(os.environ.get("SWARBENCH_REPORTS", "reports"))
+    return Path(reports) if reports is not None else OPTIONS["reports"].default_value()
 
 
 def plugins(disable: Iterable[str] = ()) -> Registry:
@@ -47,29 +51,33 @@ def plugins(disable: Iterable[str] = ()) -> Registry:
     return registry.load(disable=list(disable))
 
 
-def request(kernels: Patterns = None, implementations: Patterns = None, *, workloads: Patterns = None,
-            size: Optional[int] = None, sizes: Optional[Sequence[int]] = None, seed: Optional[int] = None,
-            params: Optional[dict[str, Any]] = None, processes: Optional[int] = None, passes: Optional[int] = None,
-            settle: Optional[int] = None, keep_slowed: Optional[bool] = None, timeout: Optional[float] = None,
-            overhead: Optional[bool] = None, max_time: Optional[float] = None, min_rounds: Optional[int] = None,
-            short_rounds: Optional[int] = None, reports: Union[str, Path, None] = None,
-            disable_plugins: Patterns = None) -> RunRequest:
-    """The run these options ask for, each checked as [tool.swarbench] checks its key; None keeps the default
-    of `swarbench run` (see its --help). Raises UsageError naming the first bad argument."""
-    given = {name: value for name, value in locals().items() if value is not None}
-    from swarbench.engine import RunRequest
+def request(kernels: Patterns = None, implementations: Patterns = None, **options: Any) -> RunRequest:
+    """The run these options ask for, each checked as its [tool.swarbench] key is (swarbench.options); one not
+    given, or given as None, keeps the default of `swarbench run` (see its --help). Raises UsageError naming the
+    first bad argument."""
+    given = {"kernels": kernels, "implementations": implementations, **options}
+    given = {name: value for name, value in given.items() if value is not None}
+    return request_of(declared.check(given, "swarbench.run()", python_names=True, allowed=declared.RUN_OPTIONS))
 
-    checked = config.check(given, "swarbench.run()", python_names=True).values
-    size, sizes = checked.pop("size", None), checked.pop("sizes", [])
-    fields = {"kernels": "kernels", "implementations": "impls", "workloads": "workloads", "seed": "seed",
-              "params": "params", "processes": "processes", "passes": "passes", "settle": "settle",
-              "keep-slowed": "keep_slowed", "timeout": "timeout", "overhead": "overhead", "max-time": "max_time",
-              "min-rounds": "min_rounds", "short-rounds": "short_rounds", "disable-plugins": "disable"}
-    options = {fields[key]: value for key, value in checked.items() if key in fields}
-    if "params" in options:
-        options["params"] = dict(options["params"])
-    return RunRequest(**options, sizes=([size] if size else []) + [n for n in sizes if n != size],
-                      reports_dir=reports_folder(checked.get("reports")))
+
+def request_of(values: dict[str, Any]) -> RunRequest:
+    """The run of settings already checked (by key), as the command line parses them."""
+    from swarbench.run_request import RunRequest
+
+    return RunRequest(**declared.request_fields(values))
+
+
+def _request_signature() -> inspect.Signature:
+    """request's keywords, as help() and editors show them: every option of a run (swarbench.options)."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+              for name in ("kernels", "implementations")]
+    params += [inspect.Parameter(name, keyword, default=None) for name in RUN_OPTIONS if name not in
+               ("kernels", "implementations")]
+    return inspect.Signature(params)
+
+
+request.__signature__ = _request_signature()  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -82,15 +90,28 @@ class Measured:
 
 def run_view(registry: Registry, frame: pd.DataFrame, machine: dict, notes: Iterable[str] = ()) -> RunView:
     """The frame with its suites' own sections and the notes a report shows under it (plugin failures first)."""
-    from swarbench import engine
     from swarbench.render import RunView
 
     # without its attrs (run folders, machines): pandas deep-copies them into every frame derived from it, which
     # was three quarters of an HTML report's rendering time
     frame = frame.copy(deep=False)
     frame.attrs = {}
-    sections, problems = engine.suite_sections(registry, frame)
+    sections, problems = suite_sections(registry, frame)
     return RunView(frame, machine, sections, [str(f) for f in registry.failures] + problems + list(notes))
+
+
+def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[ReportSection], list[str]]:
+    """Each registered suite report's view of the frame; a report that raises is named, not fatal."""
+    sections, problems = [], []
+    for report_id, report in sorted(registry.reports.items()):
+        try:
+            section = report.build(frame)
+        except Exception as exc:
+            problems.append(f"report {report_id!r} failed: {type(exc).__name__}: {exc}")
+            continue
+        if section is not None:
+            sections.append(section)
+    return sections, problems
 
 
 def measure(run_request: RunRequest, registry: Optional[Registry] = None,
@@ -103,9 +124,9 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
     progress listener from its name."""
     import time
 
-    from swarbench import engine, export, results
+    from swarbench import engine, export
     from swarbench.render import render
-    from swarbench.render.summary import attach_run_files
+    from swarbench.runfolder import RunFolder
 
     registry = registry if registry is not None else plugins(run_request.disable)
     started = time.time()
@@ -120,11 +141,22 @@ def measure(run_request: RunRequest, registry: Optional[Registry] = None,
         notes.append(f"interrupted: {len(outcome.frame)} measurement(s) kept")
     view = run_view(registry, outcome.frame, outcome.machine, notes)
     view.info = {"command": command, "duration_s": time.time() - started}
-    attach_run_files(view, {outcome.run_id: outcome.run_dir})
+    folder = RunFolder(outcome.run_dir)
+    attach_run_files(view, {outcome.run_id: folder})
     export.write(outcome.run_dir, view)
     for fmt, name in SAVED_REPORTS:
-        results.write_atomic(outcome.run_dir / name, render(fmt, view))
+        folder.write_text(name, render(fmt, view))
     return Measured(outcome, view)
+
+
+def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
+    """What a report shows that the frame does not keep, read from the run folders before any renderer runs:
+    each measurement's samples (by run id) and the first run's start, length and command line."""
+    for run_id, folder in folders.items():
+        view.samples.update(folder.samples(run_id))
+    if folders:
+        view.info = next(iter(folders.values())).info() | view.info
+    return view
 
 
 def run(kernels: Patterns = None, implementations: Patterns = None, *, progress: bool = False,
@@ -154,15 +186,15 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
     return frame
 
 
-def _paths(runs: Sequence[Run], reports: Union[str, Path, None]) -> list[Path]:
-    from swarbench import results
+def _folders(runs: Sequence[Run], reports: Union[str, Path, None]) -> list[RunFolder]:
+    from swarbench.runfolder import RunFolder
 
     if not runs:
         from swarbench.errors import UsageError
 
         raise UsageError("name at least one run (a run id, a run folder, a results.csv, or 'latest')")
     folder = reports_folder(reports)
-    return [results.resolve_run(str(run), folder) for run in runs]
+    return [RunFolder.find(run, folder) for run in runs]
 
 
 def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
@@ -171,21 +203,19 @@ def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
     run id's), and run_dir when there is one run."""
     import pandas as pd
 
-    from swarbench import results
-
-    paths = _paths(runs, reports)
-    frames = [results.load(path) for path in paths]
+    folders = _folders(runs, reports)
+    frames = [folder.results() for folder in folders]
     machines = {}
-    for path, frame in zip(paths, frames):
+    for folder, frame in zip(folders, frames):
         for run_id in frame["run_id"].dropna().astype(str).unique():
-            machines[run_id] = results.machine_of(path.parent)
+            machines[run_id] = folder.machine()
     merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     merged.attrs["machines"] = machines
-    merged.attrs["machine"] = results.machine_of(paths[0].parent)
-    merged.attrs["run_dirs"] = {str(run_id): str(path.parent) for path, frame in zip(paths, frames)
+    merged.attrs["machine"] = folders[0].machine()
+    merged.attrs["run_dirs"] = {str(run_id): str(folder.path) for folder, frame in zip(folders, frames)
                                 for run_id in frame["run_id"].dropna().astype(str).unique()[:1]}
-    if len(paths) == 1:
-        merged.attrs["run_dir"] = str(paths[0].parent)
+    if len(folders) == 1:
+        merged.attrs["run_dir"] = str(folders[0].path)
     return merged
 
 
@@ -195,22 +225,23 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     pytest-benchmark and github-action-benchmark JSON): the common tables and every suite's own section.
     ``against`` adds each measurement's change from that run, as ``compare`` finds it."""
     from swarbench.render import render
-    from swarbench.render.summary import attach_run_files, change_rows
+    from swarbench.render.summary import change_rows
+    from swarbench.runfolder import RunFolder
 
-    if format not in config.FORMATS + config.EXPORT_FORMATS:
+    if format not in FORMATS + EXPORT_FORMATS:
         from swarbench.errors import UsageError
 
-        raise UsageError(f"format {format!r}: expected one of {', '.join(config.FORMATS + config.EXPORT_FORMATS)}")
+        raise UsageError(f"format {format!r}: expected one of {', '.join(FORMATS + EXPORT_FORMATS)}")
     frame = runs[0] if len(runs) == 1 and hasattr(runs[0], "attrs") else load(*runs, reports=reports)
     view = run_view(registry if registry is not None else plugins(), frame, frame.attrs.get("machine", {}))
     view.machines = dict(frame.attrs.get("machines", {}))
     run_dirs = dict(frame.attrs.get("run_dirs", {}))
     if not run_dirs and "run_dir" in frame.attrs and frame["run_id"].notna().any():
         run_dirs = {str(frame["run_id"].dropna().astype(str).iloc[0]): frame.attrs["run_dir"]}
-    attach_run_files(view, {run_id: Path(folder) for run_id, folder in run_dirs.items()})
+    attach_run_files(view, {run_id: RunFolder(folder) for run_id, folder in run_dirs.items()})
     if against is not None:
         view.changes = change_rows(compare(against, _saved(runs[0]), reports=reports))
-    if format in config.EXPORT_FORMATS:
+    if format in EXPORT_FORMATS:
         from swarbench import export
 
         return export.render_view(format, view)

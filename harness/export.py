@@ -19,17 +19,17 @@ import numpy as np
 import pandas as pd
 
 from swarbench import results
+from swarbench.runfolder import BENCHMARK_FORMAT, VERSION_KEY, MeasurementKey, RunFolder, Status
 
-BENCHMARK_JSON = "benchmark.json"
 FORMATS = ("pytest-benchmark", "github-action-benchmark")
 
 
 def _timed(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[(frame["status"] == "PASS") & (frame["kernel"] != results.OVERHEAD_KERNEL)]
+    return frame[(frame["status"] == Status.PASS) & (frame["kernel"] != results.OVERHEAD_KERNEL)]
 
 
 def _key(r) -> tuple:
-    return (r["run_id"], r["kernel"], r["implementation"], r["workload"], r["n"])
+    return (r["run_id"], *MeasurementKey.of(r))
 
 
 def _per_op_stats(r, samples_ns: np.ndarray) -> dict:
@@ -93,7 +93,8 @@ def pytest_benchmark(frame: pd.DataFrame, samples: dict, machine: dict, info: di
         "benchmarks": benchmarks,
         "datetime": when.isoformat(),
         "version": pb.__version__,
-        "swarbench": {k: info[k] for k in ("command", "duration_s", "started") if info.get(k) is not None},
+        "swarbench": {**{k: info[k] for k in ("command", "duration_s", "started") if info.get(k) is not None},
+                      VERSION_KEY: BENCHMARK_FORMAT},
     }
 
 
@@ -126,6 +127,5 @@ def render_view(fmt: str, view) -> str:
 
 
 def write(run_dir, view) -> None:
-    """The run's benchmark.json, from the view's frame and samples (swarbench.render.summary read them)."""
-    results.write_atomic(run_dir / BENCHMARK_JSON,
-                         render("pytest-benchmark", view.frame, view.samples, view.machine, view.info))
+    """The run's benchmark.json, from the view's frame and samples (attached from the run folder)."""
+    RunFolder(run_dir).write_benchmark(pytest_benchmark(view.frame, view.samples, view.machine, view.info))

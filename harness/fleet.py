@@ -15,7 +15,6 @@ tries. ``distributed`` is an optional dependency (the ``fleet`` extra), imported
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import os
 import signal
 import sys
@@ -32,14 +31,17 @@ from swarbench import engine, machine as machine_mod, results
 from swarbench.errors import UsageError
 from swarbench.fleet_options import LOCAL, add_arguments, local_names  # noqa: F401  (the run command's options)
 from swarbench.model import matches
+from swarbench.run_request import RunRequest, check_request
+from swarbench.runfolder import BadRecord, CaseId, PlanLine, Record, ResultLine, RunFolder, record, results_of
+from swarbench.supervision import INTERRUPT_GRACE_S, WorkerEnd
+from swarbench.workers import lost_case_record
 
 RESOURCE = "swarbench"  # the worker resource a job holds: one benchmark job per machine at a time
 TOPIC = "swarbench-records"  # Dask event topic the machines' record lines come back on
 MACHINES_DIR = "machines"  # each machine's own files, under the run folder
-LOST = "LOST"
 # After a Ctrl-C, how long the client waits for the machines to send what they measured (their engines give
-# their benchmark processes engine.INTERRUPT_GRACE_S, then stop them).
-STOP_WAIT_S = engine.INTERRUPT_GRACE_S + 20
+# their benchmark processes INTERRUPT_GRACE_S, then stop them).
+STOP_WAIT_S = INTERRUPT_GRACE_S + 20
 BENCH_MODULE = "swarbench.bench.bench_kernels"
 
 
@@ -50,7 +52,7 @@ class Machine:
     name: str
     address: str
     info: dict = field(default_factory=dict)  # machine.collect() of that machine, with its name
-    events: list[dict] = field(default_factory=list)  # record lines as they came back
+    events: list[Record] = field(default_factory=list)  # record lines as they came back
     payload: Optional[dict] = None  # what the finished job returned
     lost: str = ""  # why the machine dropped out, if it did
 
@@ -183,22 +185,27 @@ class Gatherer:
         _, msg = event  # (time, message), as Dask hands structured events to subscribers
         if not isinstance(msg, dict) or msg.get("run") != self.run_id or msg.get("machine") not in self.machines:
             return
+        try:
+            line = record(msg["event"])
+        except BadRecord:  # (a machine of the same version writes none)
+            return
         with self.lock:
-            self.machines[msg["machine"]].events.append(msg["event"])
+            self.machines[msg["machine"]].events.append(line)
             listener = self.listeners.get(msg["machine"])
         if listener:
-            listener(msg["event"])
+            listener(line)
 
 
-def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine.RunOutcome:
+def run(request: RunRequest, args, registry, listener_for=None) -> engine.RunOutcome:
     """The fleet run of ``request``. ``listener_for(machine)`` gives the progress listener of one machine."""
     if not args.cluster:
         raise UsageError("--machines and --machine-names choose workers of a --cluster; give --cluster ADDRESS")
-    engine.check_request(request, registry)
+    check_request(request, registry)
     client, cluster = connect(args.cluster, args.machine_names)
     try:
         machines = check_machines(client, pick_workers(client, args.machines), request.disable)
-        run_id, run_dir = engine.new_run_dir(request.reports_dir)
+        folder = RunFolder.create(request.reports_dir)
+        run_id, run_dir = folder.run_id, folder.path
         gatherer = Gatherer(run_id, machines, listener_for or (lambda name: None))
         client.subscribe_topic(TOPIC, gatherer)
         interrupted = follow(client, run_id, request, machines)
@@ -210,7 +217,7 @@ def run(request: engine.RunRequest, args, registry, listener_for=None) -> engine
     return gather(run_id, run_dir, machines, registry, interrupted)
 
 
-def follow(client, run_id: str, request: engine.RunRequest, machines: dict[str, Machine]) -> bool:
+def follow(client, run_id: str, request: RunRequest, machines: dict[str, Machine]) -> bool:
     """Submit one job per machine and wait for them all; a machine whose worker leaves is marked lost. Returns
     whether the user interrupted."""
     from distributed import wait
@@ -275,48 +282,43 @@ def _one_line(exc) -> str:
 
 def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, interrupted: bool) -> engine.RunOutcome:
     """Each machine's records and files into the run folder, its unfinished cases LOST, and one frame."""
-    planned = sorted({c for m in machines.values() for e in m.events if e.get("event") == "plan"
-                      for c in e.get("cases", [])})
+    planned = sorted({c for m in machines.values() for e in m.events if isinstance(e, PlanLine) for c in e.cases})
     frames, problems, every = [], [], []
+    run = RunFolder(run_dir)
     for name, m in machines.items():
-        folder = run_dir / MACHINES_DIR / name
-        folder.mkdir(parents=True)
-        records = m.payload["records"] if m.payload else list(m.events)
+        folder = run.machine_folder(name)
+        folder.path.mkdir(parents=True)
+        records = [record(r) for r in m.payload["records"]] if m.payload else list(m.events)
         if m.lost and interrupted:  # stopped by the user: what it did not send is not measured, as in a local run
             problems.append(f"machine {name}: {m.lost}")
         elif m.lost:
             lost = lost_cases(name, m, records, planned, registry)
             records += lost
             problems.append(f"machine {name} was lost mid-run ({m.lost}): {len(lost)} case(s) LOST"
-                            + (f", e.g. {lost[0]['case']}" if lost else ""))
+                            + (f", e.g. {lost[0].case}" if lost else ""))
         if m.payload:
             problems += [f"machine {name}: {p}" for p in m.payload["problems"]]
             interrupted = interrupted or m.payload["interrupted"]
             for fname, text in m.payload["files"].items():
-                results.write_atomic(folder / fname, text)
-        results.write_atomic(folder / results.MACHINE, json.dumps(m.info, indent=2))
-        results.write_atomic(folder / results.RECORDS, "".join(json.dumps(r) + "\n" for r in records))
-        every += [dict(r, machine=name) for r in records]
+                folder.write_text(fname, text)
+        folder.write_machine(m.info)
+        folder.write_records(records)
+        every += [replace(r, machine=name) for r in records]
         frames.append(results.frame_from_records(records, run_id, m.info))
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=results.COLUMNS)
     fleet = fleet_machine(machines)
-    results.write_atomic(run_dir / results.MACHINE, json.dumps(fleet, indent=2))
-    results.write_atomic(run_dir / results.RECORDS, "".join(json.dumps(r) + "\n" for r in every))
-    results.save(frame, run_dir)
+    run.write_machine(fleet)
+    run.write_records(every)
+    run.save(frame)
     return engine.RunOutcome(run_id, run_dir, frame, fleet, interrupted, problems)
 
 
-def lost_cases(name: str, m: Machine, records: list[dict], planned: list[str], registry) -> list[dict]:
+def lost_cases(name: str, m: Machine, records: list[Record], planned: list[str], registry) -> list[ResultLine]:
     """A LOST result line for each planned case the machine sent no result of."""
-    done = {r.get("case") for r in records if r.get("event", "result") == "result"}
-    end = engine.WorkerEnd("lost", -1, detail=f"machine {name} was lost mid-run: {m.lost}")
-    out = []
-    for case in planned:
-        if case in done or case.startswith(results.OVERHEAD_KERNEL + ":"):
-            continue
-        rec = engine.lost_case_record(case, end, 0, registry, records)
-        out.append(dict(rec, status=LOST, reason=end.detail))
-    return out
+    done = {r.case for r in results_of(records)}
+    end = WorkerEnd("lost", -1, detail=f"machine {name} was lost mid-run: {m.lost}")
+    return [lost_case_record(case, end, 0, registry, records) for case in planned
+            if case not in done and CaseId.parse(case).kernel != results.OVERHEAD_KERNEL]
 
 
 def fleet_machine(machines: dict[str, Machine]) -> dict:
@@ -341,7 +343,7 @@ _stopping = threading.Event()  # set on this machine by interrupt_benchmarks; cl
 _signalled: set[int] = set()
 
 
-def machine_job(request: engine.RunRequest, run_id: str, name: str) -> dict:
+def machine_job(request: RunRequest, run_id: str, name: str) -> dict:
     """Runs on one machine: the engine's local run of ``request`` in a folder of its own, each record line sent
     back as the engine reads it; returns the run's records and files."""
     from distributed import get_worker
@@ -350,8 +352,8 @@ def machine_job(request: engine.RunRequest, run_id: str, name: str) -> dict:
     _stopping.clear()
     _signalled.clear()
 
-    def send(event: dict) -> None:
-        worker.log_event(TOPIC, {"run": run_id, "machine": name, "event": event})
+    def send(event: Record) -> None:
+        worker.log_event(TOPIC, {"run": run_id, "machine": name, "event": event.to_json()})
         if _stopping.is_set():  # a benchmark process started after the stop was asked for
             _interrupt_children()
 
@@ -362,7 +364,7 @@ def machine_job(request: engine.RunRequest, run_id: str, name: str) -> dict:
         outcome = engine.run(replace(request, reports_dir=Path(tmp)), reg, send)
         files = {p.name: p.read_text(errors="replace") for p in outcome.run_dir.iterdir()
                  if p.is_file() and (p.name == "pytest.log" or p.name.startswith("benchmark-"))}
-        records = results.read_records(outcome.run_dir / results.RECORDS)
+        records = [r.to_json() for r in RunFolder(outcome.run_dir).records()]
     return {"records": records, "files": files, "interrupted": outcome.interrupted, "problems": outcome.problems}
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 from swarbench import hookimpl
 from swarbench.model import ReportSection, SuiteReport
+from swarbench.runfolder import Status
 
 if TYPE_CHECKING:  # a plugin module: loading it (as `swarbench --help` does) must import nothing heavy
     import pandas as pd
@@ -36,7 +37,7 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
     machines = sorted(rows["where"].unique())
     if len(machines) < 2:
         return None
-    passed = rows[rows["status"] == "PASS"]
+    passed = rows[rows["status"] == Status.PASS]
     fastest = passed.loc[passed.groupby(["kernel", "workload", "n", "where"])["ns_per_op_median"].idxmin()]
     wins = fastest.groupby(KEY)["where"].agg(lambda s: ", ".join(sorted(s)))
     ns = passed.pivot_table(index=KEY, columns="where", values="ns_per_op_median", aggfunc="first")
@@ -51,7 +52,7 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
         # a row that did not pass on a machine says why not, where its figures would be
         other = status.get(m)
         if other is not None:
-            table[f"{m} status"] = other.where(other != "PASS", "")
+            table[f"{m} status"] = other.where(other != Status.PASS, "")
     table["fastest on"] = wins.reindex(table.index).fillna("")
     table = table.reset_index().sort_values(["kernel", "workload", "n", f"{machines[0]} ns/op"], na_position="last")
     notes = [f"speedup: over each machine's own baseline; fastest on: the machines where the row is the fastest of "

@@ -11,10 +11,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarbench import results, run_comparison as compare
+from swarbench import files, results, run_comparison as compare
 from swarbench.errors import UsageError
+from swarbench.runfolder import RESULTS_CSV, MeasurementKey, RunFolder, Status
 
-KEY = ["kernel", "implementation", "workload", "n"]
+KEY = list(MeasurementKey._fields)
 
 
 @dataclass
@@ -57,22 +58,22 @@ def find_runs(reports_dir: Path) -> list[Run]:
     if not reports_dir.is_dir():
         raise UsageError(f"no reports folder {reports_dir}: run `swarbench run` first, or give --reports DIR")
     runs = []
-    for csv_path in sorted(reports_dir.glob(f"*/{results.RESULTS_CSV}")):
+    for folder in RunFolder.saved(reports_dir):
         try:
-            frame = results.load(csv_path)
+            frame = folder.results()
+            machine = folder.machine()
         except UsageError:
             continue  # a folder that is not a run of this format is left out, not fatal to the page
         if frame.empty:
             continue
-        machine = results.machine_of(csv_path.parent)
         name = f"{machine.get('cpu') or frame['machine_cpu'].iloc[0] or '?'}"
         host = machine.get("hostname") or frame["machine_host"].iloc[0]
         name += f" ({host})" if isinstance(host, str) and host else ""
         commit = str(machine.get("git_commit") or frame["git_commit"].iloc[0] or "")
-        runs.append(Run(str(frame["run_id"].iloc[0]), csv_path.parent, name, commit if commit != "nan" else "",
+        runs.append(Run(str(frame["run_id"].iloc[0]), folder.path, name, commit if commit != "nan" else "",
                         frame))
     if not runs:
-        raise UsageError(f"{reports_dir} holds no saved run (no */{results.RESULTS_CSV})")
+        raise UsageError(f"{reports_dir} holds no saved run (no */{RESULTS_CSV})")
     return runs
 
 
@@ -90,13 +91,13 @@ def machine_history(runs: list[Run]) -> MachineHistory:
     latest = {c: [r for r in runs if r.commit == c][-1] for c in order}
     counts: dict = {}
     for r in runs:
-        for key in r.frame[r.frame["status"] == "PASS"][KEY].itertuples(index=False):
+        for key in r.frame[r.frame["status"] == Status.PASS][KEY].itertuples(index=False):
             counts[(r.commit, *key)] = counts.get((r.commit, *key), 0) + 1
     lines: dict[tuple, Line] = {}
     for slot, commit in enumerate(order):
         rows = latest[commit].frame
-        for _, row in rows[(rows["status"] == "PASS") & (rows["kernel"] != results.OVERHEAD_KERNEL)].iterrows():
-            key = tuple(row[k] for k in KEY)
+        for _, row in rows[(rows["status"] == Status.PASS) & (rows["kernel"] != results.OVERHEAD_KERNEL)].iterrows():
+            key = MeasurementKey.of(row)
             line = lines.setdefault(key, Line(*key))
             line.points.append(Point(slot, float(row["ns_per_op_median"]), float(row["ns_per_op_ci_low"]),
                                      float(row["ns_per_op_ci_high"]), counts.get((commit, *key), 0)))
@@ -125,7 +126,7 @@ def _changes(pairs: list[tuple[Run, Run]]) -> dict:
             continue
         frame = compare.compare_pair(loaded[a.run_id], loaded[b.run_id])
         for _, row in frame.iterrows():
-            out[(a.commit, b.commit, *(row[k] for k in KEY))] = row.to_dict()
+            out[(a.commit, b.commit, *MeasurementKey.of(row))] = row.to_dict()
     return out
 
 
@@ -143,7 +144,7 @@ def write(reports_dir: Path, output: Path | None = None) -> Path:
     page = render(build(reports_dir), time.strftime("%Y-%m-%d %H:%M %Z"))
     path = output or reports_dir / "history.html"
     try:
-        results.write_atomic(path, page)
+        files.write_atomic(path, page)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

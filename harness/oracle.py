@@ -18,11 +18,12 @@ from swarbench import features
 from swarbench.cbuild import BuildError, CannotBuildHere
 from swarbench.errors import raise_if_interrupted
 from swarbench.model import BatchCall, Implementation, InvalidInput, Kernel, Mismatch, TooSlow, Workload, matches
+from swarbench.runfolder import Status
 
 if TYPE_CHECKING:
     from swarbench.registry import Registry
 
-PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
+PASS, FAIL, SKIP, ERROR = Status.PASS, Status.FAIL, Status.SKIP, Status.ERROR
 # A batch whose verification call takes this long is a long batch: seconds of pure Python with nothing left to
 # warm. It is timed cold, once per worker, and only by as many workers as --min-rounds asks for; the worker
 # that verified it counts its verification call as that sample (swarbench.bench.timing, swarbench.engine).
@@ -31,7 +32,7 @@ LONG_BATCH_S = 0.5
 
 @dataclass
 class Verdict:
-    status: str
+    status: Status
     reason: str = ""
     prepare_s: float = float("nan")
     call_s: float = float("nan")  # duration of the verification call (a first run of the batch, not yet a sample)

@@ -1,14 +1,22 @@
 """Load plugins from the ``swarbench`` entry-point group and collect their kernels and implementations.
 
-pluggy's ``PluginManager.load_setuptools_entrypoints`` stops at the first plugin that fails to import, and a
-hook call stops at the first implementation that raises. A benchmark run must survive one broken plugin, so
-this module walks the entry points and the hook implementations itself, one plugin at a time, recording each
-failure by plugin name and withdrawing whatever the failing plugin had added. Everything else is pluggy's,
-including ``check_pending``, which catches a misspelt hook name (it would otherwise never be called).
+Registration is pluggy's own: each phase is one hook call (``pm.hook.swarbench_add_kernels(registry=...)``), so
+tryfirst, trylast, old-style hookwrappers (``hookwrapper=True``) and new-style wrappers (``wrapper=True``) order
+and wrap the implementations of every plugin as pluggy's documentation says. A benchmark run must survive one
+broken plugin, and a pluggy call stops at the first implementation that raises; so each plugin is registered
+with its hook functions guarded (``Guarded``): an implementation that raises is recorded as its plugin's failure,
+everything the plugin added is withdrawn at once, and pluggy's call goes on to the next implementation. A wrapper
+therefore sees the call of the implementations it wraps end normally, whatever one of them did.
+
+pluggy's ``load_setuptools_entrypoints`` stops at the first plugin that fails to import, so the entry points are
+walked here, one plugin at a time. ``check_pending`` catches a misspelt hook name (it would otherwise never be
+called). The command names a plugin may not take are the command line's own (swarbench.cli.builtin_commands).
 """
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import os
 import traceback
 from dataclasses import dataclass, field
@@ -21,8 +29,7 @@ from swarbench.model import Command, Implementation, Kernel, SuiteReport
 
 ENTRY_POINT_GROUP = "swarbench"
 DISABLE_ENV = "SWARBENCH_DISABLE_PLUGINS"
-RESERVED_COMMANDS = {"list", "run", "report", "compare", "help", "new-plugin"}
-# the registration phases, in the order every plugin's hooks are called
+# the registration phases, in the order they are called
 STAGES = ("swarbench_add_kernels", "swarbench_add_implementations", "swarbench_add_reports", "swarbench_add_commands")
 COMMANDS_ONLY = ("swarbench_add_commands",)  # enough to parse a command line: no suite builds its kernels
 
@@ -50,7 +57,8 @@ class Registry:
     plugins: list[str] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     builtin: set[str] = field(default_factory=set)  # plugins that are swarbench's own suites
-    _current: Optional[str] = None
+    reserved_commands: set[str] = field(default_factory=set)  # the command line's own commands
+    _current: Optional[str] = None  # the plugin whose hook is running: it owns what is added
 
     # -- the API hooks call -------------------------------------------------------------------------------
     def add_kernel(self, kernel: Kernel) -> None:
@@ -86,8 +94,11 @@ class Registry:
     def add_command(self, command: Command) -> None:
         if not isinstance(command, Command):
             raise TypeError(f"add_command expects a swarbench.Command, got {type(command).__name__}")
-        if command.name in self.commands or command.name in RESERVED_COMMANDS:
-            raise ValueError(f"command {command.name!r} is already taken")
+        if command.name in self.reserved_commands:
+            raise ValueError(f"command {command.name!r} is one of swarbench's own")
+        if command.name in self.commands:
+            raise ValueError(f"command {command.name!r} is already taken by plugin "
+                             f"{self.owners[f'command:{command.name}']!r}")
         self.commands[command.name] = command
         self.owners[f"command:{command.name}"] = self._current or "?"
 
@@ -124,6 +135,14 @@ class Registry:
         """Whether a plain ``swarbench run`` measures this kernel: it does when any of its workloads is a default."""
         return any(kind.default for kind in self.kernels[kernel_id].workloads)
 
+    def fail(self, plugin: str, stage: str, exc: BaseException) -> None:
+        """``plugin`` raised in ``stage``: recorded by name, and everything it added withdrawn."""
+        if plugin not in self.plugins:  # failed already: its first failure is the one to tell
+            return
+        self.failures.append(PluginFailure(plugin, stage, one_line(exc)))
+        self._withdraw(plugin)
+        self.plugins.remove(plugin)
+
     def _withdraw(self, plugin: str) -> None:
         for key in [k for k, owner in self.owners.items() if owner == plugin]:
             self.kernels.pop(key, None)
@@ -153,7 +172,7 @@ def _unknown_hook(pm: pluggy.PluginManager) -> str:
     checked as each is registered, so a misspelt hook is the plugin just registered."""
     try:
         pm.check_pending()
-    except pluggy.PluginValidationError as exc:
+    except pluggy.PluginValidationError:
         name = next((n for n, caller in vars(pm.hook).items() if not n.startswith("_")
                      and not caller.has_spec() and caller.get_hookimpls()), "?")
         hooks = [n for n in dir(hookspecs) if n.startswith("swarbench_")]
@@ -170,7 +189,7 @@ def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> str:
                 and pm.parse_hookimpl_opts(plugin, n) is None]
     if unmarked:
         return f"{', '.join(unmarked)} not marked with @swarbench.hookimpl, so never called"
-    if not pm.get_hookcallers(plugin):
+    if not any(pm.parse_hookimpl_opts(plugin, n) is not None for n in dir(plugin)):
         return "no hook: the module its entry point names has no function marked with @swarbench.hookimpl"
     return ""
 
@@ -179,17 +198,139 @@ def disabled_from_env() -> list[str]:
     return [n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()]
 
 
+class Guarded:
+    """A plugin as registered with pluggy: its hook functions, each guarded so that what it raises is its plugin's
+    failure (``Registry.fail``) and never ends the hook call, with the markers (tryfirst, trylast, hookwrapper,
+    wrapper, specname) and the signature pluggy reads from the original. A wrapper's part before its ``yield``
+    and its part after are guarded alike, and a failed plugin's functions do nothing for the rest of the call."""
+
+    def __init__(self, pm: pluggy.PluginManager, name: str, plugin: object, registry: Registry):
+        self.name, self.registry = name, registry
+        for attr in dir(plugin):
+            opts = pm.parse_hookimpl_opts(plugin, attr)
+            if opts is None:
+                continue
+            function, hook = getattr(plugin, attr), opts.get("specname") or attr
+            wrapping = opts.get("wrapper") or opts.get("hookwrapper")
+            if wrapping and not inspect.isgeneratorfunction(function):
+                guarded = function  # pluggy refuses it at registration, naming what is wrong
+            elif opts.get("hookwrapper"):
+                guarded = self._old_style_wrapper(function, hook)
+            elif opts.get("wrapper"):
+                guarded = self._wrapper(function, hook)
+            else:
+                guarded = self._implementation(function, hook)
+            if guarded is not function:
+                functools.update_wrapper(guarded, function, updated=())
+                setattr(guarded, f"{ENTRY_POINT_GROUP}_impl", opts)
+            setattr(self, attr, guarded)
+
+    def _running(self) -> bool:
+        """Whether this plugin still stands; if so, what it adds from now on is its own."""
+        self.registry._current = self.name
+        return self.name in self.registry.plugins
+
+    def _failed(self, hook: str, exc: BaseException) -> None:
+        if isinstance(exc, KeyboardInterrupt):
+            raise exc
+        self.registry.fail(self.name, hook, exc)
+
+    def _implementation(self, function, hook: str):
+        def implementation(*args, **kwargs):
+            if not self._running():
+                return None
+            try:
+                return function(*args, **kwargs)
+            except BaseException as exc:  # SystemExit from a plugin's hook too: its plugin fails, not the run
+                self._failed(hook, exc)
+            finally:
+                self.registry._current = None
+        return implementation
+
+    def _start(self, function, hook: str, args, kwargs):
+        """A wrapper's generator run to its ``yield``; None where it failed or had no yield."""
+        if not self._running():
+            return None
+        try:
+            teardown = function(*args, **kwargs)
+            next(teardown)
+            return teardown
+        except StopIteration:
+            self._failed(hook, RuntimeError(f"wrapper {function.__name__} did not yield"))
+        except BaseException as exc:
+            self._failed(hook, exc)
+        finally:
+            self.registry._current = None
+        return None
+
+    def _finish(self, function, hook: str, teardown, sent) -> tuple[bool, object]:
+        """A wrapper's part after its ``yield``, given ``sent``: (whether it ended well, what it returned)."""
+        if teardown is None or not self._running():
+            return False, None
+        try:
+            teardown.send(sent)
+        except StopIteration as stop:
+            return True, stop.value
+        except BaseException as exc:
+            self._failed(hook, exc)
+        else:
+            teardown.close()
+            self._failed(hook, RuntimeError(f"wrapper {function.__name__} yielded twice"))
+        finally:
+            self.registry._current = None
+        return False, None
+
+    def _old_style_wrapper(self, function, hook: str):
+        def hookwrapper(*args, **kwargs):
+            teardown = self._start(function, hook, args, kwargs)
+            outcome = yield  # pluggy's Result of the implementations it wraps
+            self._finish(function, hook, teardown, outcome)
+        return hookwrapper
+
+    def _wrapper(self, function, hook: str):
+        def wrapper(*args, **kwargs):
+            teardown = self._start(function, hook, args, kwargs)
+            result = yield  # the implementations' results, as pluggy hands them to a wrapper
+            ended, returned = self._finish(function, hook, teardown, result)
+            return returned if ended else result  # a failed wrapper passes the call's result on untouched
+        return wrapper
+
+
+def _register(pm: pluggy.PluginManager, name: str, plugin: object, registry: Registry) -> str:
+    """Register a plugin, guarded; '' or why it was refused."""
+    wrong = _unmarked_hooks(pm, plugin)
+    if wrong:
+        return wrong
+    try:
+        pm.register(Guarded(pm, name, plugin, registry), name=name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # bad hook signatures are caught by pluggy's validation
+        return one_line(exc)
+    wrong = _unknown_hook(pm)
+    if wrong:
+        pm.unregister(name=name)
+    return wrong
+
+
 def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
-         entry_points: bool = True, stages: Sequence[str] = STAGES) -> Registry:
-    """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then run
-    the registration phases ``stages``. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not
-    imported.
+         entry_points: bool = True, stages: Sequence[str] = STAGES,
+         reserved_commands: Optional[Iterable[str]] = None) -> Registry:
+    """Load every plugin of the entry-point group (and ``extra_plugins``, as (name, module) pairs), then call
+    the registration phases ``stages``, each a pluggy hook call over every plugin. Plugins named in ``disable``
+    or in $SWARBENCH_DISABLE_PLUGINS are not imported. ``reserved_commands``: the command names no plugin may
+    take (default: the command line's own).
     """
     pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
     pm.add_hookspecs(hookspecs)
     registry = Registry()
     blocked = set(disable) | set(disabled_from_env())
     registry.disabled = sorted(blocked)
+    if reserved_commands is None and "swarbench_add_commands" in stages:
+        from swarbench.cli import builtin_commands  # here: the command line imports this module
+
+        reserved_commands = builtin_commands()
+    registry.reserved_commands = set(reserved_commands or ())
 
     candidates: list[tuple[str, object]] = []
     if entry_points:
@@ -209,36 +350,16 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
                 registry.builtin.add(ep.name)
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
 
-    for name, plugin in candidates:
-        try:
-            pm.register(plugin, name=name)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # bad hook signatures are caught by pluggy's validation
-            registry.failures.append(PluginFailure(name, "register", one_line(exc)))
-            continue
-        wrong = _unknown_hook(pm) or _unmarked_hooks(pm, plugin)
-        if wrong:
-            pm.unregister(name=name)
-            registry.failures.append(PluginFailure(name, "register", wrong))
-            continue
-        registry.plugins.append(name)
+    # pluggy calls the plugin registered last first: registered in reverse, they are called in the order they
+    # load (entry points by name, then extra plugins), as tryfirst, trylast and the wrappers leave it
+    refused = {}
+    for name, plugin in reversed(candidates):
+        refused[name] = _register(pm, name, plugin, registry)
+    registry.failures += [PluginFailure(name, "register", refused[name]) for name, _ in candidates if refused[name]]
+    registry.plugins += [name for name, _ in candidates if not refused[name]]
 
     for stage in [s for s in STAGES if s in stages]:
-        caller = getattr(pm.hook, stage)
-        for hookimpl in caller.get_hookimpls():  # registration order
-            plugin = hookimpl.plugin_name
-            if plugin not in registry.plugins:
-                continue  # withdrawn in an earlier stage
-            registry._current = plugin
-            try:
-                hookimpl.function(**{a: registry for a in hookimpl.argnames})
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # SystemExit from a plugin's hook too: its plugin fails, not the run
-                registry.failures.append(PluginFailure(plugin, stage, one_line(exc)))
-                registry._withdraw(plugin)
-                registry.plugins.remove(plugin)
-            finally:
-                registry._current = None
+        getattr(pm.hook, stage)(registry=registry)
+        for name in [n for n in pm.list_name_plugin() if n[0] not in registry.plugins]:
+            pm.unregister(name=name[0])  # failed in this phase: none of its hooks is called again
     return registry

@@ -33,10 +33,11 @@ from scipy import stats
 from swarbench import results
 from swarbench.results import sample_stats
 from swarbench.errors import UsageError
+from swarbench.runfolder import RECORDS, MeasurementKey, RunFolder, Status
 
 ALPHA = 0.05
 MACHINE_CHANGE = 0.05  # canaries of two runs further apart than this: the machine itself changed between them
-KEY = ["kernel", "implementation", "workload", "n"]
+KEY = list(MeasurementKey._fields)
 # Processes a side under which a gated regression may be one run's slow spell over all its processes
 # (docs/measurement.md, "Comparing runs")
 GATE_PROCESSES = 4
@@ -55,35 +56,34 @@ class LoadedRun:
 def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     """A run, or with RUN@MACHINE one machine of a fleet run (swarbench.fleet)."""
     try:
-        csv_path, machine = results.resolve_run(spec, reports_dir), ""
+        run, machine = RunFolder.find(spec, reports_dir), ""
     except UsageError:
         head, at, machine = spec.rpartition("@")
         if not at or not head:
             raise
-        csv_path = results.resolve_run(head, reports_dir)
-    folder = csv_path.parent
-    records = results.read_records(folder / results.RECORDS)
+        run = RunFolder.find(head, reports_dir)
+    folder = run.path
+    records = run.records()
     if not records:
-        raise UsageError(f"{folder} has no {results.RECORDS}: compare needs the raw samples a run saves there")
-    machines = sorted({str(r["machine"]) for r in records if r.get("machine")})
+        raise UsageError(f"{folder} has no {RECORDS}: compare needs the raw samples a run saves there")
+    machines = sorted({str(r.machine) for r in records if r.machine})
     if machine and machine not in machines:
         raise UsageError(f"run {folder.name} has no machine {machine!r}; machines: {', '.join(machines) or 'none'}")
     if not machine and len(machines) > 1:
         raise UsageError(f"run {folder.name} holds machines {', '.join(machines)}: compare one of them, "
                          f"e.g. {spec}@{machines[0]}")
     if machine:
-        records = [r for r in records if r.get("machine") == machine]
+        records = [r for r in records if r.machine == machine]
     blocks = {}
-    for rec in results.merge_records(records):
-        if rec.get("status") == "PASS" and rec.get("samples_s"):
-            n = int(rec.get("n") or 1)
-            blocks[tuple(rec.get(k) for k in KEY)] = [sample_stats.ns_per_op(b, n) for b in rec["worker_samples_s"]]
-    run_id = results.load(csv_path)["run_id"].dropna().astype(str)
+    for m in results.merge_records(records):
+        if m.status is Status.PASS and m.samples_s:
+            blocks[m.key] = [sample_stats.ns_per_op(b, int(m.n or 1)) for b in m.worker_samples_s]
+    run_id = run.results()["run_id"].dropna().astype(str)
     run_id = run_id.iloc[0] if len(run_id) else folder.name
-    if machine:  # (machines/ holds each machine's own machine.json: swarbench.fleet.MACHINES_DIR)
-        return LoadedRun(f"{run_id}@{machine}", folder, results.machine_of(folder / "machines" / machine), blocks,
+    if machine:
+        return LoadedRun(f"{run_id}@{machine}", folder, run.machine_folder(machine).machine(), blocks,
                          results.machine_steadiness(records))
-    return LoadedRun(run_id, folder, results.machine_of(folder), blocks, results.machine_steadiness(records))
+    return LoadedRun(run_id, folder, run.machine(), blocks, results.machine_steadiness(records))
 
 
 def _resampled_medians(blocks: list[np.ndarray], rng: np.random.Generator, resamples: int) -> np.ndarray:

@@ -18,6 +18,7 @@ def saved(tmp_path_factory):
     return reports, frame
 
 
+@pytest.mark.slow
 def test_run_returns_the_tidy_frame_of_a_saved_run(saved):
     reports, frame = saved
     passed = frame[frame.status == "PASS"]
@@ -31,6 +32,7 @@ def test_run_returns_the_tidy_frame_of_a_saved_run(saved):
     assert frame.attrs["machine"]["cpu"] and frame.attrs["interrupted"] is False
 
 
+@pytest.mark.slow
 def test_load_gives_back_what_run_returned(saved):
     reports, frame = saved
     for run in (frame.attrs["run_id"], "latest", frame.attrs["run_dir"]):
@@ -40,6 +42,7 @@ def test_load_gives_back_what_run_returned(saved):
         assert loaded.attrs["machines"] == {frame.attrs["run_id"]: frame.attrs["machine"]}
 
 
+@pytest.mark.slow
 def test_report_renders_a_frame_or_a_saved_run(saved):
     reports, frame = saved
     assert "BenchmarkRemove/" in api.report(frame)
@@ -49,6 +52,7 @@ def test_report_renders_a_frame_or_a_saved_run(saved):
         api.report(frame, format="pdf")
 
 
+@pytest.mark.slow
 def test_compare_a_run_with_itself_finds_no_change(saved):
     reports, frame = saved
     change = api.compare(frame.attrs["run_id"], frame.attrs["run_dir"], reports=reports)

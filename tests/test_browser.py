@@ -16,6 +16,8 @@ import pytest
 from conftest import cli_env, make_plugin_site, swarbench
 from test_report import RUN, WRONG_ON_PURPOSE
 
+pytestmark = pytest.mark.slow  # every test here renders whole runs (and a browser)
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WIDTH = 1280
 

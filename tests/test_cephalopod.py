@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from swarbench import InvalidInput, Workload, cli, features, oracle, registry, results
 from swarbench.errors import UsageError
-from swarbench.suites.cephalopod import client, python, report, spec, tables
+from swarbench.suites.cephalopod import command, python, report, spec, tables
 
 DATA = Path(spec.__file__).parent / "data" / "cephalopod_cases.csv"
 REG = registry.load()
@@ -400,7 +400,7 @@ def test_validation_names_the_bad_value():
 # -- the contest client --------------------------------------------------------------------------------------
 def _parser():
     parser = argparse.ArgumentParser()
-    client.add_arguments(parser)
+    command.add_arguments(parser)
     return parser
 
 
@@ -408,7 +408,7 @@ def _parser():
 def test_solve_reads_the_contest_format(impl, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("20\n0 6 0\n2 2 2\n1 6 1\n"))
     args = _parser().parse_args(["solve"] + (["--impl", impl] if impl else []))
-    assert client.run(args, REG) == 0
+    assert command.run(args, REG) == 0
     assert capsys.readouterr().out.strip() == "322444322"
 
 
@@ -424,9 +424,9 @@ def test_solve_through_the_cli_exits_2_on_bad_input(monkeypatch, capsys):
 
 def test_solve_refuses_an_unknown_or_too_slow_implementation(monkeypatch):
     with pytest.raises(UsageError, match="no implementation 'nope'"):
-        client.pick(REG, "nope")
+        command.pick(REG, "nope")
     with pytest.raises(UsageError, match="too slow"):
-        client.solve("40\n0 0 0\n0 0 0\n0 0 0\n", IMPLS["paths"])
+        command.solve("40\n0 0 0\n0 0 0\n0 0 0\n", IMPLS["paths"])
 
 
 # -- the write-up's report -----------------------------------------------------------------------------------

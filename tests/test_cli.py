@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from swarbench import engine
+from swarbench.run_request import RunRequest
 
 from conftest import FAST, assert_one_line_error, cli_env, contains_plugin, make_plugin_site, swarbench
 
@@ -23,6 +23,7 @@ def _run_dir(env):
     return os.path.join(reports, name)
 
 
+@pytest.mark.slow
 def test_run_checks_times_saves_and_reports(env):
     proc = swarbench("run", *FULL, "--processes", "2", env=env)  # two workers, call overhead measured by default
     assert proc.returncode == 0, proc.stderr
@@ -45,7 +46,7 @@ def test_run_checks_times_saves_and_reports(env):
         for b in bench["benchmarks"]:
             if b["extra_info"]["kernel"] != "swarbench.overhead":
                 case = b["param"].split("~pass")[0]
-                passes = engine.RunRequest().passes  # the default
+                passes = RunRequest().passes  # the default
                 assert b["param"].split("~pass")[1] in {f"{k}of{passes}" for k in range(1, passes + 1)}
                 rounds[case] = rounds.get(case, 0) + b["stats"]["rounds"]
     assert len(rounds) == len(passed)
@@ -58,6 +59,7 @@ def test_run_checks_times_saves_and_reports(env):
     assert "<svg" in html and "cards.contains" in html and "http" not in html.replace("http://www.w3.org", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt, marker", [("text", "BenchmarkRemove/"), ("md", "| implementation "),
                                          ("csv", "ns_per_op_median"), ("html", "<!doctype html>")])
 def test_report_renders_a_saved_run_in_every_format(env, fmt, marker):
@@ -76,6 +78,7 @@ def test_list_says_what_cannot_run_here_and_why(env):
     assert "unavailable: no C compiler" in swarbench("list", env=env).stdout
 
 
+@pytest.mark.slow
 def test_missing_features_skip_with_a_reason_and_never_crash(env):
     env.update(SWARBENCH_CPU_FLAGS="sse2", SWARBENCH_NO_CC="1")
     proc = swarbench("run", "--kernel", "cards.contains", "--size", "64", *FAST, env=env)
@@ -93,6 +96,7 @@ WRONG_PLUGIN = contains_plugin("wrong", "numpy", "prepare", """
 """)
 
 
+@pytest.mark.slow
 def test_a_wrong_plugin_implementation_is_reported_fail_never_ranked_and_the_run_exits_1(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "wrongdoer", WRONG_PLUGIN))
     proc = swarbench("run", "--kernel", "cards.contains", "--impl", "wrong", "--impl", "naive", "--size", "128",
@@ -108,6 +112,7 @@ def test_a_wrong_plugin_implementation_is_reported_fail_never_ranked_and_the_run
 BROKEN_IMPORT = "raise ImportError('this plugin needs a package that is not here')\n"
 
 
+@pytest.mark.slow
 def test_a_plugin_that_fails_to_import_is_named_and_the_run_goes_on(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "shaky", BROKEN_IMPORT))
     proc = swarbench("run", "--kernel", "cards.contains", "--impl", "swar", "--size", "64", *FAST, env=env)
@@ -152,6 +157,7 @@ def test_corrupt_or_foreign_results_files_are_refused(env, tmp_path, content, wo
     assert_one_line_error(swarbench("report", str(path), env=env), *words)
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_what_was_measured(env):
     # Interrupted in its second pass (wherever that lands: Python, C or Numba code), a run keeps the samples of
     # every case its first pass timed.
@@ -183,6 +189,7 @@ def test_ctrl_c_keeps_what_was_measured(env):
     assert not kept.status.isin(["ERROR", "FAIL"]).any(), kept[["implementation", "status", "reason"]]
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_reading_does_not_stop_the_run(env):
     # `swarbench run 2>&1 | head -1`: the progress display loses its pipe after one line; the run goes on.
     cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
@@ -239,6 +246,7 @@ TOY_KERNEL = """
 """
 
 
+@pytest.mark.slow
 def test_a_failing_implementation_keeps_the_summary_of_what_it_computed(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "toy", TOY_KERNEL))
     proc = swarbench("run", "--kernel", "toy.*", "--size", "64", *FAST, env=env)
@@ -248,6 +256,7 @@ def test_a_failing_implementation_keeps_the_summary_of_what_it_computed(tmp_path
     assert frame.loc["off-by-one", "status"] == "FAIL" and wrong == right + 64
 
 
+@pytest.mark.slow
 def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "toy", TOY_KERNEL))
     listed = swarbench("list", "--kernel", "toy.*", env=env)

@@ -18,19 +18,19 @@ def project(tmp_path, table: str):
     return tmp_path
 
 
-def test_every_key_is_checked_and_given_to_its_option():
+def test_every_key_is_checked_and_given_to_its_option(monkeypatch):
+    monkeypatch.delenv("SWARBENCH_REPORTS", raising=False)  # (set, it would win over the table's folder)
     settings = config.check({"kernels": "cards.*", "implementations": ["c-*", "numpy-*"], "size": 1e6,
                              "sizes": [1000, 10000], "processes": 3, "max-time": 0.5, "overhead": False,
                              "params": {"hero": "7h 2c", "boards": 10}, "format": "md", "reports": "out",
                              "disable-plugins": ["poker"]})
-    run = settings.for_command("run")
-    assert run["kernel"] == ["cards.*"] and run["impl"] == ["c-*", "numpy-*"]
+    run = settings.defaults("run")
+    assert run["kernels"] == ["cards.*"] and run["implementations"] == ["c-*", "numpy-*"]
     assert run["size"] == 1_000_000 and isinstance(run["size"], int) and run["sizes"] == [1000, 10000]
-    assert run["processes"] == 3 and run["max_time"] == 0.5 and run["no_overhead"] is True
-    assert run["param"] == [("hero", "7h 2c"), ("boards", "10")] and str(run["reports"]) == "out"
-    assert settings.for_command("compare") == {"reports": run["reports"]}  # only what compare has
+    assert run["processes"] == 3 and run["max_time"] == 0.5 and run["overhead"] is False
+    assert run["params"] == {"hero": "7h 2c", "boards": "10"} and run["seed"] == 0  # not in the table: its default
+    assert {k: str(v) for k, v in settings.defaults("compare").items()} == {"reports": "out"}  # only compare's
     assert settings.disabled_plugins == ["poker"]
-    assert "kernel" not in settings.defaults("run")  # repeatable options are filled after parsing
 
 
 @pytest.mark.parametrize("table, words", [
@@ -46,6 +46,10 @@ def test_every_key_is_checked_and_given_to_its_option():
     ({"format": "pdf"}, ["format", "text, md, csv, html"]),
     ({"params": {"hero": ["7h"]}}, ["params", "table"]),
     ({"settle": -1}, ["settle", "0 or more"]),
+    ({"processes": 1e9}, ["processes = 1000000000.0", "at most 1,000"]),  # the command line's limits, too
+    ({"min-rounds": 10**7}, ["min-rounds", "at most 1,000,000"]),
+    ({"size": 2**63}, ["size", "at most 4,611,686,018,427,387,904"]),
+    ({"seed": -1}, ["seed", "a whole number, 0 or more"]),
     ({"max_time": 1}, ["unknown key 'max_time'", "did you mean 'max-time'"]),
     ({"colour": 1}, ["unknown key 'colour'", "keys: "]),
 ])
@@ -91,6 +95,7 @@ def test_kernels_and_disabled_plugins_come_from_the_table_and_the_command_line_w
     assert "disabled plugins: mastermind" in given.stdout
 
 
+@pytest.mark.slow
 def test_a_run_takes_its_options_from_the_table_and_the_command_line_wins(tmp_path):
     project(tmp_path, """\
         kernels = "cards.remove"
@@ -126,3 +131,58 @@ def test_settings_are_read_from_the_folder_swarbench_runs_in(tmp_path):
     assert_one_line_error(inside, "unknown key 'colour'")
     outside = swarbench("list", "-k", "cards.contains", cwd=tmp_path.parent)
     assert outside.returncode == 0, outside.stderr
+
+
+def test_every_option_is_declared_once_and_the_command_line_table_and_library_take_it_from_there():
+    import argparse
+    import dataclasses
+    import inspect
+
+    from swarbench import api, cli, options, registry
+    from swarbench.run_request import RunRequest
+
+    # the library's keywords are the run's options, and a run's every field is some option's
+    assert set(inspect.signature(api.request).parameters) == set(options.RUN_OPTIONS)
+    fields = {f.name for f in dataclasses.fields(RunRequest)}
+    assert fields == {o.field for o in options.RUN_OPTIONS.values()}
+    # one set of defaults: a RunRequest of nothing is the options' defaults, and so is an empty command line
+    assert RunRequest() == api.request_of({})
+    parser = cli.build_parser(registry.Registry(), config.Settings({}), ["run"])
+    args = parser.parse_args(["run"])
+    assert api.request_of(options.run_values(args)) == RunRequest()
+    # each option is on the command line of every sub-command that has it, under its flags
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for option in options.OPTIONS.values():
+        for command in option.commands:
+            p = sub.choices[command] if command else parser
+            flags = {f for a in p._actions for f in a.option_strings}
+            assert set(option.flags or (f"--{option.key}",)) <= flags, (command, option.key)
+
+
+@pytest.mark.parametrize("value", ["1e9", "1000000000"])
+def test_the_same_limit_holds_on_the_command_line_in_the_table_and_in_the_library(tmp_path, value):
+    proc = swarbench("run", "--processes", value, env=cli_env(tmp_path))
+    assert_one_line_error(proc, "--processes", "too large (at most 1,000)")
+    table = swarbench("run", cwd=project(tmp_path, f"processes = {value}\n"), env=cli_env(tmp_path))
+    assert_one_line_error(table, "[tool.swarbench]", "processes", "at most 1,000")
+    from swarbench import api
+
+    with pytest.raises(UsageError, match="processes = 1000000000.*at most 1,000"):
+        api.request(processes=int(float(value)))
+
+
+def test_a_library_keyword_that_is_no_option_of_a_run_is_refused():
+    from swarbench import api
+
+    with pytest.raises(UsageError, match=r"unknown keyword 'format'.*keywords: disable_plugins"):
+        api.request(format="md")
+    with pytest.raises(UsageError, match="did you mean 'max_time'"):
+        api.request(maxtime=1)
+
+
+def test_the_configuration_page_lists_every_key():
+    from conftest import ROOT
+    from swarbench import options
+
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert [key for key in options.OPTIONS if f"| `{key}` |" not in page] == []

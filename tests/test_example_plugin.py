@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from conftest import FAST, ROOT, cli_env, swarbench
 
@@ -26,6 +27,7 @@ def _installed_like_pip(site: Path) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_the_example_plugin_adds_an_implementation_that_is_checked_and_timed(tmp_path):
     env = cli_env(tmp_path, _installed_like_pip(tmp_path / "site"))
     listing = swarbench("list", "--kernel", "cards.contains", env=env).stdout
@@ -81,6 +83,7 @@ def run_own_tests(tests: Path, env: dict, cwd: Path) -> subprocess.CompletedProc
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow
 def test_the_parse8_example_installs_from_a_wheel_and_runs_with_its_c_source(tmp_path):
     import zipfile
 

@@ -91,6 +91,7 @@ def test_a_plugin_command_whose_arguments_raise_is_withdrawn_and_named(tmp_path)
 
 
 # -- wrong results --------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_bool_kernel_answered_in_floats_fails(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench(*CONTAINS, "--impl", "floats", env=env)
@@ -100,6 +101,7 @@ def test_a_bool_kernel_answered_in_floats_fails(tmp_path):
 
 
 # -- blame and visibility -------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "md", "html", "csv"])
 def test_an_error_before_the_size_is_known_shows_in_every_report(tmp_path, fmt):
     env = fault_env(tmp_path, "broken_workload")
@@ -116,6 +118,7 @@ def test_an_error_before_the_size_is_known_shows_in_every_report(tmp_path, fmt):
     assert "naive" in shown.stdout and reason in shown.stdout, shown.stdout
 
 
+@pytest.mark.slow
 def test_result_files_follow_the_umask(tmp_path):
     env = fault_env(tmp_path)
     proc = subprocess.run(["sh", "-c", f"umask 022 && exec {sys.executable} -m swarbench.cli " + " ".join(
@@ -129,6 +132,7 @@ def test_result_files_follow_the_umask(tmp_path):
 
 
 # -- output that cannot be written ----------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 @pytest.mark.parametrize("args", [["report", "latest", "-o", "/dev/full"], ["report", "latest"], ["list"],
                                   ["--help"]])
@@ -168,6 +172,7 @@ def _stopped_in_timing(tmp_path, send) -> tuple[subprocess.CompletedProcess, dic
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err), env
 
 
+@pytest.mark.slow
 def test_sigterm_is_taken_as_ctrl_c(tmp_path):
     proc, env = _stopped_in_timing(tmp_path, lambda p: p.send_signal(signal.SIGTERM))
     assert proc.returncode == 130, proc.stderr
@@ -176,6 +181,7 @@ def test_sigterm_is_taken_as_ctrl_c(tmp_path):
     assert frame.set_index("implementation").loc["naive", "status"] == "PASS"
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_still_saves_the_results(tmp_path):
     def twice(p):
         os.killpg(p.pid, signal.SIGINT)
@@ -195,6 +201,7 @@ def _saved_run(tmp_path) -> tuple[dict, Path]:
     return env, run_dir(env)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", [b"\x00\xff\xfe binary junk\n", b"[1, 2]\n\"a string\"\n42\n", "samples"])
 def test_compare_on_junk_records_is_one_line_or_renders_what_is_valid(tmp_path, junk):
     env, folder = _saved_run(tmp_path)
@@ -217,6 +224,7 @@ def test_compare_on_junk_records_is_one_line_or_renders_what_is_valid(tmp_path, 
         assert proc.returncode == 0 and "Traceback" not in proc.stderr and "naive" in proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 def test_report_on_words_in_numeric_columns_is_one_line(tmp_path):
     env, folder = _saved_run(tmp_path)
     frame = pd.read_csv(folder / "results.csv")
@@ -226,6 +234,7 @@ def test_report_on_words_in_numeric_columns_is_one_line(tmp_path):
     assert_one_line_error(swarbench("report", str(folder), env=env), "ns_per_op_median", "'fast'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine", [b"\xff\xfe not text", b"[1, 2]"])
 def test_a_machine_file_that_is_not_one_is_an_unknown_machine(tmp_path, machine):
     env, folder = _saved_run(tmp_path)
@@ -234,6 +243,7 @@ def test_a_machine_file_that_is_not_one_is_an_unknown_machine(tmp_path, machine)
     assert shown.returncode == 0 and "naive" in shown.stdout and "Traceback" not in shown.stderr, shown.stderr
 
 
+@pytest.mark.slow
 def test_report_and_compare_render_a_folder_with_records_only_and_a_cut_last_line(tmp_path):
     env, folder = _saved_run(tmp_path)
     (folder / "results.csv").unlink()
@@ -258,6 +268,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_keeps_what_was_written_readable(tmp_path, small_disk):
     release = tmp_path / "release"
     env = fault_env(tmp_path, "impls", SWARBENCH_REPORTS=str(small_disk / "reports"), SBFAULT_RELEASE=str(release))
@@ -293,6 +304,7 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_written_readable(tmp_path, s
 
 
 # -- implementations that cheat or die ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_an_implementation_writing_into_its_inputs_is_blamed_and_harms_no_other(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "writer", "--impl", "prepare-writer",
@@ -304,6 +316,7 @@ def test_an_implementation_writing_into_its_inputs_is_blamed_and_harms_no_other(
         assert frame.loc[name, "status"] in ("FAIL", "ERROR") and "read-only" in frame.loc[name, "reason"]
 
 
+@pytest.mark.slow
 def test_an_implementation_wrong_after_its_first_call_fails_with_one_worker(tmp_path):
     env = fault_env(tmp_path, "impls")
     one_line(swarbench(*CONTAINS, "--impl", "flaky", env=env), 1, "flaky")
@@ -311,6 +324,7 @@ def test_an_implementation_wrong_after_its_first_call_fails_with_one_worker(tmp_
     assert row.status == "FAIL" and "timed output" in row.reason
 
 
+@pytest.mark.slow
 def test_a_cached_answer_is_not_ranked(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench("run", "--kernel", "cards.contains", "--size", "1e6", "--passes", "1", *FAST,
@@ -320,6 +334,7 @@ def test_a_cached_answer_is_not_ranked(tmp_path):
     assert row.status == "FAIL" and "cycle" in row.reason, row.reason
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, words", [("sys-exit", ["sys.exit(0)"]), ("os-exit", ["exited with code 3"])])
 def test_a_worker_that_dies_is_a_crash_of_its_case_and_the_run_goes_on(tmp_path, name, words):
     env = fault_env(tmp_path, "impls")
@@ -330,6 +345,7 @@ def test_a_worker_that_dies_is_a_crash_of_its_case_and_the_run_goes_on(tmp_path,
     assert (frame.loc[["naive", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_of_a_ctrl_c_ends_the_run_as_interrupted_not_as_a_crash(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "dies-of-ctrl-c", env=env)
@@ -338,6 +354,7 @@ def test_a_worker_that_dies_of_a_ctrl_c_ends_the_run_as_interrupted_not_as_a_cra
     assert not frame.status.isin(["CRASH", "ERROR", "LOST"]).any(), frame[["implementation", "status", "reason"]]
 
 
+@pytest.mark.slow
 def test_a_batch_raising_keyboardinterrupt_is_its_error_not_the_users_ctrl_c(tmp_path):
     env = fault_env(tmp_path, "impls")
     proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "interrupts", "--impl", "swar", env=env)

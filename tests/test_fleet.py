@@ -19,6 +19,8 @@ import pytest
 
 from conftest import assert_one_line_error, swarbench
 
+pytestmark = pytest.mark.slow  # every test here starts a Dask cluster or a whole run
+
 pytest.importorskip("distributed")
 
 SMALL = ["run", "-k", "cards.contains", "--size", "1024", "--max-time", "0.005"]

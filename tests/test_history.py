@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from conftest import cli_env, swarbench
 
@@ -35,6 +36,7 @@ def clone(run: Path, reports: Path, run_id: str, commit: str, slower: str = "") 
     return out
 
 
+@pytest.mark.slow
 def test_history_shows_both_commits_for_every_kernel_and_marks_a_regression(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", *RUN, env=env)

@@ -374,6 +374,7 @@ def test_the_threaded_player_reports_progress_as_it_goes():
     assert events and events[-1] == (1296, 1296, "games")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_long_game_at_once():
     """6p9c takes minutes on any machine: Ctrl-C two seconds in ends it with the CLI's interrupted line."""
     import signal
@@ -623,7 +624,7 @@ def test_the_play_command_plays_each_arithmetic_and_explains_the_published_4p6c_
     exact = swarbench("mastermind", "play", "--strategy", "entropy", "--first", "1123", "--explain")
     assert exact.returncode == 0, exact.stderr
     want = int(spec.reference_knuth(spec.knuth_inputs(4, 6, "1123", strategy="entropy")).astype(int).sum())
-    assert f"(shared, exact, " in exact.stdout and f"1296 games, {want} guesses" in exact.stdout
+    assert "(shared, exact, " in exact.stdout and f"1296 games, {want} guesses" in exact.stdout
     assert "split" in exact.stdout and "exact ties against the tie-break" in exact.stdout
     bad = swarbench("mastermind", "play", "--strategy", "knuth", "--arithmetic", "cpu-float")
     assert bad.returncode == 2 and "knuth ranks by integers" in bad.stderr and len(bad.stderr.splitlines()) == 1

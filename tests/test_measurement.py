@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from conftest import FAST, cli_env, contains_plugin, make_plugin_site, swarbench
-from swarbench import engine, results
+from swarbench import results, supervision, workers
+from swarbench.run_request import RunRequest
 from swarbench.bench.timing import REPREPARE_BELOW_S
 
 MISBEHAVING = """
@@ -34,11 +35,17 @@ MISBEHAVING = """
 """
 
 
+def _json_lines(env, run) -> list[dict]:
+    """The lines of a run's records file as JSON objects, as they stand on disk."""
+    return [r.to_json() for r in results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)]
+
+
 def _frame(env):
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     return pd.read_csv(os.path.join(env["SWARBENCH_REPORTS"], run, "results.csv")).set_index("implementation")
 
 
+@pytest.mark.slow
 def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "misbehaving", MISBEHAVING))
     proc = swarbench("run", "--kernel", "cards.contains", "--impl", "segfaults", "--impl", "hangs",
@@ -85,6 +92,7 @@ def _steady_run(env, slowdown: str) -> str:
     return proc.stdout.split("render again with `swarbench report ")[1].split("`")[0]
 
 
+@pytest.mark.slow
 def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against_itself_is_quiet(tmp_path):
     """End to end through a plugin. The slowdown is 2.5x so that this shared machine's own slow spells (whole
     processes 1.7x slower for seconds) cannot hide it; the 20% case is proven on controlled samples below."""
@@ -161,6 +169,7 @@ def test_statistics_of_one_measurement():
     assert "timer resolution" in short["stability"]
 
 
+@pytest.mark.slow
 def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "c-swar", "--impl", "numpy-swar",
                      "--impl", "naive", "--size", "64", "--max-time", "0.02", "--processes", "3", "--quiet", env=env)
@@ -178,6 +187,7 @@ def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     assert base.speedup == 1 and c.speedup_ci_low <= c.speedup <= c.speedup_ci_high
 
 
+@pytest.mark.slow
 def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--sizes", "64,512,4096", *FAST,
                      env=env)
@@ -189,6 +199,7 @@ def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
     assert "ns/op against N (log-log)" in html and "<polyline" in html
 
 
+@pytest.mark.slow
 def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
     for _ in range(2):
         assert swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--size", "64", *FAST,
@@ -201,6 +212,7 @@ def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
     assert html.count("<h2>Machine of") == 2
 
 
+@pytest.mark.slow
 def test_progress_says_which_case_and_how_many_are_left(env):
     proc = swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--impl", "naive", "--size", "64",
                      "--max-time", "0.005", "--processes", "1", "--no-overhead", env=env)
@@ -261,23 +273,21 @@ def test_merged_samples_are_each_workers_samples_once():
     rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
            "samples_s": [1e-6, 2e-6], "rounds": 2, "iterations": 1, "worker": 0, "baseline": "a"}
     (merged,) = results.merge_records([rec, dict(rec, worker=1, samples_s=[5e-6], rounds=1)])
-    assert sorted(merged["samples_s"]) == [1e-6, 2e-6, 5e-6] and merged["rounds"] == 3
+    assert sorted(merged.samples_s) == [1e-6, 2e-6, 5e-6] and merged.line.rounds == 3
     frame = results.frame_from_records([rec], "r", {})
     assert frame.loc[0, "samples"] == 2 and frame.loc[0, "rounds"] == 2
 
 
 def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
-    from swarbench import engine
-
     records = [{"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
                {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
                {"event": "result", "case": "k:wrong:w:n=1", "status": "FAIL", "check_s": 3.0},
                {"event": "phase", "case": "k:slow:w:n=1"}]
-    assert engine.long_cases(records) == ["k:slow:w:n=1"]
-    request = engine.RunRequest(min_rounds=3, processes=2)
-    assert [engine.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
-    request = engine.RunRequest(min_rounds=2, processes=4)
-    assert [engine.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
+    assert workers.long_cases(records) == ["k:slow:w:n=1"]
+    request = RunRequest(min_rounds=3, processes=2)
+    assert [workers.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
+    request = RunRequest(min_rounds=2, processes=4)
+    assert [workers.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
 
 
 SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
@@ -296,6 +306,7 @@ SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
 """)
 
 
+@pytest.mark.slow
 def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(tmp_path):
     calls = tmp_path / "calls.txt"
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "slowcall", SLOW_CALL), SB_CALLS=str(calls))
@@ -308,7 +319,7 @@ def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(
     assert row["samples"] == 2 and row["processes"] == 2
     assert 0.55 < row["s_per_call_median"] < 5
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    ends = [r for r in results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    ends = [r for r in _json_lines(env, run)
             if r.get("event") == "result"]
     # each worker's one sample has a canary reading on either side, the verification call's as a pass's
     assert sorted(len(r["pass_canary_s"]) for r in ends) == [1, 1]
@@ -348,6 +359,7 @@ BROKEN_SUMMARY = """
 """
 
 
+@pytest.mark.slow
 def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "brokensummary", BROKEN_SUMMARY))
     proc = swarbench("run", "-k", "sbtest.*", "-k", "cards.contains", "-i", "right", "-i", "swar", *FAST, env=env)
@@ -358,13 +370,14 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     assert frame.loc["swar", "status"] == "PASS"  # the run went on
 
 
+@pytest.mark.slow
 def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.*", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
                      "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    records = _json_lines(env, run)
     timed = [(r["case"], r["phase"]) for r in records if r.get("event") == "phase"
              and r["phase"].startswith("timing")]
     by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
@@ -378,7 +391,7 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     assert probes >= 2 and all(case.startswith("swarbench.overhead:") for k in (1, 2, 3)
                                for case in by_pass[k][:probes])
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
-    assert records[0] == {"event": "run", "keep_slowed": False}  # what later reports and compares repeat
+    assert records[0] == {"event": "run", "keep_slowed": False, "format_version": 1}  # what later reports repeat
     # (a case this machine cannot run, AVX-512 on a CPU without it, has its SKIP line and no pass)
     ends = [r for r in records if r.get("event") == "result" and r.get("status") != "SKIP"]
     assert sorted(r["case"] for r in ends) == cases  # one result line per case, after its last pass
@@ -394,6 +407,7 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     assert "Steadiness: the machine itself ran 15% or more slower than its best during" in report
 
 
+@pytest.mark.slow
 def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     env = cli_env(tmp_path)
     proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--passes", "8",
@@ -401,12 +415,13 @@ def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
                      "--no-overhead", "-q", env=env)
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    records = _json_lines(env, run)
     timed = [r["phase"] for r in records if r.get("event") == "phase" and r["phase"].startswith("timing")]
     assert timed == [f"timing (pass {k} of 8)" for k in (3, 6, 8)]
     assert _frame(env).loc["c-swar", "samples"] == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 5), (6, 2, 6)])
 def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(tmp_path, short_rounds, processes,
                                                                                  samples):
@@ -444,9 +459,8 @@ SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
 """)
 
 
+@pytest.mark.slow
 def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_case(tmp_path):
-    from swarbench import engine
-
     site = make_plugin_site(tmp_path / "site", "slowfirst", SLOW_FIRST_PROCESS)
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
     # --keep-slowed: a spell of the machine's own that covered worker 0 would set its samples aside, settling
@@ -461,8 +475,8 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
     assert slow["processes"] == 3 and medians[0] > 2 * max(medians[1:])  # worker 0 slow; 1 and 2 not
     assert slow["ns_per_op_median"] < 1.5 * max(medians[1:])  # outvoted: the merged median is the steady one
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
-    unsettled = engine.unsettled_cases([r for r in records if r.get("worker") != 2])
+    records = _json_lines(env, run)
+    unsettled = workers.unsettled_cases([r for r in records if r.get("worker") != 2])
     assert "cards.contains:slowfirst:deals:n=2048" in unsettled
     # the extra worker ran only the unsettled cases (c-swar too, if its two workers happened to disagree)
     assert sorted(r["case"] for r in records if r.get("worker") == 2 and r.get("event") == "result") == unsettled
@@ -470,8 +484,6 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
 
 
 def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
-    from swarbench import engine
-
     def rec(impl, worker, samples, status="PASS", check_s=0.001, kernel="k.x"):
         return {"event": "result", "case": f"{kernel}:{impl}:w:n=10", "kernel": kernel, "implementation": impl,
                 "workload": "w", "n": 10, "status": status, "samples_s": samples, "check_s": check_s,
@@ -483,7 +495,7 @@ def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
                rec("wrong", 0, [1.0], status="FAIL"), rec("wrong", 1, [1.5]),
                rec("alone", 0, [1.0, 2.0]),
                rec("cffi", 0, [1.0], kernel="swarbench.overhead"), rec("cffi", 1, [2.0], kernel="swarbench.overhead")]
-    assert engine.unsettled_cases(records) == ["k.x:apart:w:n=10"]
+    assert workers.unsettled_cases(records) == ["k.x:apart:w:n=10"]
 
 
 def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementations_regression():
@@ -573,13 +585,13 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     # fills in (placed last, to show it is chosen by its reading, not its place)
     records.append(line(0, [(fast, [2e-6] * 3), (2e-4, [3.5e-6] * 3), (1.6e-4, [2.5e-6] * 3)],
                         case="k.x:p:v:n=1000"))
-    merged = {r["workload"]: r for r in results.merge_records(records)}
+    merged = {m.workload: m for m in results.merge_records(records)}
     w = merged["w"]
-    assert len(w["samples_slowed_s"]) == 40 and min(w["samples_slowed_s"]) >= 1.5e-6
-    assert len(w["samples_s"]) == 31 and max(w["samples_s"]) < 1.03e-6  # the verification call (untagged) kept
-    assert [len(x) for x in w["worker_samples_s"]] == [16, 15] and not w["filled_in"]
-    assert merged["v"]["filled_in"] == 3 and merged["v"]["samples_s"] == [2e-6] * 3 + [2.5e-6] * 3
-    assert merged["v"]["samples_slowed_s"] == [3.5e-6] * 3
+    assert len(w.samples_slowed_s) == 40 and min(w.samples_slowed_s) >= 1.5e-6
+    assert len(w.samples_s) == 31 and max(w.samples_s) < 1.03e-6  # the verification call (untagged) kept
+    assert [len(x) for x in w.worker_samples_s] == [16, 15] and not w.filled_in
+    assert merged["v"].filled_in == 3 and merged["v"].samples_s == [2e-6] * 3 + [2.5e-6] * 3
+    assert merged["v"].samples_slowed_s == [3.5e-6] * 3
 
     frame = results.frame_from_records(records, "r", {}).set_index("workload")
     assert frame.loc["w", "samples"] == 31 and frame.loc["w", "samples_slowed"] == 40
@@ -591,7 +603,7 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
 
     # a few readings cannot tell a slow spell from noise; a malformed tag keeps its line whole, without a traceback
     kept = results.merge_records([{"event": "run", "keep_slowed": True}] + records)
-    assert all(not m["samples_slowed_s"] and m["samples_s"] == m["samples_all_s"] for m in kept)
+    assert all(not m.samples_slowed_s and m.samples_s == m.samples_all_s for m in kept)
     # the report says samples were set aside only where they were
     from swarbench.render import RunView, steadiness_lines
     (said,) = steadiness_lines(RunView(frame.reset_index(), {}))
@@ -600,9 +612,9 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     (said,) = steadiness_lines(RunView(kept_frame, {}))
     assert "during 29% of the run" in said and "set aside" not in said
     few = results.merge_records([line(0, [(fast, [1e-6]), (slow, [2e-6])])])
-    assert few[0]["samples_slowed_s"] == [] and len(few[0]["samples_s"]) == 2
+    assert few[0].samples_slowed_s == [] and len(few[0].samples_s) == 2
     broken = [dict(r, pass_canary_s=[["x", 1e-4, 5]]) for r in records[:2]]
-    assert all(not m["samples_slowed_s"] for m in results.merge_records(broken + records[2:]))
+    assert all(not m.samples_slowed_s for m in results.merge_records(broken + records[2:]))
 
 
 def test_passes_that_ran_at_two_speeds_are_flagged_and_passes_at_one_speed_are_not():
@@ -641,6 +653,7 @@ RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong"
 """)
 
 
+@pytest.mark.slow
 def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "rightthenwrong", RIGHT_THEN_WRONG))
     proc = swarbench("run", "-k", "cards.contains", "-i", "rightthenwrong", "-i", "c-swar", "-n", "256",
@@ -652,7 +665,7 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     assert frame.loc["rightthenwrong", "reason"].startswith("timed output in worker 0")
     assert frame.loc["c-swar", "status"] == "PASS" and frame.loc["c-swar", "samples"] == 4
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    records = _json_lines(env, run)
     again = [r["case"].split(":")[1] for r in records if r.get("phase") == "preparing again (fresh inputs)"]
     # passes 2 to 4, each while the preparation before took under REPREPARE_BELOW_S (a stall of this shared
     # machine can make one take longer, and the passes left then keep that batch)
@@ -692,6 +705,7 @@ INTERRUPTS_DRESSED = INTERRUPTS.replace(
     '                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from k')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plugin", [INTERRUPTS, INTERRUPTS_DRESSED], ids=["ctrl-c", "ctrl-c-as-an-error"])
 def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path, plugin):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "interrupts", plugin))
@@ -700,7 +714,7 @@ def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_fini
                      "--no-overhead", "-q", env=env)
     assert proc.returncode == 130, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    records = results.read_records(Path(env["SWARBENCH_REPORTS"]) / run / results.RECORDS)
+    records = _json_lines(env, run)
     timed = {r["case"] for r in records if r.get("event") == "phase" and r["phase"] == "timing (pass 1 of 3)"}
     ended = {r["case"]: r for r in records if r.get("event") == "result"}
     assert len(timed) >= 3 and timed <= set(ended)  # every case timed in a first pass has its result line
@@ -733,6 +747,7 @@ SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
 """)
 
 
+@pytest.mark.slow
 def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it_measured(tmp_path):
     # 500 calls over 10 passes: 15 s of timing left after the interrupt, more than the engine waits, but the
     # worker starts its next case within 1.5 s, and that tells the engine the interrupt did not reach it
@@ -755,7 +770,7 @@ def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it
     interrupted = time.time()
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert time.time() - interrupted < engine.INTERRUPT_GRACE_S  # it stopped on the second interrupt, not killed
+    assert time.time() - interrupted < supervision.INTERRUPT_GRACE_S  # it stopped on the second interrupt, not killed
     frame = _frame(env)
     assert frame.loc["swallows", "status"] == "PASS" and frame.loc["swallows", "samples"] > 0
     assert frame.loc["swallows", "reason"].startswith("stopped after")

@@ -1,7 +1,6 @@
 """Every mistake a plugin author makes is named and fails loudly: a C compile error, a kernel whose reference
 and known answers disagree, a misspelt hook, an implementation of an unknown kernel. What the machine lacks (a
 compiler, its flags) stays a SKIP."""
-import textwrap
 
 import pandas as pd
 import pytest
@@ -47,6 +46,7 @@ def _frame(tmp_path) -> pd.DataFrame:
     return pd.read_csv(run / "results.csv").set_index("implementation")
 
 
+@pytest.mark.slow
 @needs_cc
 def test_a_compile_error_in_a_plugins_c_is_an_error_at_its_own_file_and_line(tmp_path):
     proc = swarbench("run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST,
@@ -59,6 +59,7 @@ def test_a_compile_error_in_a_plugins_c_is_an_error_at_its_own_file_and_line(tmp
     assert "bad-c" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_machine_without_a_compiler_skips_the_c_implementation(tmp_path):
     proc = swarbench("run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST,
                      env=_c_plugin_env(tmp_path, SWARBENCH_NO_CC="1"))
@@ -105,6 +106,7 @@ TYPO_KERNEL = """
 """
 
 
+@pytest.mark.slow
 def test_a_wrong_known_answer_blames_the_kernels_spec_once(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "typo", TYPO_KERNEL))
     alone = swarbench("run", "-k", "typo.double", *FAST, env=env)

@@ -1,11 +1,13 @@
 """swarbench new-plugin: the package it writes builds as a wheel, installs, runs under `swarbench run`, and passes
 its own test; it never writes into an existing folder and never takes a kernel id a plugin already has."""
 import pandas as pd
+import pytest
 
 from conftest import FAST, assert_one_line_error, cli_env, swarbench
 from test_example_plugin import build_wheel, install_wheel, run_own_tests
 
 
+@pytest.mark.slow
 def test_the_scaffold_installs_from_a_wheel_runs_and_passes_its_own_test(tmp_path):
     env = cli_env(tmp_path)
     made = swarbench("new-plugin", "swarbench-popcnt", "--kernel", "popcnt.bits", "--into", str(tmp_path / "new"),

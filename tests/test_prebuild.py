@@ -12,6 +12,8 @@ import pytest
 from conftest import FAST, cli_env, make_plugin_site, swarbench
 from swarbench import Implementation, cbuild, engine, features, hookimpl, prebuild, registry
 from swarbench.render.live import LiveDisplay
+from swarbench.run_request import RunRequest
+from swarbench.runfolder import CACHE
 
 needs_cc = pytest.mark.skipif(not features.compiler()[0], reason="no C compiler here")
 
@@ -31,6 +33,7 @@ def _modules(cache: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("_swarbench_*")) if folder.exists() else []
 
 
+@pytest.mark.slow
 @needs_cc
 def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
@@ -48,13 +51,13 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     reg = registry.load(extra_plugins=[("sbtest_tiny", Plugin())])
     seen = []
 
-    def no_workers(request, registry, run_dir, record_path, tail, problems):  # what the first worker would find
+    def no_workers(request, registry, folder, tail, problems):  # what the first worker would find
         seen.append(_modules(cache))
         return True
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
     assert _modules(cache) == []
-    request = engine.RunRequest(kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports",
+    request = RunRequest(kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports",
                                 processes=1, overhead=False)
     outcome = engine.run(request, reg)
     assert len(seen) == 1 and [m.startswith("_swarbench_sbtest_tiny_") for m in seen[0]] == [True]
@@ -63,18 +66,19 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     assert line["builds"] == 1 and line["failed"] == 0 and line["seconds"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes, built", [([], 1), ([256], 0)])
 def test_the_build_step_builds_the_default_workloads_for_the_first_worker(tmp_path, monkeypatch, sizes, built):
     # the default workloads (with their references) are left in the run's cache before any worker; a size
     # named on the command line may be huge, so its worker builds it, as before
     seen = []
 
-    def no_workers(request, registry, run_dir, record_path, tail, problems):
-        seen.append(sorted(p.name for p in (run_dir / engine.CACHE).glob("*.pickle")))
+    def no_workers(request, registry, folder, tail, problems):
+        seen.append(sorted(p.name for p in (folder.path / CACHE).glob("*.pickle")))
         return True
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
-    request = engine.RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
+    request = RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
                                 reports_dir=tmp_path / "reports", processes=1, overhead=False)
     outcome = engine.run(request, registry.load())
     assert [name.startswith("cards.contains~deals~default~0~") for name in seen[0]] == [True] * built
@@ -102,6 +106,7 @@ BAD_PLUGIN = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env, status, code", [({}, "ERROR", 1), ({"SWARBENCH_NO_CC": "1"}, "SKIP", 0)],
                          ids=["compile-error", "no-compiler"])
 def test_a_build_that_fails_before_the_workers_ends_as_it_always_did(tmp_path, env, status, code):

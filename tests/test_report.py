@@ -13,6 +13,8 @@ import pytest
 
 from conftest import cli_env, make_plugin_site, swarbench
 
+pytestmark = pytest.mark.slow  # every test here reports on two whole runs
+
 # kept wrong on purpose: the report must say so in one line, and never time it
 WRONG_ON_PURPOSE = textwrap.dedent("""
     from swarbench import Implementation, hookimpl

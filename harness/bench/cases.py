@@ -9,27 +9,10 @@ from typing import Optional
 from swarbench.bench import overhead
 from swarbench.bench.request import WorkerRequest
 from swarbench.model import matches
+from swarbench.runfolder import CaseId
 
 
-@dataclass(frozen=True)
-class Case:
-    kernel: str
-    implementation: str
-    workload: str
-    size: Optional[int]
-
-    @property
-    def id(self) -> str:
-        return f"{self.kernel}:{self.implementation}:{self.workload}:n={self.size or 'default'}"
-
-    @property
-    def key(self) -> str:
-        """The implementation's key in the registry."""
-        return f"{self.kernel}/{self.implementation}"
-
-    @property
-    def label(self) -> str:
-        return f"{self.kernel} {self.implementation} ({self.workload})"
+Case = CaseId  # a case's id is part of the record format (swarbench.runfolder)
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from swarbench import counters, oracle, progress, registry as registry_mod
 from swarbench.bench import canary, checking, overhead, rounds
 from swarbench.bench.cases import Case, Pass, case_passes, probe_passes
 from swarbench.bench.request import WorkerRequest
-from swarbench.bench.records import RecordWriter, ResultLine
 from swarbench.bench.terminal import TerminalLine
 from swarbench.bench.timing import REPREPARE_BELOW_S, Timing, prepare_again, time_pass
 from swarbench.bench.workload_cache import WorkloadCache
+from swarbench.runfolder import RecordWriter, ResultLine, Status
 
 
 class Session:
@@ -76,7 +76,7 @@ class Session:
     def _reject(self, line: ResultLine, label: str, verdict: oracle.Verdict, impl) -> None:
         if self.signalled and verdict.status == oracle.ERROR:  # e.g. its compiler, killed by the same Ctrl-C
             raise KeyboardInterrupt
-        line.status, line.reason = verdict.status, verdict.reason
+        line.status, line.reason = Status(verdict.status), verdict.reason
         self._finish(line, label, f"{verdict.status} {verdict.reason}")
         if verdict.status == oracle.SKIP:
             pytest.skip(verdict.reason)
@@ -98,7 +98,7 @@ class Session:
         except (pytest.skip.Exception, pytest.fail.Exception, pytest.xfail.Exception, pytest.exit.Exception):
             raise
         except SystemExit as exc:  # the implementation ended its process: a crash, as os._exit would be
-            crash = oracle.Verdict("CRASH", f"the implementation called sys.exit({exc.code!r})")
+            crash = oracle.Verdict(Status.CRASH, f"the implementation called sys.exit({exc.code!r})")
             self._said_lost(case, finished, crash)
             pytest.fail(f"CRASH: sys.exit({exc.code!r})", pytrace=False)
         except KeyboardInterrupt:

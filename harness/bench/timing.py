@@ -10,9 +10,9 @@ import numpy
 
 from swarbench import oracle
 from swarbench.bench.cases import Case
-from swarbench.bench.records import ResultLine, finite
 from swarbench.bench.rounds import PASS_WARMUP_BELOW_S, WARMUP_BELOW_S, RoundPlan
 from swarbench.model import Workload
+from swarbench.runfolder import ResultLine, finite
 
 REPREPARE_BELOW_S = 0.02  # a short batch whose preparation takes less is prepared afresh for every pass
 BALLAST_BYTES = 2 << 20  # at most this much memory is taken before preparing afresh, to move what lands where

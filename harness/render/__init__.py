@@ -12,6 +12,7 @@ import pandas as pd
 
 from swarbench.model import ReportSection
 from swarbench.results import SLOWED, UNSTEADY_SHARE
+from swarbench.runfolder import Status, status_of
 
 
 @dataclass
@@ -72,7 +73,7 @@ def render(fmt: str, view: RunView) -> str:
 
 def scaling_series(frame: pd.DataFrame):
     """(kernel, workload) groups measured at several sizes: what a scaling chart plots (ns/op against N)."""
-    passed = frame[frame["status"] == "PASS"]
+    passed = frame[frame["status"] == Status.PASS]
     for key, group in passed.groupby(["kernel", "workload"], sort=True):
         if group["n"].nunique() > 1:
             yield key, group
@@ -80,10 +81,10 @@ def scaling_series(frame: pd.DataFrame):
 
 def kernel_groups(frame: pd.DataFrame):
     """(kernel, workload, n) groups in a stable order, each sorted fastest first, unmeasured last."""
-    order = {"PASS": 0, "FAIL": 1, "ERROR": 2, "CRASH": 2, "TIMEOUT": 2, "SKIP": 3}
     # dropna=False: a row whose n is unknown (an ERROR before its workload was built) is shown like any other
     for key, group in frame.groupby(["kernel", "workload", "n"], sort=True, dropna=False):
-        ranked = group.assign(_o=group["status"].map(order).fillna(9)).sort_values(
+        rank = [status.rank if status is not None else 9 for status in map(status_of, group["status"])]
+        ranked = group.assign(_o=rank).sort_values(
             ["_o", "ns_per_op_median", "implementation"], na_position="last")
         yield key, ranked.drop(columns="_o")
 

@@ -14,6 +14,7 @@ from swarbench.render import RunView, column_title, scaling_series, size_text, s
 from swarbench.render import tables
 from swarbench.render.summary import Summary, change_of, samples_of, strip_points, summarize
 from swarbench.render.svg import DotRow, dot_chart, family_color, family_key
+from swarbench.runfolder import Status
 
 SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 SECTION_COLUMNS = 9  # a suite table wider than this is split, so that no table scrolls sideways at 1280 px
@@ -74,7 +75,7 @@ def _scoreboard(s: Summary, view: RunView) -> list[str]:
         cells = [f"<td><a href='#{b.anchor}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>",
                  f"<td>{_e(row[2])}</td>"] + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]] + [f"<td>{_e(row[6])}</td>"]
         if b.failed:
-            cells[-1] = cells[-1][:-5] + f" <span class='bad'>wrong: {_e(', '.join(b.failed))}</span></td>"
+            cells[-1] = cells[-1][:-5] + f" <span class='bad'>{_e('; '.join(b.failure_lines()))}</span></td>"
         body.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f"<th{' class=n' if 3 <= i <= 5 else ''}>{_e(c)}</th>" for i, c in enumerate(header))
     return ["<h2 id='scoreboard'>Scoreboard</h2>",
@@ -105,7 +106,7 @@ def _contents(s: Summary, view: RunView) -> list[str]:
 def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     kernel, workload, n = key
     first = group.iloc[0]
-    passed = group[group["status"] == "PASS"]
+    passed = group[group["status"] == Status.PASS]
     dots = [DotRow(view.label(r), family_color(r["family"]), float(r["ns_per_op_median"]),
                    float(r["ns_per_op_ci_low"]), float(r["ns_per_op_ci_high"]),
                    [float(x) for x in strip_points(samples_of(view, r))],
@@ -118,7 +119,7 @@ def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     out = [f"<section id='{tag}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
            f"{_e(first['unit'])}</small></h2>", dot_chart(dots, title, families)]
     if rows:
-        out.append(_table(header, rows, numeric, ["bad" if st != "PASS" else "" for st in statuses]))
+        out.append(_table(header, rows, numeric, ["bad" if st != Status.PASS else "" for st in statuses]))
     out += [f"<p class='note'>{_e(line)}</p>" for line in tables.not_timed_lines(group, view)]
     d_header, d_rows = tables.details(group, view)
     if d_rows:

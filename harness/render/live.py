@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from swarbench.runfolder import (BuildLine, CaseId, PhaseLine, PlanLine, ProgressLine, Record, ResultLine, StartLine,
+                                 Status, record)
 
 BAR_WIDTH = 24
 
@@ -37,38 +39,39 @@ class LiveDisplay:
 
     @staticmethod
     def _label(case: str) -> str:
-        kernel, impl, workload, size = (case.split(":", 3) + ["", "", ""])[:4]
-        return f"{kernel} {impl} ({workload}{'' if size.endswith('default') else ', ' + size})"
+        try:
+            c = CaseId.parse(case)
+        except ValueError:  # (a line of a later version, or none yet)
+            return case
+        return f"{c.kernel} {c.implementation} ({c.workload}{'' if c.size is None else f', n={c.size}'})"
 
-    def __call__(self, event: dict) -> None:
-        kind, worker = event.get("event", "result"), event.get("worker", 0)
-        if kind == "plan":
+    def __call__(self, event: Record | dict) -> None:
+        event = record(event)  # (a line as the engine reads it, or as JSON)
+        if isinstance(event, PlanLine):
             # A resumed worker plans only what is left; count what it already finished on top.
-            self.planned[worker] = self.finished.get(worker, 0) + len(event.get("cases", []))
+            self.planned[event.worker] = self.finished.get(event.worker, 0) + len(event.cases)
             return
-        if kind == "build":  # the build step before the first worker (swarbench.prebuild)
-            self._write(f"build step: {event.get('builds', 0)} builds (C, Numba) and {event.get('workloads', 0)} "
-                        f"workloads in {float(event.get('seconds') or 0):.1f} s\n")
+        if isinstance(event, BuildLine):  # the build step before the first worker (swarbench.prebuild)
+            self._write(f"build step: {event.builds} builds (C, Numba) and {event.workloads} workloads in "
+                        f"{float(event.seconds or 0):.1f} s\n")
             return
-        label = self._label(str(event.get("case", "")))
-        if kind in ("start", "phase", "progress"):
-            what = event.get("phase", "starting")
-            if kind == "progress":
-                what += " " + bar(event.get("done", 0), event.get("total", 0), event.get("what", ""))
-            self.current = f"[{self._left(worker)}] {label}: {what}"
+        if isinstance(event, (StartLine, PhaseLine, ProgressLine)):
+            what = event.phase if not isinstance(event, StartLine) else "starting"
+            if isinstance(event, ProgressLine):
+                what += " " + bar(event.done, event.total, event.what)
+            self.current = f"[{self._left(event.worker)}] {self._label(event.case)}: {what}"
             if self.tty:
                 self._write("\r\x1b[K" + self.current)
             return
-        if kind != "result":  # the run's first line, and whatever else a later engine or worker writes
+        if not isinstance(event, ResultLine):  # the run's first line, and whatever else a later version writes
             return
+        worker = event.worker
         self.finished[worker] = self.finished.get(worker, 0) + 1
-        status = event.get("status", "?")
-        samples = sorted(event.get("samples_s") or [])
-        if status == "PASS" and samples:
-            what = f"PASS {samples[len(samples) // 2] * 1e9 / max(int(event.get('n') or 1), 1):.4g} ns/op"
+        if event.status is Status.PASS and event.samples_s:
+            what = event.median_text()
         else:
-            what = f"{status} {event.get('reason', '')}".strip()
-        line = f"[{self._left(worker)}] {label}: {what}"
+            what = f"{event.status or '?'} {event.reason}".strip()
+        line = f"[{self._left(worker)}] {self._label(event.case)}: {what}"
         self._write(("\r\x1b[K" if self.tty else "") + line + "\n")
 
     def _write(self, text: str) -> None:

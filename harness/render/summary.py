@@ -2,24 +2,23 @@
 speedups, how steady it was), the caveats as short marks with their counts, and the run's header.
 
 Renderers only lay these out. The one figure computed here that swarbench.results does not hold is the speedup
-over the best portable scalar C row, a ratio of two medians the frame already has. The readers at the bottom
-take what the frame does not keep (each sample, the run's start and command line) from the run folder.
+over the best portable scalar C row, a ratio of two medians the frame already has. What the frame does not keep
+(each sample, the run's start and command line) comes attached to the view (swarbench.api reads it from the run
+folder): no renderer opens a file.
 """
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from swarbench import results
 from swarbench.render import RunView, kernel_groups
+from swarbench.runfolder import MeasurementKey, Status, status_of
 
-KEY = ("kernel", "implementation", "workload", "n")
 # The family of portable scalar C: what "how much faster than plain C" is measured against
 PORTABLE_C = "cffi-scalar"
 # Caveats a measurement's stability note can carry (swarbench.results writes them), each as a one-letter mark:
@@ -35,7 +34,6 @@ CAVEATS = (
                         "jump between them from run to run"),
 )
 UNSTEADY_MARKS = {"v", "w", "2"}
-FAILED = ("FAIL", "ERROR", "CRASH", "TIMEOUT")
 
 
 @dataclass
@@ -60,7 +58,12 @@ class Board:
     speedup_c: float
     steadiness: str
     marks: str
-    failed: list[str] = field(default_factory=list)  # implementations that gave wrong answers, not on purpose
+    # implementations that failed (wrong answers, errors, crashes, time-outs) not on purpose, by how they failed
+    failed: dict[Status, list[str]] = field(default_factory=dict)
+
+    def failure_lines(self) -> list[str]:
+        """A line per way of failing: "WRONG ANSWERS from a, b", "crashed: c"."""
+        return [f"{status.summary_words} {', '.join(names)}" for status, names in self.failed.items()]
 
 
 @dataclass
@@ -103,7 +106,7 @@ def _is_portable_c(row) -> bool:
 
 def summarize(view: RunView) -> Summary:
     frame = view.frame
-    marks = {i: caveat_marks(s) if status == "PASS" else ""
+    marks = {i: caveat_marks(s) if status == Status.PASS else ""
              for i, s, status in zip(frame.index, frame["stability"], frame["status"])}
     groups, boards = [], []
     for key, group in kernel_groups(frame):
@@ -112,8 +115,12 @@ def summarize(view: RunView) -> Summary:
         groups.append((key, tag, group))
         if kernel == results.OVERHEAD_KERNEL:
             continue
-        passed = group[group["status"] == "PASS"]
-        failed = [view.label(r) for _, r in group.iterrows() if r["status"] in FAILED and not r["expected_to_fail"]]
+        passed = group[group["status"] == Status.PASS]
+        failed: dict[Status, list[str]] = {}
+        for _, r in group.iterrows():
+            status = status_of(r["status"])
+            if status is not None and status.failed and not r["expected_to_fail"]:
+                failed.setdefault(status, []).append(view.label(r))
         if passed.empty:
             boards.append(Board(kernel, workload, n, str(group.iloc[0]["unit"]), tag, "", "", *[math.nan] * 3,
                                 "", *[math.nan] * 3, "", math.nan, "nothing passed", "", failed))
@@ -161,62 +168,16 @@ def _duration(seconds) -> str:
 
 def change_of(view: RunView, row) -> dict | None:
     """This row's entry of `report --against` (swarbench.run_comparison's columns), or None."""
-    return view.changes.get(tuple(row[k] for k in KEY))
-
-
-# ---- readers: what a report shows that the frame does not keep ----
-
-INFO = "benchmark.json"  # swarbench.export writes the command line and duration into its "swarbench" entry
-
-
-def read_samples(run_dir: Path, run_id: str) -> dict:
-    """Each PASS measurement's kept samples (those its median is taken over), in ns/op, by (run_id, *KEY)."""
-    out = {}
-    for rec in results.merge_records(results.read_records(run_dir / results.RECORDS)):
-        if rec.get("status") == "PASS" and rec.get("samples_s"):
-            out[(run_id, *(rec.get(k) for k in KEY))] = results.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
-    return out
-
-
-def read_info(run_dir: Path) -> dict:
-    """When the run started and how long it took (its records' first start to its results file), and the
-    command line that ran it where one was saved."""
-    info: dict = {}
-    starts = []
-    for rec in results.read_records(run_dir / results.RECORDS):
-        t = rec.get("t")
-        if rec.get("event") == "start" and isinstance(t, (int, float)):
-            starts.append(float(t))
-    csv_path = run_dir / results.RESULTS_CSV
-    if starts:
-        info["started"] = min(starts)
-        if csv_path.exists():
-            info["duration_s"] = max(csv_path.stat().st_mtime - min(starts), 0.0)
-    try:
-        saved = json.loads((run_dir / INFO).read_text()).get("swarbench", {})
-    except (OSError, ValueError, AttributeError):
-        saved = {}
-    if isinstance(saved, dict):
-        info.update({k: saved[k] for k in ("command", "duration_s", "started") if k in saved})
-    return info
-
-
-def attach_run_files(view: RunView, run_dirs: dict[str, Path]) -> RunView:
-    """Fill the view's samples (by run id) and info (the first run's) from the run folders."""
-    for run_id, run_dir in run_dirs.items():
-        view.samples.update(read_samples(run_dir, run_id))
-    if run_dirs:
-        view.info = read_info(next(iter(run_dirs.values()))) | view.info
-    return view
+    return view.changes.get(MeasurementKey.of(row))
 
 
 def samples_of(view: RunView, row) -> np.ndarray:
-    return view.samples.get((row["run_id"], *(row[k] for k in KEY)), np.empty(0))
+    return view.samples.get((row["run_id"], *MeasurementKey.of(row)), np.empty(0))
 
 
 def change_rows(frame: pd.DataFrame) -> dict:
-    """swarbench.run_comparison's rows by KEY, for `report --against`."""
-    return {tuple(r[k] for k in KEY): r.to_dict() for _, r in frame.iterrows()}
+    """swarbench.run_comparison's rows by MeasurementKey, for `report --against`."""
+    return {MeasurementKey.of(r): r.to_dict() for _, r in frame.iterrows()}
 
 
 def strip_points(samples: np.ndarray, most: int = 120) -> np.ndarray:

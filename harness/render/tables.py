@@ -5,9 +5,13 @@ from __future__ import annotations
 from swarbench.render import (RunView, column_title, fmt_cell, fmt_cycles, fmt_interval, fmt_ns, fmt_seconds,
                               fmt_speedup, fmt_time, fmt_time_interval, is_number, size_text, time_unit)
 from swarbench.render.summary import Board, Summary, change_of
+from swarbench.runfolder import Status, status_of
 
-NOT_TIMED = {"SKIP": "not run here", "FAIL": "WRONG ANSWER", "ERROR": "error", "CRASH": "crashed",
-             "TIMEOUT": "timed out"}
+
+def not_timed(status) -> str:
+    """A row without a time, in words: "WRONG ANSWER", "crashed"."""
+    known = status_of(status)
+    return known.words if known is not None else str(status)
 
 
 def fmt_change(change: dict | None) -> str:
@@ -57,15 +61,15 @@ def compact(group, view: RunView, summary: Summary) -> tuple[list, list, list]:
     header += ["change"] if against else []
     rows, statuses = [], []
     for i, r in group.iterrows():
-        if r["status"] == "SKIP" or (r["expected_to_fail"] and r["status"] != "PASS"):
+        if r["status"] == Status.SKIP or (r["expected_to_fail"] and r["status"] != Status.PASS):
             continue  # listed in a line below the table (not_timed_lines)
-        if r["status"] == "PASS":
+        if r["status"] == Status.PASS:
             unit = time_unit(r["ns_per_op_median"])
             cells = [view.label(r), r["family"], fmt_time(r["ns_per_op_median"], unit),
                      fmt_time_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], unit), fmt_speedup(r["speedup"]),
                      fmt_cycles(r), summary.marks.get(i, "")]
         else:
-            cells = [view.label(r), r["family"], NOT_TIMED.get(r["status"], r["status"]), "", "", "",
+            cells = [view.label(r), r["family"], not_timed(r["status"]), "", "", "",
                      _first_clause(r["reason"])]
         rows.append(cells + ([fmt_change(change_of(view, r))] if against else []))
         statuses.append(r["status"])
@@ -83,7 +87,7 @@ def details(group, view: RunView) -> tuple[list, list]:
               "net ns/op", "prepare", "notes"]
     rows = []
     for _, r in group.iterrows():
-        if r["status"] != "PASS":
+        if r["status"] != Status.PASS:
             continue
         rows.append([view.label(r), f"{int(r['samples'])}", f"{r['processes']:g}" if r["processes"] == r["processes"]
                      else "", fmt_time(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]),
@@ -97,15 +101,15 @@ def not_timed_lines(group, view: RunView) -> list[str]:
     table cuts short), wrong on purpose (each), and skipped (by reason)."""
     out = []
     for _, r in group.iterrows():
-        if r["status"] not in ("PASS", "SKIP") and not r["expected_to_fail"]:
-            out.append(f"{view.label(r)}: {NOT_TIMED.get(r['status'], r['status'])}: {r['reason']}")
+        if r["status"] not in (Status.PASS, Status.SKIP) and not r["expected_to_fail"]:
+            out.append(f"{view.label(r)}: {not_timed(r['status'])}: {r['reason']}")
     for _, r in group.iterrows():
-        if r["expected_to_fail"] and r["status"] != "PASS":
+        if r["expected_to_fail"] and r["status"] != Status.PASS:
             out.append(f"{view.label(r)}: {r['status']} as expected (kept wrong on purpose: "
                        f"{_first_clause(r['expected_to_fail'], 90)})")
     skipped: dict[str, list[str]] = {}
     for _, r in group.iterrows():
-        if r["status"] == "SKIP" and not r["expected_to_fail"]:
+        if r["status"] == Status.SKIP and not r["expected_to_fail"]:
             skipped.setdefault(str(r["reason"]), []).append(view.label(r))
     out += [f"not run here ({reason}): {', '.join(names)}" for reason, names in skipped.items()]
     return out

@@ -9,6 +9,7 @@ from swarbench.render import (RunView, fmt_cell, fmt_cycles, fmt_interval, fmt_s
                               operation_name, steadiness_lines, time_unit)
 from swarbench.render import size_text, tables
 from swarbench.render.summary import change_of, summarize
+from swarbench.runfolder import Status
 
 WIDTH = 120
 
@@ -33,7 +34,7 @@ def _kernel_rows(group, view, summary) -> tuple[list, list, list, list]:
     bench, procs = f"Benchmark{operation_name(group.iloc[0]['kernel'])}", view.machine.get("cores") or 1
     for i, r in group.iterrows():
         name = f"{bench}/{view.label(r)}-{procs}"
-        if r["status"] == "PASS":
+        if r["status"] == Status.PASS:
             unit = time_unit(r["ns_per_op_median"])
             rows.append([name, fmt_time(r["ns_per_op_median"], unit),
                          fmt_time_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], unit),
@@ -43,7 +44,7 @@ def _kernel_rows(group, view, summary) -> tuple[list, list, list, list]:
         elif r["expected_to_fail"]:  # one line: it is wrong on purpose, and says so
             lines.append(_cut(f"--- {r['status']}: {name} [{r['family']}]: as expected, kept wrong on purpose: "
                               f"{r['expected_to_fail']}"))
-        elif r["status"] == "SKIP":
+        elif r["status"] == Status.SKIP:
             lines.append(_cut(f"--- SKIP: {name} [{r['family']}]: {r['reason']}"))
         else:
             lines += _wrap(f"--- {r['status']}: {name} [{r['family']}]: {r['reason']}", "      ")
@@ -81,8 +82,8 @@ def render(view: RunView) -> str:
                     "x C: over the best", "portable scalar C (named in each kernel's table below)"]
         out += _lines(*_scoreboard(s), "  ")
         for b in s.boards:
-            if b.failed:
-                out += _wrap(f"{b.kernel}: WRONG ANSWERS from {', '.join(b.failed)}", "    ", "  ! ")
+            for failure in b.failure_lines():
+                out += _wrap(f"{b.kernel}: {failure}", "    ", "  ! ")
     for (kernel, workload, n), _, group in s.groups:
         first = group.iloc[0]
         out += ["", f"{kernel}  {workload}, n={size_text(n)}  (one op = one {first['unit']})"]

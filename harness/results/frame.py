@@ -6,21 +6,24 @@ computed once (sample_stats). Renderers only format these columns.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 import numpy as np
 
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
                                           machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
+from swarbench.runfolder import (FAILED, RESULTS_FORMAT, MeasurementKey, Record, ResultLine, Status,
+                                 keeps_slowed, record, results_of)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = RESULTS_FORMAT  # results.csv's, in its format_version column (swarbench.runfolder)
 COLUMNS = [
     "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
     "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
@@ -33,15 +36,9 @@ COLUMNS = [
     "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
     "machine_slowed_share", "git_commit", "format_version",
 ]
-# Columns added within format 2: a results file written before them still loads, with these left empty.
-LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
-                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine")
+# (LATER_COLUMNS, those added within format 2, are swarbench.runfolder's: it reads older files)
 OVERHEAD_KERNEL = "swarbench.overhead"
-# Status of a merged measurement: the worst any worker saw (a case that crashed once is not a PASS).
-SEVERITY = {"CRASH": 6, "TIMEOUT": 5, "ERROR": 4, "FAIL": 3, "PASS": 2, "SKIP": 1}
 SPLIT_WORKERS = 0.10  # worker medians further apart than this (relative to the merged median) are flagged
-KEEP_SLOWED = "keep_slowed"  # the run line's field: a run that keeps every sample in its medians
 # No core reads more than this from its L1 cache a cycle (two 64-byte loads; AVX-512 cores): a batch that
 # reads its inputs faster than that did not read them (an answer cached or computed in prepare).
 MAX_READ_BYTES_PER_CYCLE = 128
@@ -49,10 +46,36 @@ FASTEST_CLOCK_GHZ = 6.0  # the clock assumed where the machine's is unknown: a b
 
 
 @dataclass
+class Measurement:
+    """One measurement (kernel, implementation, workload, n) over every worker's result lines: the first line's
+    fields with the worst status any line had, and every worker's samples judged as one."""
+    line: ResultLine  # the first line, its status, reason, rounds, iterations, summary and counts merged
+    samples_s: list  # those its median is taken over
+    samples_slowed_s: list  # set aside: timed while the machine was slowed
+    samples_all_s: list  # every sample either way
+    worker_samples_s: list  # the kept samples, one list per worker
+    filled_in: int  # samples of slowed passes kept since too few others were left
+    processes: int  # workers that timed it
+    set_aside: bool  # whether slowed samples were judged (not a --keep-slowed run)
+    two_speeds: Optional[tuple]
+    prepare_s: float
+    reprepare_s: float
+
+    # what it measures, as its line says
+    key = property(lambda self: self.line.key)
+    status = property(lambda self: self.line.status)
+    case = property(lambda self: self.line.case)
+    kernel = property(lambda self: self.line.kernel)
+    implementation = property(lambda self: self.line.implementation)
+    workload = property(lambda self: self.line.workload)
+    n = property(lambda self: self.line.n)
+
+
+@dataclass
 class _Merging:
     """One measurement's result lines, gathered before their samples are judged."""
-    fields: dict  # the first line's fields, which every other line of the measurement shares
-    status: Optional[str] = None  # the worst any line had
+    first: ResultLine
+    status: Optional[Status] = None  # the worst any line had
     reason: Optional[str] = None  # the worst line's, once a line worse than the first came
     rounds: int = 0
     iterations: int = 0
@@ -61,72 +84,77 @@ class _Merging:
     prepare_s: list[float] = field(default_factory=list)
     reprepare_s: list[float] = field(default_factory=list)  # preparing a fresh copy for a later pass
     hw: list[tuple[float, float]] = field(default_factory=list)  # (cycles, instructions) per op, by worker
+    samples_all_s: list[float] = field(default_factory=list)
 
-    def add(self, rec: dict) -> None:
-        if SEVERITY.get(rec.get("status"), 0) > SEVERITY.get(self.status, 0):
-            self.status, self.reason = rec["status"], rec.get("reason", "")
-        self.passes += [(rec.get("worker", 0), p) for p in passes_of(rec)]
-        self.rounds += rec.get("rounds") or 0
-        self.iterations = max(self.iterations, rec.get("iterations") or 0)
-        self.summary = self.summary or rec.get("summary")
-        if rec.get("prepare_s") is not None:
-            self.prepare_s.append(rec["prepare_s"])
-        again = rec.get("reprepare_s")
+    def add(self, rec: ResultLine) -> None:
+        if _severity(rec.status) > _severity(self.status):
+            self.status, self.reason = rec.status, rec.reason
+        self.passes += [(rec.worker, p) for p in passes_of(rec)]
+        self.rounds += rec.rounds or 0
+        self.iterations = max(self.iterations, rec.iterations or 0)
+        self.summary = self.summary or rec.summary
+        if rec.prepare_s is not None:
+            self.prepare_s.append(rec.prepare_s)
+        again = rec.reprepare_s
         self.reprepare_s += [s for s in map(seconds, again if isinstance(again, list) else []) if s is not None]
-        if rec.get("hw_cycles_per_op") is not None:
-            self.hw.append((rec["hw_cycles_per_op"], rec.get("hw_instructions_per_op", math.nan)))
+        if rec.counts.get("hw_cycles_per_op") is not None:
+            self.hw.append((rec.counts["hw_cycles_per_op"], rec.counts.get("hw_instructions_per_op", math.nan)))
+        self.samples_all_s += rec.samples_s
 
-    def merged(self, limit: float, keep_all: bool, samples_all_s: list) -> dict:
-        """The measurement as one record: the first line's fields, every worker's samples judged as one."""
+    def merged(self, limit: float, keep_all: bool) -> Measurement:
+        """The measurement: the first line's fields, every worker's samples judged as one."""
         keeps = least_slowed([(p.reading_s, len(p.samples_s)) for _, p in self.passes], limit)
         kept = [wp for k, wp in zip(keeps, self.passes) if k]
         workers: dict = {}
         for worker, p in kept:
             if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(p.samples_s)
-        out = dict(self.fields, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
-                   samples_all_s=samples_all_s)
+        line = dataclasses.replace(self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary)
         if self.reason is not None:
-            out.update(status=self.status, reason=self.reason)
-        out.update(
-            prepare_s=float(np.median(self.prepare_s)) if self.prepare_s else math.nan,
-            reprepare_s=float(np.median(self.reprepare_s)) if self.reprepare_s else math.nan,
+            line.status, line.reason = self.status, self.reason
+        if self.hw:  # the median over the workers that could count
+            cycles, instructions = (float(x) for x in np.median(self.hw, axis=0))
+            line.counts = dict(line.counts, hw_cycles_per_op=cycles, hw_instructions_per_op=instructions)
+        return Measurement(
+            line,
             samples_s=[x for _, p in kept for x in p.samples_s],
             samples_slowed_s=[x for k, (_, p) in zip(keeps, self.passes) if not k for x in p.samples_s],
+            samples_all_s=self.samples_all_s,
+            worker_samples_s=[workers[w] for w in sorted(workers)],
             filled_in=sum(len(p.samples_s) for _, p in kept if p.reading_s > limit),
             processes=len({worker for worker, p in self.passes if p.samples_s}),
             set_aside=not keep_all,
             two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept
                                    if len(p.samples_s) >= PASS_SAMPLES]),
-            worker_samples_s=[workers[w] for w in sorted(workers)],
+            prepare_s=float(np.median(self.prepare_s)) if self.prepare_s else math.nan,
+            reprepare_s=float(np.median(self.reprepare_s)) if self.reprepare_s else math.nan,
         )
-        if self.hw:  # the median over the workers that could count
-            out["hw_cycles_per_op"], out["hw_instructions_per_op"] = (float(x) for x in np.median(self.hw, axis=0))
-        return out
 
 
-def merge_records(records: Iterable[dict]) -> list[dict]:
-    """One record per measurement: the samples of every worker that ran it, the worst status any worker saw.
+def _severity(status: Optional[Status]) -> int:
+    return status.severity if status is not None else 0
+
+
+def merge_records(records: Iterable[Union[dict, Record]]) -> list[Measurement]:
+    """One measurement per (kernel, implementation, workload, n): the samples of every worker that ran it, the
+    worst status any worker saw. ``records`` are a run's lines, typed (runfolder.read_records) or as JSON.
 
     Samples of a pass that a canary reading on either side found the machine slowed (see swarbench.bench.canary)
     are set aside, in ``samples_slowed_s``: they measured a neighbour's load as much as the kernel. Where that
     would leave too few (see steadiness.least_slowed), the least slowed of those passes fill in, and the
     measurement says so (``filled_in``). ``samples_all_s`` has every sample either way. A run made with
     ``--keep-slowed`` (its ``run`` line says so) sets nothing aside."""
-    records = list(records)
-    keep_all = any(r.get("event") == "run" and r.get(KEEP_SLOWED) is True for r in records)
+    records = [record(r) for r in records]
+    keep_all = keeps_slowed(records)
     limit = math.inf if keep_all else slowed_limit(canary_readings(records))
-    merging: dict[tuple, _Merging] = {}
-    every: dict[tuple, list] = {}
-    for rec in records:
-        if rec.get("event", "result") != "result":
-            continue
-        key = (rec.get("kernel"), rec.get("implementation"), rec.get("workload"), rec.get("n"))
-        if key not in merging:
-            merging[key], every[key] = _Merging(dict(rec), status=rec.get("status")), []
-        merging[key].add(rec)
-        every[key] += list(rec.get("samples_s") or [])
-    return [m.merged(limit, keep_all, every[key]) for key, m in merging.items()]
+    merging: dict[MeasurementKey, _Merging] = {}
+    for rec in results_of(records):
+        if rec.key not in merging:
+            merging[rec.key] = _Merging(rec, status=rec.status)
+        merging[rec.key].add(rec)
+    return [m.merged(limit, keep_all) for m in merging.values()]
+
+
 def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dict:
     """Each worker's own median (ns/op, JSON list) and how far apart they lie relative to the merged median: a
     difference between processes (memory layout, frequency, a neighbour) that more rounds in one process cannot
@@ -142,41 +170,53 @@ def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dic
     return out
 
 
-def _stability(warnings: str, rec: dict, n: int) -> str:
+def _stability(warnings: str, m: Measurement, n: int) -> str:
     """The statistics' warnings, and what judging the machine's steadiness changed or could not settle."""
     notes = [warnings]
-    if rec["filled_in"]:
-        notes.append(f"{rec['filled_in']} of its {len(rec['samples_s'])} samples from the least slowed of the "
+    if m.filled_in:
+        notes.append(f"{m.filled_in} of its {len(m.samples_s)} samples from the least slowed of the "
                      "passes the machine slowed: too few were taken while it was not")
-    if rec["two_speeds"]:
-        low, high = (x * 1e9 / n for x in rec["two_speeds"])
+    if m.two_speeds:
+        low, high = (x * 1e9 / n for x in m.two_speeds)
         notes.append(f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
                      "its median can move between them from run to run")
     return "; ".join(x for x in notes if x)
 
 
-def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> pd.DataFrame:
+def _line_columns(m: Measurement) -> dict:
+    """The columns a measurement takes from its lines as they are; a field no line had is left empty."""
+    line = m.line
+    row = {"kernel": line.kernel, "suite": line.suite, "implementation": line.implementation,
+           "family": line.family, "workload": line.workload, "n": line.n, "unit": line.unit, "seed": line.seed,
+           "status": line.status.value if line.status is not None else None, "reason": line.reason,
+           "baseline": line.baseline, "prepare_s": m.prepare_s, "reprepare_s": m.reprepare_s,
+           "processes": m.processes, "rounds": line.rounds, "iterations": line.iterations,
+           **{k: v for k, v in line.counts.items() if k in COLUMNS}}
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, machine: dict) -> pd.DataFrame:
     """The run's frame: a row per measurement, with the machine it ran on and the speedups over baselines."""
     import pandas as pd  # here: merging records (the engine's and compare's use) needs no pandas
 
     clock = machine.get("clock_ghz") or math.nan
-    records = list(records)
+    records = [record(r) for r in records]
     steadiness = machine_steadiness(records)
     rows, samples = [], {}
-    for rec in merge_records(records):
-        row = {k: rec.get(k) for k in COLUMNS if k in rec}
-        n = int(rec.get("n") or 1)
-        row.update(sample_stats.summarize(rec["samples_s"], n, int(rec.get("iterations") or 1)))
-        row["stability"] = _stability(row["stability"], rec, n)
-        every = rec["samples_all_s"]
+    for m in merge_records(records):
+        row = _line_columns(m)
+        n = int(m.n or 1)
+        row.update(sample_stats.summarize(m.samples_s, n, int(m.line.iterations or 1)))
+        row["stability"] = _stability(row["stability"], m, n)
+        every = m.samples_all_s
         row.update(
-            run_id=run_id, samples=len(rec["samples_s"]),
+            run_id=run_id, samples=len(m.samples_s),
             # unknown for a run that kept every sample: it never judged any
-            samples_slowed=len(rec["samples_slowed_s"]) if rec["set_aside"] else math.nan,
+            samples_slowed=len(m.samples_slowed_s) if m.set_aside else math.nan,
             ns_per_op_median_all=float(np.median(every)) * 1e9 / n if every else math.nan,
-            params=json.dumps(rec.get("params") or {}, sort_keys=True),
-            summary=json.dumps(rec["summary"], sort_keys=True) if rec.get("summary") is not None else "",
-            expected_to_fail=rec.get("expected_to_fail") or "", clock_ghz=clock,
+            params=json.dumps(m.line.params or {}, sort_keys=True),
+            summary=json.dumps(m.line.summary, sort_keys=True) if m.line.summary is not None else "",
+            expected_to_fail=m.line.expected_to_fail or "", clock_ghz=clock,
             cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"]
             else math.nan,
             # the fleet's name of the machine (swarbench.fleet); a local run's is its host name
@@ -185,11 +225,11 @@ def frame_from_records(records: Iterable[dict], run_id: str, machine: dict) -> p
             machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
             **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
         )
-        row.update(_worker_split(rec["worker_samples_s"], int(rec.get("n") or 1), row))
-        impossible = beyond_any_machine(row, rec.get("input_bytes"), n, clock)
+        row.update(_worker_split(m.worker_samples_s, n, row))
+        impossible = beyond_any_machine(row, m.line.input_bytes, n, clock)
         if impossible:
-            row.update(status="FAIL", reason=impossible)
-        samples[len(rows)] = sample_stats.ns_per_op(rec["samples_s"], int(rec.get("n") or 1))
+            row.update(status=Status.FAIL.value, reason=impossible)
+        samples[len(rows)] = sample_stats.ns_per_op(m.samples_s, n)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame = add_speedups(frame, samples)
@@ -200,7 +240,7 @@ def beyond_any_machine(row: dict, input_bytes, n: int, clock_ghz: float) -> str:
     """Why a PASS's median is faster than any machine could read the inputs its batch must read; "" if it is
     not (or the size of its inputs is unknown)."""
     median = row.get("ns_per_op_median", math.nan)
-    if row.get("status") != "PASS" or not isinstance(input_bytes, (int, float)) or not input_bytes > 0 \
+    if row.get("status") != Status.PASS or not isinstance(input_bytes, (int, float)) or not input_bytes > 0 \
             or not median == median:
         return ""
     clock = clock_ghz if clock_ghz == clock_ghz and clock_ghz > 0 else FASTEST_CLOCK_GHZ
@@ -219,13 +259,13 @@ def add_speedups(frame: pd.DataFrame, samples: dict[int, np.ndarray]) -> pd.Data
     for col in ("speedup", "speedup_ci_low", "speedup_ci_high"):
         frame[col] = math.nan
     for _, group in frame.groupby(["run_id", "kernel", "workload", "n"], dropna=False):
-        base = group[(group["implementation"] == group["baseline"]) & (group["status"] == "PASS")]
+        base = group[(group["implementation"] == group["baseline"]) & (group["status"] == Status.PASS)]
         if not len(base):
             continue
         b = base.index[0]
         frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
         for i in group.index:
-            if frame.loc[i, "status"] == "PASS" and len(samples.get(i, ())) and len(samples.get(b, ())):
+            if frame.loc[i, "status"] == Status.PASS and len(samples.get(i, ())) and len(samples.get(b, ())):
                 low, high = sample_stats.bootstrap_interval((samples[b], samples[i]),
                                                             sample_stats.ratio_of_medians)
                 frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
@@ -237,7 +277,7 @@ def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
     from swarbench.bench.overhead import probe_family
 
     frame = frame.copy()
-    probes = frame[(frame["kernel"] == OVERHEAD_KERNEL) & (frame["status"] == "PASS")]
+    probes = frame[(frame["kernel"] == OVERHEAD_KERNEL) & (frame["status"] == Status.PASS)]
     cost = {(r.run_id, r.implementation): r.ns_per_op_median for r in probes.itertuples()}
     for i, r in frame.iterrows():
         if r["kernel"] == OVERHEAD_KERNEL:
@@ -260,3 +300,9 @@ def summary_of(value: Optional[str]) -> dict:
         return json.loads(value)
     except (TypeError, json.JSONDecodeError):
         return {}
+
+
+def failed_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Wrong or broken implementations that are not kept wrong on purpose: these make a run exit non-zero."""
+    bad = frame["status"].isin(FAILED) & (frame["expected_to_fail"].fillna("") == "")
+    return frame[bad]

@@ -11,6 +11,8 @@ from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 
+from swarbench.runfolder import CanaryLine, Record, ResultLine, record
+
 SLOWED = 0.15  # a canary timing this much over the run's fastest tenth is a moment the machine was slowed
 UNSTEADY_SHARE = 0.25  # a run slowed this much of the time is one to measure again
 JUDGING_READINGS = 20  # canary readings a run needs before any is called slowed
@@ -41,14 +43,14 @@ def least_slowed(passes: list[tuple[float, int]], limit: float) -> list[bool]:
     return keep
 
 
-def canary_readings(records: Iterable[dict]) -> np.ndarray:
+def canary_readings(records: Iterable[Record | dict]) -> np.ndarray:
     """Every canary reading of a run, in seconds: the two around each pass (a result line's ``pass_canary_s``)
     and, in runs saved before those, the canary lines timed between passes."""
     out: list[float] = []
-    for rec in records:
-        if rec.get("event") == "canary":
-            out += [x for x in (seconds(rec.get("s")),) if x is not None]
-        elif rec.get("event", "result") == "result":
+    for rec in map(record, records):
+        if isinstance(rec, CanaryLine):
+            out += [x for x in (seconds(rec.s),) if x is not None]
+        elif isinstance(rec, ResultLine):
             out += [before_after for tag in pass_tags(rec) for before_after in tag[:2]]  # checked there
     return np.array(out, dtype=float)
 
@@ -60,12 +62,12 @@ def slowed_limit(readings: np.ndarray) -> float:
     return float(np.quantile(readings, 0.1)) * (1 + SLOWED) if len(readings) >= JUDGING_READINGS else math.inf
 
 
-def passes_of(rec: dict) -> list[TimedPass]:
+def passes_of(rec: ResultLine) -> list[TimedPass]:
     """A result line's samples pass by pass, each with its canary reading: the slower of the two taken before
     and after it. Samples no reading covers come first in the line (a long batch's verification call) and count
     as one pass the machine did not slow (reading 0), as does every sample of a line whose readings do not add
     up to its samples."""
-    samples, tags = list(rec.get("samples_s") or []), pass_tags(rec)
+    samples, tags = list(rec.samples_s or []), pass_tags(rec)
     untagged = len(samples) - sum(n for *_, n in tags)
     if not tags or untagged < 0:
         return [TimedPass(0.0, samples)] if samples else []
@@ -90,7 +92,7 @@ def two_speeds(pass_medians: list[float]) -> Optional[tuple[float, float]]:
     return (float(np.median(x[:i])), float(np.median(x[i:]))) if gap > TWO_SPEEDS else None
 
 
-def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
+def machine_steadiness(records: Iterable[Record | dict]) -> dict[str, float]:
     """The canary's view of a run: its median time, and the share of its readings over ``slowed_limit``, which
     is the share of the run the machine itself was slowed. A run slowed from end to end shows a small share and
     a long median: compare sets medians of runs side by side for that."""
@@ -101,10 +103,10 @@ def machine_steadiness(records: Iterable[dict]) -> dict[str, float]:
             "machine_slowed_share": float(np.mean(s > slowed_limit(s)))}
 
 
-def pass_tags(rec: dict) -> list:
+def pass_tags(rec: ResultLine) -> list:
     """A result line's ``pass_canary_s`` as [before_s, after_s, samples] triples; none if any is malformed (a
     results file is input, and a hand-edited one must not end a report in a traceback)."""
-    tags = rec.get("pass_canary_s") or []
+    tags = rec.pass_canary_s or []
     ok = isinstance(tags, list) and all(
         isinstance(t, list) and len(t) == 3 and all(seconds(v) is not None for v in t[:2])
         and isinstance(t[2], int) and t[2] >= 0 for t in tags)

@@ -16,9 +16,9 @@ from .spec import KERNELS, counts_of
 
 
 def _kernels():
-    from . import jitted  # imports numba: only from prepare
+    from . import jit_kernels  # imports numba: only from prepare
 
-    return jitted
+    return jit_kernels
 
 
 def _family(name, layout, out_dtype, split=False):

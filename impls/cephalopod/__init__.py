@@ -36,6 +36,6 @@ def swarbench_add_reports(registry):
 
 @hookimpl
 def swarbench_add_commands(registry):
-    from . import client
+    from . import command
 
-    registry.add_command(client.COMMAND)
+    registry.add_command(command.COMMAND)

@@ -18,7 +18,6 @@ report how far they got through ``swarbench.progress`` (scores, or games resolve
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from typing import Sequence
 

@@ -9,8 +9,8 @@ takes any hero hand; `swarbench poker equity AdAc "QQ+, AKs"` puts hands and ran
 
 Registered through the ``swarbench`` entry point like any plugin. To add an implementation, write a prepare
 function in the module of its family (python.py, vectorized.py, jit.py, native.py with C in c/) and append an
-``Implementation`` to that module's list. Numba code goes in jitted.py, at module level with ``cache=True`` (a
-closure calling another jitted function would miss numba's cache in every worker: see jitted.py).
+``Implementation`` to that module's list. Numba code goes in jit_kernels.py, at module level with ``cache=True`` (a
+closure calling another jitted function would miss numba's cache in every worker: see jit_kernels.py).
 """
 from swarbench import hookimpl
 

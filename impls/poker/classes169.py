@@ -105,9 +105,9 @@ def table(counts: np.ndarray) -> pd.DataFrame:
     """Per class: wins, ties, losses of one of its hands, and its equity (wins + ties / 2) in percent."""
     rows = []
     for i in range(169):
-        w, t, l = (int(x) // combos(i) for x in counts[i])
-        games = w + t + l
-        rows.append({"class": class_name(i), "combos": combos(i), "wins": w, "ties": t, "losses": l,
+        w, t, lost = (int(x) // combos(i) for x in counts[i])
+        games = w + t + lost
+        rows.append({"class": class_name(i), "combos": combos(i), "wins": w, "ties": t, "losses": lost,
                      "equity_pct": 100.0 * (w + t / 2) / games if games else math.nan})
     return pd.DataFrame(rows).sort_values("equity_pct", ascending=False, ignore_index=True)
 

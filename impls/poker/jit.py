@@ -1,6 +1,6 @@
 """Numba family: the SWAR evaluator compiled to machine code; ``prange`` spreads batches and boards over cores.
 
-The jitted functions live in jitted.py (module level, ``cache=True``: compiled once per machine, loaded by every
+The jitted functions live in jit_kernels.py (module level, ``cache=True``: compiled once per machine, loaded by every
 later worker). That module imports numba, so it is imported here only from ``prepare``, where the first call on
 a tiny input loads or compiles each function, never inside the timed call.
 
@@ -32,10 +32,10 @@ def frozen(*values) -> np.ndarray:
 
 
 def compiled(name: str):
-    """One jitted function of jitted.py, loaded (or compiled) on a tiny input the first time it is asked for."""
-    from . import jitted
+    """One jitted function of jit_kernels.py, loaded (or compiled) on a tiny input the first time it is asked for."""
+    from . import jit_kernels
 
-    fn = getattr(jitted, name)
+    fn = getattr(jit_kernels, name)
     if name not in _warm:
         if name.startswith("equity"):
             fn(np.uint64(3 << 48), frozen(0x1F), *scratch(1))
@@ -140,9 +140,9 @@ def _block(name, keys, dtype, per=1, params=()):
     of the input arrays); a param is an input key or a literal. The first call, on the first item only, loads
     or compiles it here."""
     def prepare(workload):
-        from . import jitted
+        from . import jit_kernels
 
-        fn = getattr(jitted, name)
+        fn = getattr(jit_kernels, name)
         arrays = [as_aligned(workload.inputs[k]) for k in keys]
         out = aligned_empty((len(arrays[0]), per) if per > 1 else len(arrays[0]), dtype)
         args = [workload.inputs[p] if isinstance(p, str) else p for p in params]
@@ -155,24 +155,24 @@ def _block(name, keys, dtype, per=1, params=()):
 def _strlen(workload):
     """the buffer zero padded to whole words (its last word all padding, so every scan stops) and viewed as
     uint64: the word loads are plain array reads"""
-    from . import jitted
+    from . import jit_kernels
 
     raw, offsets = workload.inputs["buffer"], as_aligned(workload.inputs["offsets"])
     buf = np.zeros((len(raw) + 15) // 8 * 8, np.uint8)
     buf[:len(raw)] = raw
     words = buf.view(np.uint64)
     out = np.empty(len(offsets), np.int64)
-    jitted.strlen_words(buf, words, offsets[:1], out[:1])
-    return lambda: jitted.strlen_words(buf, words, offsets, out)
+    jit_kernels.strlen_words(buf, words, offsets[:1], out[:1])
+    return lambda: jit_kernels.strlen_words(buf, words, offsets, out)
 
 
 def _subsets(workload):
-    from . import jitted
+    from . import jit_kernels
 
     n, k = workload.inputs["n"], workload.inputs["k"]
     out = np.empty(workload.size, np.uint64)
-    jitted.subsets_gosper(n, k, out[:1])
-    return lambda: out[:jitted.subsets_gosper(n, k, out)]
+    jit_kernels.subsets_gosper(n, k, out[:1])
+    return lambda: out[:jit_kernels.subsets_gosper(n, k, out)]
 
 
 def _numba_block(kernel, name, prepare, description):

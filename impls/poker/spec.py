@@ -424,8 +424,8 @@ def _compare_equity(expected, got, inputs):
 
 
 def _summarize_equity(out):
-    w, t, l = (int(x) for x in np.asarray(out, dtype=np.int64))
-    return {"wins": w, "ties": t, "losses": l, "comparisons": w + t + l}
+    w, t, lost = (int(x) for x in np.asarray(out, dtype=np.int64))
+    return {"wins": w, "ties": t, "losses": lost, "comparisons": w + t + lost}
 
 
 def _equity_kind(name, n_boards, default, description):

@@ -1,4 +1,4 @@
-"""Numba: the SWAR parse compiled to machine code (jitted.py). numba is imported in prepare only, so a machine
+"""Numba: the SWAR parse compiled to machine code (jit_kernels.py). numba is imported in prepare only, so a machine
 without it lists numba-swar as unavailable ("requires module:numba") instead of failing to load the plugin."""
 import numpy as np
 
@@ -6,7 +6,7 @@ from swarbench.memory import aligned_empty
 
 
 def numba_swar(workload):
-    from .jitted import parse_all
+    from .jit_kernels import parse_all
 
     words = workload.inputs["words"]
     out = aligned_empty(len(words), np.int32)

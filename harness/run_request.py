@@ -1,0 +1,116 @@
+"""What a run is asked to do, and the checks of it that need the registry.
+
+Each setting on its own is checked by its option (swarbench.options) before it gets here, whichever way it came
+(the command line, [tool.swarbench], the library); ``check_request`` refuses in one line what only the registry
+can tell (a pattern no kernel matches, a workload no selected kernel has, a size beyond a workload, more memory
+than the machine has), before any worker starts.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swarbench import options, oracle
+from swarbench.errors import UsageError
+from swarbench.model import matches
+from swarbench.registry import Registry
+
+
+def _declared(key: str):
+    """A RunRequest field whose default is its option's (swarbench.options): one set of defaults."""
+    return field(default_factory=lambda: options.OPTIONS[key].default_value())
+
+
+@dataclass
+class RunRequest:
+    """A run's settings, checked by their options (swarbench.options) before they get here."""
+    kernels: list[str] = _declared("kernels")
+    impls: list[str] = _declared("implementations")
+    workloads: list[str] = _declared("workloads")
+    sizes: list[int] = _declared("sizes")  # empty: each workload's own size; several: scaling mode
+    seed: int = _declared("seed")
+    max_time: float = _declared("max-time")
+    min_rounds: int = _declared("min-rounds")
+    # timed calls a measurement of a batch under bench.options.SHORT_BATCH_S gets at least, dealt out over the
+    # workers, whatever --max-time: enough that one slow spell cannot decide its median (docs/measurement.md)
+    short_rounds: int = _declared("short-rounds")
+    reports_dir: Path = _declared("reports")
+    disable: list[str] = _declared("disable-plugins")
+    processes: int = _declared("processes")
+    passes: int = _declared("passes")  # interleaved passes through the whole run, in every worker
+    settle: int = _declared("settle")  # extra workers, at most, for the cases whose workers disagree (unsettled_cases)
+    timeout: float = _declared("timeout")
+    overhead: bool = _declared("overhead")
+    params: dict[str, str] = _declared("params")  # --param NAME=VALUE for the workloads that declare NAME
+    keep_slowed: bool = _declared("keep-slowed")  # keep samples the canary found the machine slowed for in the medians
+
+
+def physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def check_request(request: RunRequest, registry: Registry) -> None:
+    """Refuse, with one line, anything the worker would only discover later (or never): what the registry says
+    of the request. Each value on its own was checked by its option (swarbench.options)."""
+    kernels = sorted(registry.kernels)
+    if not kernels:
+        raise UsageError("no kernels are registered (every plugin failed or is disabled); see `swarbench list`")
+    for pattern in request.kernels:
+        if not any(matches(k, [pattern]) for k in kernels):
+            raise UsageError(f"no kernel matches {pattern!r}; kernels: {', '.join(kernels)}")
+    chosen = [k for k in kernels if matches(k, request.kernels)]
+    impls = sorted({i.name for k in chosen for i in registry.implementations_of(k)})
+    for pattern in request.impls:
+        if not any(matches(name, [pattern]) for name in impls):
+            raise UsageError(f"no implementation of {', '.join(chosen)} matches {pattern!r}; "
+                             f"implementations: {', '.join(impls)}")
+    for name in request.workloads:
+        if not any(kind.name == name for k in chosen for kind in registry.kernels[k].workloads):
+            names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
+            raise UsageError(f"no workload {name!r} for {', '.join(chosen)}; workloads: {', '.join(names)}")
+    for name, value in request.params.items():
+        declaring = [kind for k in chosen for kind in registry.kernels[k].workloads if name in kind.parameters]
+        kinds = [kind for kind in declaring if (kind.name in request.workloads if request.workloads else kind.default)]
+        if not declaring:
+            declared = sorted({p for k in chosen for kind in registry.kernels[k].workloads for p in kind.parameters})
+            raise UsageError(f"no workload of {', '.join(chosen)} takes --param {name} "
+                             f"(parameters: {', '.join(declared) or 'none'})")
+        if not kinds:  # given, but nothing this run builds would read it
+            raise UsageError(f"--param {name} is for workload {', '.join(sorted({k.name for k in declaring}))}, "
+                             f"which this run does not select (add --workload)")
+        for kind in kinds:
+            kind.parameters[name].parse(value)  # InvalidInput names the bad value: one line, before any worker
+    for size in request.sizes:
+        for k in chosen:
+            for kind in registry.kernels[k].workloads:
+                selected = kind.name in request.workloads if request.workloads else kind.default
+                if selected and not kind.fixed_size and kind.max_size is not None and size > kind.max_size:
+                    raise UsageError(f"--size {size} is beyond workload {kind.name} of {k}, which goes up to "
+                                     f"{kind.max_size}")
+    # Every case keeps its prepared batch until the run's last pass, so the sized workloads are summed.
+    needs = [(size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})") for k in chosen
+             for kind in registry.kernels[k].workloads for size in request.sizes
+             if (kind.name in request.workloads if request.workloads else kind.default) and not kind.fixed_size]
+    memory, need = physical_memory(), sum(n for n, _ in needs)
+    if memory and need > 0.8 * memory:
+        largest = max(needs)
+        raise UsageError(f"--size {','.join(map(str, request.sizes))} needs about {need / 2**30:.1f} GiB for this run's "
+                         f"workloads together (the largest: {largest[1]}, {largest[0] / 2**30:.1f} GiB); "
+                         f"this machine has {memory / 2**30:.1f} GiB")
+
+
+def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRequest, list[str]]:
+    """The request less the kernels whose reference disagrees with their own known answers, and a line for each:
+    the spec is to blame, once, rather than every implementation failing against it. Nothing left is bad input."""
+    broken = oracle.plugin_spec_problems(registry, request.kernels)
+    if not broken:
+        return request, []
+    kept = [k for k in sorted(registry.kernels) if matches(k, request.kernels) and k not in broken]
+    if not kept:
+        raise UsageError(next(iter(broken.values())))
+    return dataclasses.replace(request, kernels=kept), list(broken.values())
