@@ -356,9 +356,10 @@ SCORE = Kernel(
 #   rounded), Expected Size's sum as fused multiply-adds acc = fma(s * s, 1/n, acc), Entropy's log as the GPU's
 #   log2 (modelled as log2 rounded to float) times ln 2 in float, and acc = fma(-p, log p, acc); the keys as
 #   cpu-float's. The GPU computes the reciprocal and log2 in its special function unit, by tables and a quadratic,
-#   not correctly rounded; the model's roundings differ from those on some searches (docs/suites.md says where).
+#   not correctly rounded; the model's roundings differ from those on some searches, most of them Entropy's
+#   (the data file's cuda_fast_math_total beside each published total; docs/suites.md).
 # Where two guesses tie exactly, a float key can still order them by rounding noise, against the documented rule:
-# the float variants reproduce the project's figures, the exact one is the strategy (docs/suites.md).
+# the float variants model the project's builds, the exact one is the strategy (docs/suites.md).
 ARITHMETICS = ("exact", "cpu-float", "cuda-fast-math")
 FLOAT_RANKED = ("expected_size", "entropy")
 
