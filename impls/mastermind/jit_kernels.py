@@ -182,9 +182,9 @@ def sliced_pairs(sp, scn, gp, gcn, colors, out):
 # -- a strategy's comparison of two splits, in every arithmetic ------------------------------------------------
 # How a strategy compares two guesses from the sizes of the parts they split the possible secrets into, in every
 # arithmetic spec.py names: exact (Knuth, Most Parts and Expected Size by integers, Entropy's S = sum of s ln s by
-# entropy_order, as the integer products of s^s compare), and the mikemag/Mastermind project's float keys emulated
-# bit for bit (float_rank). A split is sizes[0..parts), its non-empty parts in ascending score order (the float sums
-# depend on the order). Higher ranks are better.
+# entropy_order, as the integer products of s^s compare), and the mikemag/Mastermind project's float keys as
+# spec.ARITHMETICS models them, bit for bit (float_rank). A split is sizes[0..parts), its non-empty parts in
+# ascending score order (the float sums depend on the order). Higher ranks are better.
 KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY = 0, 1, 2, 3
 EXACT, CPU_FLOAT, CUDA_FAST_MATH = 0, 1, 2  # spec.ARITHMETICS, in order
 LN2_F32 = np.float32(math.log(2))
