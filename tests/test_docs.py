@@ -176,6 +176,13 @@ COMMANDS: dict[str, Callable[[Context], list[Step]]] = {
                                                          *FIXED)),
     "swarbench mastermind play --pins 5 --colors 8 --strategy entropy":
         fixed(sb("mastermind", "play", "--pins", "3", "--colors", "4", "--strategy", "entropy")),
+    # docs/suites.md
+    "swarbench mastermind play --strategy entropy --arithmetic cuda-fast-math":
+        fixed(sb("mastermind", "play", "--pins", "3", "--colors", "4", "--strategy", "entropy", "--arithmetic",
+                 "cuda-fast-math", says=("cuda-fast-math",))),
+    "swarbench mastermind play --strategy entropy --explain":
+        fixed(sb("mastermind", "play", "--pins", "3", "--colors", "4", "--strategy", "entropy", "--explain",
+                 says=("exact ties against the tie-break",))),
     "swarbench poker equity AdAc KhKs": fixed(sb("poker", "equity", "AdAc", "KhKs", says=("1,712,304 games",))),
     'swarbench poker equity AdAc "QQ+, AKs, AQo+, 76s"': fixed(sb("poker", "equity", "AdAc", "QQ+, AKs, AQo+, 76s")),
     "swarbench poker classes": fixed(sb("poker", "classes", "--boards", "20")),

@@ -60,32 +60,38 @@ def _prepare(workload):
 
 
 def _prepare_play(workload):
-    """Whole games: the host walks the tree (spec.play_tree); each node's next guess is the best key of
-    rank_candidates over all codewords, the first maximum (the lowest codeword) on the host."""
+    """Whole games: the host walks the tree (spec.play_tree); at each node the device splits the possible secrets by
+    every codeword (count_parts) and the host ranks the splits in the workload's arithmetic (jit_kernels.best_of:
+    the strategy's rank, then a possible secret, then the lowest codeword)."""
     from numba import cuda
 
     from . import gpu_kernels
+    from .jit import _kernels
 
     inp = workload.inputs
     p, c, strategy = inp["pins"], inp["colors"], inp["strategy"]
     codes = spec.all_codewords(p, c)
     n = len(codes)
-    d_codes, d_cw = cuda.to_device(codes), cuda.to_device(count_words(codes, p))
-    d_valid = cuda.to_device(np.array([(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b)
-                                       if (b, w) != (p - 1, 1)], np.int32))
-    d_keys = cuda.device_array(n, np.int64)
+    valid = [(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b) if (b, w) != (p - 1, 1)]
+    valid_at = np.zeros(256, np.int32)
+    valid_at[valid] = np.arange(len(valid))
+    d_codes, d_cw, d_valid_at = cuda.to_device(codes), cuda.to_device(count_words(codes, p)), cuda.to_device(valid_at)
+    d_parts = cuda.device_array((n, len(valid)), np.int32)
     unused = np.uint32((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
-    code = spec.STRATEGIES.index(strategy)
+    code, arithmetic = spec.STRATEGIES.index(strategy), spec.ARITHMETICS.index(inp.get("arithmetic", "exact"))
     blocks = -(-n // THREADS)
+    k = _kernels()
+    spf = k.smallest_factors(n)
 
     def choose(codes_, possible, played, pins, colors, strategy_):
-        terms = spec.strategy_terms(strategy, len(possible)) if code >= 2 else np.zeros(1)
-        flags = np.zeros(n, np.uint8)
-        flags[list(played)] = 1
-        gpu_kernels.rank_candidates[blocks, THREADS](
-            d_codes, d_cw, cuda.to_device(np.asarray(possible, np.int64)), d_valid, p << 4, code,
-            cuda.to_device(terms.astype(np.float64)), cuda.to_device(flags), unused, d_keys)
-        return int(np.argmax(d_keys.copy_to_host()))  # the first maximum: the lowest codeword
+        gpu_kernels.count_parts[blocks, THREADS](d_codes, d_cw, cuda.to_device(np.asarray(possible, np.int64)),
+                                                 d_valid_at, unused, d_parts)
+        open_ = np.ones(n, np.bool_)
+        open_[list(played)] = False
+        inposs = np.zeros(n, np.bool_)
+        inposs[possible] = True
+        return int(k.best_of(d_parts.copy_to_host().astype(np.int64), open_, inposs, len(possible), code,
+                             arithmetic, spf))
 
     choose(codes, np.arange(min(n, 2)), [], p, c, strategy)  # compile outside the timed call
 
@@ -93,7 +99,7 @@ def _prepare_play(workload):
         seqs = spec.play_tree(p, c, inp["first"], strategy, inp["secrets"], choose=choose)
         return np.array([len(seqs[int(s)]) for s in inp["secrets"]], np.uint8)
 
-    batch.keepalive = (d_codes, d_cw, d_valid, d_keys)
+    batch.keepalive = (d_codes, d_cw, d_valid_at, d_parts)
     return batch
 
 
@@ -102,6 +108,6 @@ IMPLEMENTATIONS = [
                    description="one GPU thread per secret: nibble test + popc, SWAR byte min of uint64 counts; "
                                "the timed call includes copying the scores back to host memory"),
     Implementation("mastermind.knuth", "cuda-swar", "numba-cuda", _prepare_play, requires=("module:numba", "cuda"),
-                   description="every strategy: one GPU thread per candidate guess at each node of the tree, "
-                               "parts counted in its local memory; the host walks the tree"),
+                   description="every strategy: one GPU thread per candidate guess at each node of the tree counts "
+                               "its parts; the host walks the tree and ranks them"),
 ]

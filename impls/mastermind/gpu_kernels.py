@@ -7,14 +7,14 @@ table and no branch: b by the nibble zero test and popc, all hits by a byte-wise
 color counts (colors 0..7 and 8..15, one byte each), summed by shifts. Every constant is typed (numba turns
 uint64 mixed with int64 into float64).
 
-Whole games: rank_candidates ranks every candidate guess against the possible secrets of one node of the tree
-of score histories, one thread per candidate; the host walks the tree (spec.play_tree) and takes the best key.
+Whole games: count_parts splits the possible secrets of one node of the tree of score histories by every candidate
+guess, one thread per candidate; the host walks the tree (spec.play_tree) and ranks the counts (jit_kernels.best_of,
+in any arithmetic).
 """
 
 import numpy as np
 from numba import cuda
 
-from . import ranking
 
 M7 = np.uint32(0x77777777)
 LOW32 = np.uint32(0xFFFFFFFF)
@@ -62,27 +62,17 @@ def score_pairs(s, sc, g, gc, unused, out):
         out[i] = score_one(s[i], sc[i, 0], sc[i, 1], g[i], gc[i, 0], gc[i, 1], unused)
 
 
-rank_of = cuda.jit(device=True)(ranking.rank_of)  # the CPU player compiles the same body (jit_kernels)
-
-
-# -- whole games: every candidate guess ranked against the possible secrets, one thread per candidate ------------
+# -- whole games: every candidate guess splits the possible secrets, one thread per candidate --------------------
 @cuda.jit(cache=True)
-def rank_candidates(codes, cw, poss, valid, win, strategy, terms, played, unused, keys):
-    """keys[g] = 2 * rank + (g is possible) for each candidate g (spec.rank_parts), or the lowest int64 where g was
-    played. The thread counts its parts in local memory: at most 129 score bytes."""
+def count_parts(codes, cw, poss, valid_at, unused, parts):
+    """parts[g, v] = how many possible secrets guess g gives the score of index v (valid_at maps a score byte to
+    its index among the scores that occur, ascending)."""
     g = cuda.grid(1)
     if g >= codes.shape[0]:
         return
-    if played[g]:
-        keys[g] = -(1 << 62)
-        return
-    cnt = cuda.local.array(129, np.int32)
-    for v in range(valid.shape[0]):
-        cnt[valid[v]] = 0
+    for v in range(parts.shape[1]):
+        parts[g, v] = 0
     cg, g0, g1 = codes[g], cw[g, 0], cw[g, 1]
     for i in range(poss.shape[0]):
         s = poss[i]
-        cnt[score_one(codes[s], cw[s, 0], cw[s, 1], cg, g0, g1, unused)] += 1
-    m = poss.shape[0]
-    rank = rank_of(cnt, valid, m, strategy, terms)
-    keys[g] = 2 * rank + (1 if cnt[win] > 0 else 0)
+        parts[g, valid_at[score_one(codes[s], cw[s, 0], cw[s, 1], cg, g0, g1, unused)]] += 1

@@ -13,7 +13,6 @@ import math
 import numba
 import numpy as np
 
-from . import ranking
 
 H8 = np.uint64(0x8080808080808080)
 ONES8 = np.uint64(0x0101010101010101)
@@ -180,39 +179,269 @@ def sliced_pairs(sp, scn, gp, gcn, colors, out):
     return out
 
 
+# -- a strategy's comparison of two splits, in every arithmetic ------------------------------------------------
+# How a strategy compares two guesses from the sizes of the parts they split the possible secrets into, in every
+# arithmetic spec.py names: exact (Knuth, Most Parts and Expected Size by integers, Entropy's S = sum of s ln s by
+# entropy_order, as the integer products of s^s compare), and the mikemag/Mastermind project's float keys as
+# spec.ARITHMETICS models them, bit for bit (float_rank). A split is sizes[0..parts), its non-empty parts in
+# ascending score order (the float sums depend on the order). Higher ranks are better.
+KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY = 0, 1, 2, 3
+EXACT, CPU_FLOAT, CUDA_FAST_MATH = 0, 1, 2  # spec.ARITHMETICS, in order
+LN2_F32 = np.float32(math.log(2))
+# |D - S| <= ENTROPY_SLACK * S for the double sum D of the terms s * log(s), s <= 2^26, over at most 44 parts: each term
+# within a few ulps (2^-50), the sum within 43 roundings (2^-47); this leaves room for a libm several ulps off.
+ENTROPY_SLACK = 2.0 ** -40
+
+
+# -- the float variants ---------------------------------------------------------------------------------------
+@numba.njit(nogil=True, cache=True)
+def fma32(a, b, c):
+    """float32 fused multiply-add of float32 a, b, c, rounded once: the exact a * b (a double holds it) plus c,
+    rounded to odd in double (TwoSum gives the error) and then to nearest float32, which rounds as once would."""
+    p = np.float64(a) * np.float64(b)
+    c64 = np.float64(c)
+    s = p + c64
+    bb = s - p
+    err = (p - (s - bb)) + (c64 - bb)
+    if err != 0.0:
+        cell = np.empty(1, np.float64)
+        cell[0] = s
+        bits = cell.view(np.int64)
+        if bits[0] & 1 == 0:  # even: step to the odd neighbour on the exact value's side
+            bits[0] += 1 if (err > 0.0) == (s > 0.0) else -1
+        s = cell[0]
+    return np.float32(s)
+
+
+@numba.njit(nogil=True, cache=True)
+def round_half_away(x):
+    """C's round() of a double."""
+    return math.floor(x + 0.5) if x >= 0.0 else -math.floor(-x + 0.5)
+
+
+@numba.njit(nogil=True, cache=True)
+def saturate_u32(x):
+    """A double's conversion to uint32 as CUDA's: clamped to 0..2^32 - 1 (spec.ARITHMETICS)."""
+    if not x > 0.0:
+        return np.int64(0)
+    if x >= 4294967295.0:
+        return np.int64(4294967295)
+    return np.int64(x)
+
+
+@numba.njit(nogil=True, cache=True)
+def float_rank(sizes, parts, m, strategy, arithmetic):
+    """The project's rank of an Expected Size or Entropy split of m secrets in a float arithmetic, as an int64 (higher
+    is better): its uint32 key, compared as unsigned (spec.ARITHMETICS)."""
+    acc = np.float32(0.0)
+    n = np.float32(m)
+    r = np.float32(1.0) / n  # cuda-fast-math: the reciprocal, once a search (see spec.py)
+    for i in range(parts):
+        s = np.float32(sizes[i])
+        if strategy == EXPECTED_SIZE:
+            if arithmetic == CPU_FLOAT:
+                acc = np.float32(acc + np.float32(np.float32(s * s) / n))
+            else:
+                acc = fma32(np.float32(s * s), r, acc)
+        elif arithmetic == CPU_FLOAT:
+            p = np.float32(s / n)
+            acc = np.float32(acc - np.float32(p * np.float32(math.log(p))))
+        else:
+            p = np.float32(s * r)
+            log_p = np.float32(np.float32(math.log2(np.float64(p))) * LN2_F32)
+            acc = fma32(-p, log_p, acc)
+    if strategy == EXPECTED_SIZE:  # (uint32)round(1e6 * sum), negated as a uint32
+        key = round_half_away(np.float64(acc) * 1e6)
+        return (np.int64(4294967296) - saturate_u32(key)) & 0xFFFFFFFF
+    return saturate_u32(round_half_away(np.float64(acc) * 1e9))
+
+
+# -- exact ----------------------------------------------------------------------------------------------------
+@numba.njit(nogil=True, cache=True)
+def int_rank(sizes, parts, m, strategy):
+    """Knuth: m minus the largest part; Most Parts: the number of parts; Expected Size: minus the sum of s * s."""
+    if strategy == MOST_PARTS:
+        return np.int64(parts)
+    total = np.int64(0)
+    for i in range(parts):
+        s = np.int64(sizes[i])
+        if strategy == KNUTH:
+            total = max(total, s)
+        else:
+            total += s * s
+    return np.int64(m) - total if strategy == KNUTH else -total
+
+
+@numba.njit(nogil=True, cache=True)
+def entropy_sum(sizes, parts):
+    """The double sum of s * log(s): within ENTROPY_SLACK of S, relatively."""
+    total = 0.0
+    for i in range(parts):
+        s = np.float64(sizes[i])
+        total += s * math.log(s)
+    return total
+
+
+@numba.njit(nogil=True, cache=True)
+def smallest_factors(n):
+    """spf[s] for s <= n: the least prime dividing s (spf[0] = spf[1] = 0)."""
+    spf = np.zeros(n + 1, np.int64)
+    for p in range(2, n + 1):
+        if spf[p] == 0:
+            for q in range(p, n + 1, p):
+                if spf[q] == 0:
+                    spf[q] = p
+    return spf
+
+
+@numba.njit(nogil=True, cache=True)
+def add_exponents(sizes, parts, sign, spf, exps, touched, count):
+    """exps[p] += sign * s * v_p(s) for every part s and prime p (the exponents of the product of s^s); each prime
+    touched first is listed in touched. Returns the new count of touched."""
+    for i in range(parts):
+        s = np.int64(sizes[i])
+        rest = s
+        while rest > 1:
+            p = spf[rest]
+            if exps[p] == 0:
+                touched[count] = p
+                count += 1
+            exps[p] += sign * s
+            rest //= p
+    return count
+
+
+@numba.njit(nogil=True, cache=True)
+def mul_small(limbs, length, factor):
+    """limbs[0..length) (32-bit digits, low first) times factor < 2^32; returns the new length."""
+    carry = np.uint64(0)
+    f = np.uint64(factor)
+    for i in range(length):
+        v = limbs[i] * f + carry
+        limbs[i] = v & np.uint64(0xFFFFFFFF)
+        carry = v >> np.uint64(32)
+    while carry:
+        limbs[length] = carry & np.uint64(0xFFFFFFFF)
+        carry >>= np.uint64(32)
+        length += 1
+    return length
+
+
+@numba.njit(nogil=True, cache=True)
+def power_product(primes, exps, count, sign, bits):
+    """The integer product of p^e over the primes whose exponent has this sign (e taken as |e|), as 32-bit digits
+    (room for ``bits`` bits), and its length."""
+    limbs = np.zeros(bits // 32 + 2, np.uint64)
+    limbs[0] = 1
+    length = 1
+    for i in range(count):
+        e = exps[i] * sign
+        p = np.uint64(primes[i])
+        chunk = np.uint64(1)
+        for _ in range(e):
+            if chunk * p >= np.uint64(1 << 32):
+                length = mul_small(limbs, length, chunk)
+                chunk = np.uint64(1)
+            chunk *= p
+        length = mul_small(limbs, length, chunk)
+    return limbs, length
+
+
+@numba.njit(nogil=True, cache=True)
+def sign_of_log_product(primes, exps, count):
+    """The sign of sum e_i ln p_i (distinct primes p_i), exactly: a double sum where it is far from 0, else the
+    sign of the product of p^e over the positive exponents minus that over the negative ones, in integers."""
+    total = 0.0
+    scale = 0.0
+    for i in range(count):
+        term = exps[i] * math.log(primes[i])
+        total += term
+        scale += abs(term)
+    if abs(total) > scale * ENTROPY_SLACK:
+        return 1 if total > 0 else -1
+    bits = 0
+    for i in range(count):
+        bits += abs(exps[i]) * (int(math.log2(primes[i])) + 1)
+    high, nh = power_product(primes, exps, count, 1, bits)
+    low, nl = power_product(primes, exps, count, -1, bits)
+    if nh != nl:
+        return 1 if nh > nl else -1
+    for i in range(nh - 1, -1, -1):
+        if high[i] != low[i]:
+            return 1 if high[i] > low[i] else -1
+    return 0
+
+
+@numba.njit(nogil=True, cache=True)
+def entropy_order(a, na, da, b, nb, db, spf, exps, touched):
+    """-1, 0 or 1 as S(a) is below, equal to or above S(b), exactly; da, db: their entropy_sum. Equal S is equal
+    products of s^s, so equal prime exponents: those decide a tie, and the sign of the log of their quotient an
+    order. spf covers every part size; exps (as long as spf) and touched are scratch, left zero."""
+    if abs(da - db) > (da + db) * ENTROPY_SLACK:
+        return -1 if da < db else 1
+    count = add_exponents(a, na, 1, spf, exps, touched, 0)
+    count = add_exponents(b, nb, -1, spf, exps, touched, count)
+    primes = np.empty(count, np.int64)
+    diff = np.empty(count, np.int64)
+    nonzero = 0
+    for i in range(count):  # a prime may be listed twice if its exponent came back to 0 on the way
+        p = touched[i]
+        if exps[p] != 0:
+            primes[nonzero] = p
+            diff[nonzero] = exps[p]
+            nonzero += 1
+            exps[p] = 0
+    return sign_of_log_product(primes, diff, nonzero) if nonzero else 0
+
+
 # -- Knuth's search on byte-sliced rows ---------------------------------------------------------------------------
 @numba.njit(nogil=True, cache=True)
-def strategy_terms(strategy, m):
-    """The term a part of size s adds to a float strategy's sum, as spec.strategy_terms: float32 s*s/m (held in
-    a float64, exactly) for Expected Size, the float64 p * log(p) of the float32 p = s/m for Entropy."""
-    terms = np.zeros(m + 1, np.float64)
-    n = np.float32(m)
-    for s in range(1, m + 1):
-        f = np.float32(s)
-        if strategy == 2:
-            terms[s] = np.float32(np.float32(f * f) / n)
+def best_of(counts, open_, inposs, m, strategy, arithmetic, spf):
+    """The index of the best row of part counts (rows: candidates, columns: the scores in ascending order) among
+    the open ones: the strategy's rank in the arithmetic (above), then a possible secret, then the lowest
+    index; -1 if none is open. The GPU player ranks its device's counts with it too."""
+    exact_entropy = strategy == ENTROPY and arithmetic == EXACT
+    sizes = np.empty(counts.shape[1], np.int64)
+    best_sizes = np.empty(counts.shape[1], np.int64)
+    exps = np.zeros(spf.shape[0] if exact_entropy else 1, np.int64)
+    touched = np.empty(4096, np.int64)
+    best, best_key, best_parts, best_d, best_poss = -1, np.int64(-(1 << 62)), 0, 0.0, False
+    for g in range(counts.shape[0]):
+        if not open_[g]:
+            continue
+        parts = 0
+        for v in range(counts.shape[1]):
+            if counts[g, v] > 0:
+                sizes[parts] = counts[g, v]
+                parts += 1
+        if exact_entropy:  # a lower S wins; an equal one only as a possible secret against one that is not
+            d = entropy_sum(sizes, parts)
+            order = -1 if best < 0 else entropy_order(sizes, parts, d, best_sizes, best_parts, best_d, spf, exps,
+                                                      touched)
+            if order < 0 or (order == 0 and inposs[g] and not best_poss):
+                best, best_parts, best_d, best_poss = g, parts, d, inposs[g]
+                best_sizes[:parts] = sizes[:parts]
+            continue
+        if strategy < EXPECTED_SIZE or arithmetic == EXACT:
+            rank = int_rank(sizes, parts, m, strategy)
         else:
-            p = np.float64(np.float32(f / n))
-            terms[s] = p * math.log(p)
-    return terms
-
-
-rank_of = numba.njit(nogil=True, cache=True)(ranking.rank_of)  # the same body the GPU player compiles
+            rank = float_rank(sizes, parts, m, strategy, arithmetic)
+        key = 2 * rank + (1 if inposs[g] else 0)
+        if key > best_key:
+            best, best_key = g, key
+    return best
 
 
 @numba.njit(nogil=True, cache=True)
-def choose(pins_of, counts, poss, played, valid, strategy, colors):
+def split_counts(pins_of, counts, poss, played, valid, colors):
+    """parts[g, v]: how many of the possible secrets poss codeword g gives score valid[v] (rows of played
+    codewords left 0)."""
     m = poss.shape[0]
-    if m == 1:
-        return poss[0]
     sp = np.ascontiguousarray(pins_of[poss].T)
     scn = np.ascontiguousarray(counts[poss].T)
-    inposs = np.zeros(pins_of.shape[0], np.bool_)
-    inposs[poss] = True
-    terms = strategy_terms(strategy, m) if strategy >= 2 else np.zeros(1, np.float64)
     row = np.empty(m, np.uint8)
     cnt = np.zeros(129, np.int64)
-    best, best_key = -1, np.int64(-(1 << 62))
+    parts = np.zeros((pins_of.shape[0], valid.shape[0]), np.int64)
     for g in range(pins_of.shape[0]):
         if played[g]:
             continue
@@ -220,10 +449,20 @@ def choose(pins_of, counts, poss, played, valid, strategy, colors):
         cnt[valid] = 0
         for i in range(m):
             cnt[row[i]] += 1
-        key = 2 * rank_of(cnt, valid, m, strategy, terms) + (1 if inposs[g] else 0)
-        if key > best_key:
-            best, best_key = g, key
-    return best
+        for v in range(valid.shape[0]):
+            parts[g, v] = cnt[valid[v]]
+    return parts
+
+
+@numba.njit(nogil=True, cache=True)
+def choose(pins_of, counts, poss, played, valid, strategy, arithmetic, colors, spf):
+    m = poss.shape[0]
+    if m == 1:
+        return poss[0]
+    inposs = np.zeros(pins_of.shape[0], np.bool_)
+    inposs[poss] = True
+    parts = split_counts(pins_of, counts, poss, played, valid, colors)
+    return best_of(parts, ~played, inposs, m, strategy, arithmetic, spf)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -236,8 +475,9 @@ def scores_against(pins_of, counts, guess, poss, colors):
 
 
 @numba.njit(nogil=True, cache=True)
-def play_each(pins_of, counts, first, targets, valid, win, strategy, colors, out):
+def play_each(pins_of, counts, first, targets, valid, win, strategy, arithmetic, colors, out):
     n = pins_of.shape[0]
+    spf = smallest_factors(n)
     for t in range(targets.shape[0]):
         poss = np.arange(n)
         played = np.zeros(n, np.bool_)
@@ -248,7 +488,7 @@ def play_each(pins_of, counts, first, targets, valid, win, strategy, colors, out
             if sc == win:
                 break
             poss = poss[scores_against(pins_of, counts, guess, poss, colors) == sc]
-            guess = choose(pins_of, counts, poss, played, valid, strategy, colors)
+            guess = choose(pins_of, counts, poss, played, valid, strategy, arithmetic, colors, spf)
             played[guess] = True
             count += 1
         out[t] = count
@@ -267,8 +507,9 @@ def extended(path, last):
 
 
 @numba.njit(nogil=True, cache=True)
-def play_shared(pins_of, counts, first, want, valid, win, strategy, colors, out):
+def play_shared(pins_of, counts, first, want, valid, win, strategy, arithmetic, colors, out):
     n = pins_of.shape[0]
+    spf = smallest_factors(n)
     stack_poss = [np.arange(n)]
     stack_path = [np.array([first])]
     while len(stack_poss):
@@ -284,7 +525,7 @@ def play_shared(pins_of, counts, first, want, valid, win, strategy, colors, out)
             if s == win:
                 out[guess] = path.shape[0]
             else:
-                nxt = choose(pins_of, counts, part, played, valid, strategy, colors)
+                nxt = choose(pins_of, counts, part, played, valid, strategy, arithmetic, colors, spf)
                 stack_poss.append(part)
                 stack_path.append(extended(path, nxt))
     return out

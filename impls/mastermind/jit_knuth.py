@@ -9,7 +9,7 @@ from swarbench.memory import as_aligned
 from swarbench.model import Implementation
 from swarbench.prebuild import build_by_preparing
 
-from .spec import KERNELS, STRATEGIES, all_codewords, color_counts, digits
+from .spec import ARITHMETICS, KERNELS, STRATEGIES, all_codewords, color_counts, digits
 from .jit import _kernels
 
 
@@ -22,21 +22,23 @@ def _prepare(workload):
     targets = np.searchsorted(codes, inp["secrets"]).astype(np.int64)
     valid = np.array([(b << 4) | w for b in range(p + 1) for w in range(p + 1 - b) if (b, w) != (p - 1, 1)])
     strategy = STRATEGIES.index(inp["strategy"])
+    arithmetic = ARITHMETICS.index(inp.get("arithmetic", "exact"))
     k = _kernels()
     if inp["method"] == "each":
         out = np.zeros(len(targets), np.uint8)
-        k.play_each(pins_of, counts, first, targets[:1], valid, p << 4, strategy, c, out[:1])  # compile
+        k.play_each(pins_of, counts, first, targets[:1], valid, p << 4, strategy, arithmetic, c, out[:1])  # compile
 
         def batch():
-            return k.play_each(pins_of, counts, first, targets, valid, p << 4, strategy, c, out)
+            return k.play_each(pins_of, counts, first, targets, valid, p << 4, strategy, arithmetic, c, out)
     else:
         want = np.zeros(len(codes), np.bool_)
         want[targets] = True
         by_code = np.zeros(len(codes), np.uint8)
-        k.play_shared(pins_of, counts, first, want & False, valid, p << 4, strategy, c, by_code)  # compile
+        k.play_shared(pins_of, counts, first, want & False, valid, p << 4, strategy, arithmetic, c, by_code)  # compile
 
         def batch():
-            return k.play_shared(pins_of, counts, first, want, valid, p << 4, strategy, c, by_code)[targets]
+            return k.play_shared(pins_of, counts, first, want, valid, p << 4, strategy, arithmetic, c,
+                                 by_code)[targets]
 
     return batch
 

@@ -5,6 +5,7 @@ One module per C file in ``c/``, built for its instruction set. The files share 
 drivers); their hash goes into the build flags so a header change rebuilds every module that includes it.
 """
 import hashlib
+import re
 import threading
 import time
 from functools import partial
@@ -17,7 +18,7 @@ from swarbench.cbuild import build
 from swarbench.memory import aligned_copy, aligned_empty, as_aligned
 from swarbench.model import Implementation
 
-from .spec import KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
+from .spec import ARITHMETICS, KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
 SCALAR = ("-fno-tree-vectorize",)
@@ -50,25 +51,40 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
                         size_t ng, uint8_t *out, int pins, int colors);
 """
 KNUTH_CDEF = """
-int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy, int first,
-               const int32_t *targets, int nt, uint8_t *out, int threads, int64_t *status);
+int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
+               int arithmetic, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
+               int64_t *status);
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
+                 int arithmetic, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
 """
-# Expected Size and Entropy sum floats in a set order (spec.py): no fused multiply-add may change a rounding.
+# The float arithmetics sum in a set order (spec.py): no fused multiply-add but those written (fmaf) may change a
+# rounding.
 KNUTH_FLAGS = ("-ffp-contract=off",)
 POLL_S = 0.1
 
 
-def _headers_flag() -> str:
+def _included(source: Path, seen: set) -> list[Path]:
+    """The headers of c/ that ``source`` includes, directly or through another, each once."""
+    found = []
+    for name in re.findall(r'^#include "([^"]+)"', source.read_text(), re.M):
+        header = C_DIR / name
+        if header.exists() and header not in seen:
+            seen.add(header)
+            found += [header, *_included(header, seen)]
+    return found
+
+
+def _headers_flag(source: str) -> str:
+    """A flag naming the hash of the headers the source includes: a header change rebuilds the modules that use
+    it, and only those (the article's variants do not include the pruned search's headers)."""
     h = hashlib.sha256()
-    for p in sorted(C_DIR.glob("*.h")):
-        h.update(p.read_bytes())
+    for header in sorted(_included(C_DIR / source, set())):
+        h.update(header.name.encode() + header.read_bytes())
     return f"-DMM_HEADERS={h.hexdigest()[:12]}"
 
 
 def module(source: str, isa: tuple, flags: tuple, cdef: str):
-    return build(f"mm_{Path(source).stem}", C_DIR / source, cdef, isa, (*flags, _headers_flag()))
+    return build(f"mm_{Path(source).stem}", C_DIR / source, cdef, isa, (*flags, _headers_flag(source)))
 
 
 def _ptr(ffi, ctype, arr):
@@ -238,7 +254,7 @@ def run_stoppable(call, status: np.ndarray, total: int) -> int:
 
 
 def knuth_module(source: str, isa: tuple, flags: tuple, pins: int):
-    """The player for games of ``pins`` pins: one module per number of pins (knuth_core.h's KNUTH_PINS)."""
+    """The player for games of ``pins`` pins: one module per number of pins (knuth_game.h's KNUTH_PINS)."""
     return module(source, isa, (*flags, *KNUTH_FLAGS, f"-DKNUTH_PINS={pins}"), KNUTH_CDEF)
 
 
@@ -261,6 +277,7 @@ def _prepare_knuth(source, isa, flags, threads):
         first = int(np.searchsorted(codes, inp["first"]))
         targets = np.searchsorted(codes, inp["secrets"]).astype(np.int32)
         strategy = STRATEGIES.index(inp["strategy"])
+        arithmetic = ARITHMETICS.index(inp.get("arithmetic", "exact"))
         n = len(codes)
         pc, pcn = _ptr(ffi, "uint32_t *", codes), _ptr(ffi, "uint8_t *", counts)
         want = np.zeros(n, np.uint8)
@@ -273,14 +290,15 @@ def _prepare_knuth(source, isa, flags, threads):
             po, pt = _ptr(ffi, "uint8_t *", out), _ptr(ffi, "int32_t *", targets)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, first, pt, len(targets), po,
-                                                     threads, ps), status, len(targets))
+                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, arithmetic, first, pt,
+                                                     len(targets), po, threads, ps), status, len(targets))
                 return out
         else:
             po, pw = _ptr(ffi, "uint8_t *", by_code), _ptr(ffi, "uint8_t *", want)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, first, pw, po, threads, ps),
+                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, first, pw, po,
+                                                       threads, ps),
                               status, len(targets))
                 return by_code[targets]
 
@@ -297,16 +315,17 @@ KNUTH_VARIANTS = [
     ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised",
      1),
     ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2", 1),
-    ("c-sliced-avx2-full", "cffi-avx2", "knuth_avx2_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score", 1),
-    ("c-sliced-avx512-full", "cffi-avx512", "knuth_avx512_full.c", ("avx512bw", "popcnt"), (),
+    ("c-sliced-avx2-full", "cffi-avx2", "knuth_sliced_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score",
+     1),
+    ("c-sliced-avx512-full", "cffi-avx512", "knuth_sliced_full.c", ("avx512bw", "popcnt"), (),
      "byte-sliced AVX-512 rows, every score", 1),
-    ("c-sliced-avx2", "cffi-avx2", "knuth_avx2.c", ("avx2",), CUT,
+    ("c-sliced-avx2", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
      "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx512", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), CUT,
+    ("c-sliced-avx512", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
      "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_avx2.c", ("avx2",), CUT,
+    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
      "byte-sliced AVX2 rows, candidates cut, subtrees of games on every core", 0),
-    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_avx512.c", ("avx512bw", "popcnt"), CUT,
+    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
      "byte-sliced AVX-512 rows, candidates cut, subtrees of games on every core", 0),
 ]
 

@@ -54,37 +54,41 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
 def played(frame: pd.DataFrame) -> Optional[ReportSection]:
     """Every game of a size played at once (the default run's Knuth workload among them): each implementation's
     total and worst game beside the mikemag/Mastermind project's published figures, when they start from the same
-    first guess."""
-    import re
-
+    first guess, with the arithmetic it ranked in and, where the totals differ, why (from the suite's data)."""
     import pandas as pd
 
     from swarbench.results import summary_of
 
-    from .command import published
+    from .command import published, why_it_differs
+    from .spec import KNUTH, show
 
-    rows = frame[(frame["kernel"] == KERNEL) & frame["workload"].astype(str).str.contains("shared-")]
+    kinds = {kind.name: kind for kind in KNUTH.workloads}
+    rows = frame[(frame["kernel"] == KERNEL) & frame["workload"].astype(str).isin(
+        [name for name, kind in kinds.items() if kind.params["method"] == "shared"])]
     if rows.empty:
         return None
     rows = rows[rows["run_id"] == rows["run_id"].iloc[-1]]
     table = []
     for r in rows.sort_values(["workload", "ns_per_op_median"]).itertuples():
-        game = re.search(r"(\d+)p(\d+)c", str(r.workload))
-        strategy = str(r.workload).split("-shared-")[0].replace("-", "_") if "-shared-" in str(r.workload) \
-            else "knuth"
+        params = kinds[str(r.workload)].params
+        pins, colors = params["pins"], params["colors"]
         summary = summary_of(r.summary if isinstance(r.summary, str) else "")
-        known = published(int(game.group(1)), int(game.group(2)), strategy) if game else None
+        known = published(pins, colors, params["strategy"], show(params["first"], pins))
+        total = summary.get("total")
+        why = why_it_differs(known, params["strategy"], params["arithmetic"]) \
+            if known and total is not None and total != int(known["total_guesses"]) else ""
         table.append({"workload": r.workload, "implementation": r.implementation, "status": r.status,
-                      "ms_per_call": _num(r.s_per_call_median) * 1e3, "total_guesses": summary.get("total"),
-                      "worst_game": summary.get("max"),
+                      "arithmetic": params["arithmetic"], "ms_per_call": _num(r.s_per_call_median) * 1e3,
+                      "total_guesses": total, "worst_game": summary.get("max"),
                       "published_total": int(known["total_guesses"]) if known else None,
-                      "published_first": known["first_guess"] if known else ""})
+                      "why_it_differs": why})
     return ReportSection(
         title="Mastermind: every game at once, beside the published totals",
         table=pd.DataFrame(table),
         notes=("total_guesses and worst_game: what each implementation's games added up to in this run; "
-               "published_total: the mikemag/Mastermind project's total for that game and strategy, from its first "
-               "guess published_first (a workload that starts elsewhere may differ).",),
+               "published_total: the mikemag/Mastermind project's total for that game, strategy and first guess; "
+               "arithmetic: how Expected Size and Entropy ranked (exact, or one of the project's float arithmetics; "
+               "docs/suites.md); why_it_differs: what made the published total another, from the suite's data.",),
     )
 
 

@@ -7,8 +7,9 @@ colors are 1..C, never 0. Score byte: (black << 4) | white.
 - cross=False: S == G == N and out[i] = score(secrets[i], guesses[i]) (uint8[N]);
 - cross=True: every guess against every secret, out[g * S + s] (uint8[G * S]), the shape all-pairs and
   Knuth's search take.
-``mastermind.knuth`` inputs: ``{"pins", "colors", "first", "strategy", "method", "secrets": uint32[K]}``: each
-listed secret is played from ``first`` with the spec's exact tie-break; out[i] = guesses it took (uint8[K]).
+``mastermind.knuth`` inputs: ``{"pins", "colors", "first", "strategy", "method", "secrets": uint32[K],
+"arithmetic"}``: each listed secret is played from ``first`` with the spec's exact tie-break, Expected Size and
+Entropy ranked in ``arithmetic`` (ARITHMETICS; "exact" where absent); out[i] = guesses it took (uint8[K]).
 
 The references are deliberately plain: scores pin by pin and color by color in NumPy, one byte plane per pin and
 per color count (no SWAR, no packed tricks), and Knuth's search as the spec words it, over the game tree. Both
@@ -16,6 +17,7 @@ report how far they got through ``swarbench.progress`` (scores, or games resolve
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -335,79 +337,138 @@ SCORE = Kernel(
 
 # -- Knuth's algorithm reference ----------------------------------------------------------------------------
 # A candidate guess splits the possible secrets into parts by score; each strategy ranks it from the part sizes
-# (higher is better), then prefers a possible secret, then the lowest codeword. Expected Size and Entropy are
-# ranked exactly as the mikemag/Mastermind project's C++ ranks them, so its published totals come out by
-# construction. Its accumulator is a float, summed over the non-empty parts in ascending score order
-# ((b << 4) | w: the order of its score ordinals too):
-# - Expected Size adds ((float)s * (float)s) / n, all in float; rank = -round(sum * 1e6) (smaller is better);
-# - Entropy computes p = (float)s / n in float, and then ``sum -= p * log(p)``: with <cmath>, the unqualified log
-#   of a float is the C library's double log, so the product and the subtraction are double and the result is
-#   stored back to float; rank = round(sum * 1e9).
-# Equal ranks are ties. This gives the published 5764 (from 1122) and 5696 (1123) for Expected Size 4p6c and 5683
-# for Entropy from 1123 (a float32 log, or exact sums, give 5680). The project's GPU build (CMake: nvcc
-# --use_fast_math, so float division is approximate) published other Expected Size and Entropy totals that differ
-# by a few guesses where near-equal sums round differently (data/mastermind_published_totals.csv: 3p8c, 4p7c,
-# 5p5c...); Knuth and Most Parts, ranked by integers, agree on every published game. The project then stores the
-# Expected Size rank in 32 bits, which saturates past an expected size of 4294.97; the suite keeps 64 bits, so the
-# strategy stays as defined at 6p9c and 7p7c, where the published totals show the saturation (docs/suites.md).
-def strategy_terms(strategy: str, n_possible: int) -> np.ndarray:
-    """The term a part of size s adds to the sum, s = 0..n_possible (term[0] is never used): float32 for
-    Expected Size, float64 p * log(p) of the float32 p for Entropy (subtracted)."""
-    s = np.arange(n_possible + 1, dtype=np.float32)
+# (higher is better), then prefers a possible secret, then the lowest codeword (the mikemag/Mastermind project's
+# documented tie-break). Knuth and Most Parts rank by integers; Expected Size and Entropy are defined by real
+# numbers, and ARITHMETICS names how they are computed:
+# - exact (the default): Expected Size by the integer sum of squared part sizes (the expected size times n);
+#   Entropy by S = sum of s ln s, lower is better (the entropy is ln n - S / n), compared exactly: as the integer
+#   products of s^s compare, so that equal sums are ties and the tie-break decides them.
+# - cpu-float: the project's C++ as its CPU build computes it. A float accumulator over the non-empty parts in
+#   ascending score order ((b << 4) | w, the order of its score ordinals): Expected Size adds (s * s) / n, Entropy
+#   subtracts p * log(p) with p = s / n, log the C library's float logf (`log` of a float under `using namespace
+#   std`), each operation rounded on its own (no contraction into a fused multiply-add; an -O3 -march=native build
+#   of the project may contract `acc - p * log(p)`, and then rounds differently). The key is the project's uint32:
+#   Expected Size round(1e6 * sum) negated as a uint32, Entropy round(1e9 * sum), compared as unsigned; a key past
+#   2^32 - 1 saturates (C++ leaves that conversion undefined, x86 wraps it; only Expected Size above 4294.97, at
+#   games far above 8,192 codewords, gets there, and saturation keeps the keys in the order of their sums).
+# - cuda-fast-math: the project's CUDA build (nvcc --use_fast_math), which made its published Expected Size and
+#   Entropy figures: the division by n as a multiplication by the float reciprocal of n (modelled as correctly
+#   rounded), Expected Size's sum as fused multiply-adds acc = fma(s * s, 1/n, acc), Entropy's log as the GPU's
+#   log2 (modelled as log2 rounded to float) times ln 2 in float, and acc = fma(-p, log p, acc); the keys as
+#   cpu-float's. The GPU computes the reciprocal and log2 in its special function unit, by tables and a quadratic,
+#   not correctly rounded; the model's roundings differ from those on some searches, most of them Entropy's
+#   (the data file's cuda_fast_math_total beside each published total; docs/suites.md).
+# Where two guesses tie exactly, a float key can still order them by rounding noise, against the documented rule:
+# the float variants model the project's builds, the exact one is the strategy (docs/suites.md).
+ARITHMETICS = ("exact", "cpu-float", "cuda-fast-math")
+FLOAT_RANKED = ("expected_size", "entropy")
+
+
+def _libm():
+    import ctypes
+    import ctypes.util
+
+    lib = ctypes.CDLL(ctypes.util.find_library("m"))
+    lib.logf.restype, lib.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    return lib
+
+
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 a * b + c rounded once: the product is exact in float64, the sum is rounded to odd there (its error
+    from TwoSum), and a float64 rounded to odd rounds to float32 as the exact value would."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    s = p + c64
+    bb = s - p
+    err = (p - (s - bb)) + (c64 - bb)
+    bits = s.view(np.int64).copy()
+    step = (err != 0) & (bits & 1 == 0)
+    bits[step] += np.where((err > 0) == (s > 0), 1, -1)[step]
+    return bits.view(np.float64).astype(np.float32)
+
+
+def float_keys(parts: np.ndarray, n_possible: int, strategy: str, arithmetic: str) -> np.ndarray:
+    """The project's int64 rank of each row of part sizes (columns: the scores in ascending order), in a float
+    arithmetic; higher is better."""
     n = np.float32(n_possible)
-    if strategy == "expected_size":
-        return (s * s) / n  # float32 product and quotient
+    sizes = np.arange(n_possible + 1, dtype=np.float32)
     if strategy == "entropy":
-        p = (s / n).astype(np.float64)
-        return np.array([x * math.log(x) if x > 0 else 0.0 for x in p])  # the C library's log, as C calls it
-    raise InvalidInput(f"strategy {strategy!r} has no float terms")
+        p = (sizes / n if arithmetic == "cpu-float" else sizes * (np.float32(1) / n)).astype(np.float32)
+        if arithmetic == "cpu-float":
+            libm = _libm()
+            log_p = np.array([libm.logf(float(x)) if x > 0 else 0.0 for x in p], np.float32)
+            term = (p * log_p).astype(np.float32)
+        else:
+            log2_p = np.array([math.log2(float(x)) if x > 0 else 0.0 for x in p], np.float32)
+            log_p = (log2_p * np.float32(math.log(2))).astype(np.float32)
+    acc = np.zeros(len(parts), np.float32)
+    for col in parts.T:  # one score at a time, in order: the float32 sum depends on it
+        if strategy == "expected_size" and arithmetic == "cpu-float":
+            add = acc + (sizes[col] * sizes[col]) / n
+        elif strategy == "expected_size":
+            add = fma32(sizes[col] * sizes[col], np.full(len(acc), np.float32(1) / n), acc)
+        elif arithmetic == "cpu-float":
+            add = acc - term[col]
+        else:
+            add = fma32(-p[col], log_p[col], acc)
+        acc = np.where(col > 0, add.astype(np.float32), acc)
+    scale = 1e6 if strategy == "expected_size" else 1e9
+    key = np.floor(acc.astype(np.float64) * scale + 0.5)  # C's round(): the sums are positive
+    key = np.clip(key, 0, 2 ** 32 - 1).astype(np.int64)  # (see ARITHMETICS: saturated as the GPU converts)
+    return (2 ** 32 - key) % 2 ** 32 if strategy == "expected_size" else key
 
 
-def quantise(total: np.ndarray, strategy: str) -> np.ndarray:
-    """int64 rank of float32 sums: C's round() (half away from zero) of sum * 1e6 or 1e9, higher is better.
-    Every float32 times 1e6 or 1e9 is exact in float64, so only the rounding is left."""
-    if strategy == "expected_size":
-        return -np.floor(total.astype(np.float64) * 1e6 + 0.5).astype(np.int64)
-    return np.floor(total.astype(np.float64) * 1e9 + 0.5).astype(np.int64)
+def exact_entropy_best(parts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Of the candidate rows, those with the least S = sum of s ln s, exactly: a float sum finds the few near the
+    least, and the integer products of s^s of those decide (equal products: equal S)."""
+    s = parts[candidates].astype(np.float64)
+    approx = (s * np.log(np.where(s > 0, s, 1))).sum(axis=1)
+    near = candidates[approx <= approx.min() * (1 + 1e-9) + 1e-9]
+    exact = [math.prod(int(v) ** int(v) for v in row if v > 1) for row in parts[near]]
+    least = min(exact)
+    return near[[e == least for e in exact]]
 
 
-def rank_parts(parts: np.ndarray, n_possible: int, strategy: str) -> np.ndarray:
-    """int64 rank of each row of part sizes (columns: the scores in ascending order); higher is better."""
+def rank_parts(parts: np.ndarray, n_possible: int, strategy: str, arithmetic: str = "exact") -> np.ndarray:
+    """int64 rank of each row of part sizes (columns: the scores in ascending order); higher is better. Entropy in
+    exact arithmetic has no integer rank: choose_guess decides it apart."""
     if strategy == "knuth":
         return n_possible - parts.max(axis=1).astype(np.int64)
     if strategy == "most_parts":
         return (parts > 0).sum(axis=1).astype(np.int64)
-    terms = strategy_terms(strategy, n_possible)
-    total = np.zeros(len(parts), np.float32)
-    for col in parts.T:  # one score at a time, in order: the float32 sum depends on it
-        if strategy == "expected_size":
-            add = total + terms[col]  # float32 + float32
-        else:
-            add = (total.astype(np.float64) - terms[col]).astype(np.float32)  # in double, stored to float
-        total = np.where(col > 0, add, total)
-    return quantise(total, strategy)
+    if arithmetic != "exact":
+        return float_keys(parts, n_possible, strategy, arithmetic)
+    if strategy == "expected_size":
+        return -(parts.astype(np.int64) ** 2).sum(axis=1)
+    raise ValueError("exact Entropy has no int64 rank")
 
 
 def choose_guess(codes: np.ndarray, possible: np.ndarray, played: Sequence[int], pins: int, colors: int,
-                 strategy: str) -> int:
+                 strategy: str, arithmetic: str = "exact") -> int:
     """Index (into codes) of the next guess: the strategy's rank, then in-possible, then the lowest codeword."""
     table = score_cross(codes[possible], codes, pins, colors)  # (all codes, |possible|)
     n = len(codes)
     parts = np.bincount((np.arange(n)[:, None] * 256 + table).ravel(), minlength=n * 256).reshape(n, 256)
     valid = [(b << 4) | w for b in range(pins + 1) for w in range(pins + 1 - b) if (b, w) != (pins - 1, 1)]
-    rank = rank_parts(parts[:, valid], len(possible), strategy)
+    parts = parts[:, valid]
     in_possible = np.zeros(n, bool)
     in_possible[possible] = True
-    key = rank * 2 + in_possible
-    key[list(played)] = np.iinfo(np.int64).min
+    open_ = np.ones(n, bool)
+    open_[list(played)] = False
+    if strategy == "entropy" and arithmetic == "exact":
+        best = exact_entropy_best(parts, np.flatnonzero(open_))
+        return int(best[np.argmax(in_possible[best])])  # a possible one first, else the lowest
+    key = rank_parts(parts, len(possible), strategy, arithmetic) * 2 + in_possible
+    key[~open_] = np.iinfo(np.int64).min
     return int(np.argmax(key))  # the first maximum: the lowest codeword
 
 
-def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray, choose=None
-              ) -> dict[int, list[int]]:
+def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray, choose=None,
+              arithmetic: str = "exact") -> dict[int, list[int]]:
     """The guess sequence of every target secret, walking the tree of score histories once; ``choose`` (default
-    choose_guess) picks each next guess, so another family can walk the same tree with its own search."""
-    choose = choose or choose_guess
+    choose_guess in ``arithmetic``) picks each next guess, so another family can walk the same tree with its own
+    search."""
+    choose = choose or functools.partial(choose_guess, arithmetic=arithmetic)
     codes = all_codewords(pins, colors)
     win = pins << 4
     target_idx = np.searchsorted(codes, targets)
@@ -434,14 +495,17 @@ def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.nda
 
 
 def reference_knuth(inputs) -> np.ndarray:
-    seqs = play_tree(inputs["pins"], inputs["colors"], inputs["first"], inputs["strategy"], inputs["secrets"])
+    seqs = play_tree(inputs["pins"], inputs["colors"], inputs["first"], inputs["strategy"], inputs["secrets"],
+                     arithmetic=inputs.get("arithmetic", "exact"))
     return np.array([len(seqs[int(s)]) for s in inputs["secrets"]], np.uint8)
 
 
-def knuth_sequence(secret, pins: int = 4, colors: int = 6, first="1122", strategy: str = "knuth") -> list[str]:
-    """User-facing: the guesses Knuth's algorithm plays against one secret."""
+def knuth_sequence(secret, pins: int = 4, colors: int = 6, first="1122", strategy: str = "knuth",
+                   arithmetic: str = "exact") -> list[str]:
+    """User-facing: the guesses Knuth's algorithm (or another strategy) plays against one secret."""
     s = pack(secret, pins, colors)
-    seq = play_tree(pins, colors, pack(first, pins, colors), strategy, np.array([s], np.uint32))[s]
+    seq = play_tree(pins, colors, pack(first, pins, colors), strategy, np.array([s], np.uint32),
+                    arithmetic=arithmetic)[s]
     return [show(g, pins) for g in seq]
 
 
@@ -452,6 +516,12 @@ def validate_knuth(inputs) -> None:
         raise InvalidInput(f"strategy {inputs['strategy']!r} is not one of {', '.join(STRATEGIES)}")
     if inputs["method"] not in METHODS:
         raise InvalidInput(f"method {inputs['method']!r} is not one of {', '.join(METHODS)}")
+    arithmetic = inputs.get("arithmetic", "exact")
+    if arithmetic not in ARITHMETICS:
+        raise InvalidInput(f"arithmetic {arithmetic!r} is not one of {', '.join(ARITHMETICS)}")
+    if arithmetic != "exact" and inputs["strategy"] not in FLOAT_RANKED:
+        raise InvalidInput(f"{inputs['strategy']} ranks by integers: arithmetic {arithmetic!r} applies to "
+                           f"{' and '.join(FLOAT_RANKED)} only")
     validate_codes(np.array([inputs["first"]], np.uint32), p, c, "first guess")
     secrets = np.asarray(inputs["secrets"])
     validate_codes(secrets, p, c, "secret")
@@ -462,11 +532,11 @@ def validate_knuth(inputs) -> None:
             raise InvalidInput(f"secret {show(dup[0], p)} is listed twice: each secret is played once")
 
 
-def knuth_inputs(pins, colors, first, strategy="knuth", method="each", secrets=None) -> dict:
+def knuth_inputs(pins, colors, first, strategy="knuth", method="each", secrets=None, arithmetic="exact") -> dict:
     first = pack(first, pins, colors) if isinstance(first, str) else int(first)
     secrets = all_codewords(pins, colors) if secrets is None else np.asarray(secrets, np.uint32)
     return {"pins": pins, "colors": colors, "first": first, "strategy": strategy, "method": method,
-            "secrets": secrets}
+            "secrets": secrets, "arithmetic": arithmetic}
 
 
 def _compare_knuth(expected, got, inputs):
@@ -501,16 +571,18 @@ def summarize_knuth(out) -> dict:
     return {"total": int(a.sum()), "max": int(a.max()) if a.size else 0, "games": int(a.size)}
 
 
-def _knuth_kind(name, pins, colors, first, method, default, strategy="knuth"):
+def _knuth_kind(name, pins, colors, first, method, default, strategy="knuth", arithmetic="exact"):
     n = colors ** pins
+    how = "" if strategy not in FLOAT_RANKED else f" ({arithmetic} arithmetic)"
     return WorkloadKind(
         name=name,
-        build=lambda size, seed: (knuth_inputs(pins, colors, first, strategy, method), n),
-        description=f"{strategy} on all {n:,} secrets of {pins}p{colors}c from {first}, "
+        build=lambda size, seed: (knuth_inputs(pins, colors, first, strategy, method, arithmetic=arithmetic), n),
+        description=f"{strategy}{how} on all {n:,} secrets of {pins}p{colors}c from {first}, "
                     + ("each game played on its own" if method == "each"
                        else "all games at once (games sharing a score history share one search)"),
         default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=4096,
-        params={"pins": pins, "colors": colors, "method": method, "strategy": strategy})
+        params={"pins": pins, "colors": colors, "method": method, "strategy": strategy, "arithmetic": arithmetic,
+                "first": pack(first, pins, colors)})
 
 
 KNUTH_WORKLOADS = (
@@ -521,6 +593,11 @@ KNUTH_WORKLOADS = (
     # The source project's larger game. Its first guess is Knuth's own rule applied to the empty history: 11234
     # leaves at most 7,051 secrets (11223: 7,105; 12345: 7,070), and no other pattern does better.
     _knuth_kind("shared-5p8c", 5, 8, "11234", "shared", False),
+    # Expected Size and Entropy from the first guesses of the project's 4p6c figures, in each arithmetic: the exact
+    # strategy, and the float keys that made the published totals (5764 and 5683).
+    *(_knuth_kind(f"{strategy.replace('_', '-')}{'' if arithmetic == 'exact' else '-' + arithmetic}-shared-4p6c",
+                  4, 6, first, "shared", False, strategy=strategy, arithmetic=arithmetic)
+      for strategy, first in (("expected_size", "1122"), ("entropy", "1123")) for arithmetic in ARITHMETICS),
 )
 
 KNUTH = Kernel(
