@@ -3,13 +3,33 @@
 The names a plugin needs are imported on first use (PEP 562): pytest loads swarbench's plugin into every
 session of the environment, and ``import swarbench`` must cost another project nothing.
 """
+
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["hookimpl", "Kernel", "Implementation", "Workload", "WorkloadKind", "KnownAnswer", "Mismatch",
-           "InvalidInput", "TooSlow", "SuiteReport", "ReportSection", "LineChart",
-           "Command", "Parameter", "run", "load", "compare", "report", "plugins", "declare"]
+__all__ = [
+    "hookimpl",
+    "Kernel",
+    "Implementation",
+    "Workload",
+    "WorkloadKind",
+    "KnownAnswer",
+    "Mismatch",
+    "InvalidInput",
+    "TooSlow",
+    "SuiteReport",
+    "ReportSection",
+    "LineChart",
+    "Command",
+    "Parameter",
+    "run",
+    "load",
+    "compare",
+    "report",
+    "plugins",
+    "declare",
+]
 _FROM_API = frozenset({"run", "load", "compare", "report", "plugins"})  # the library API (docs/api.md)
 _FROM_MODEL = frozenset(__all__) - {"hookimpl", "declare"} - _FROM_API
 

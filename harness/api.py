@@ -11,6 +11,7 @@ The keyword arguments of ``run`` are the options of ``swarbench run`` (``max_tim
 the keys of [tool.swarbench] (docs/configuration.md), checked the same way. Importing this module imports
 nothing heavy: pandas, SciPy and the engine wait for the first call.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -64,19 +65,27 @@ def for_registry(run_request: RunRequest, registry: Registry) -> RunRequest:
     unloadable = registry.unloadable()
     if unloadable:
         owners = sorted({registry.owners[key] for key in unloadable})
-        raise UsageError(f"the registry holds {', '.join(unloadable[:3])}{' and more' if len(unloadable) > 3 else ''}"
-                         f", added {'outside any plugin' if owners == ['?'] else 'by plugin ' + ', '.join(owners)}: "
-                         f"a run's workers load the plugins again and could not load that; put it in a file and "
-                         f"run it with plugins=['that_file.py'] (or swarbench run that_file.py)")
+        raise UsageError(
+            f"the registry holds {', '.join(unloadable[:3])}{' and more' if len(unloadable) > 3 else ''}"
+            f", added {'outside any plugin' if owners == ['?'] else 'by plugin ' + ', '.join(owners)}: "
+            f"a run's workers load the plugins again and could not load that; put it in a file and "
+            f"run it with plugins=['that_file.py'] (or swarbench run that_file.py)"
+        )
     kernels = run_request.kernels
     if not kernels and registry.local_asked:
         kernels = registry.local_kernels()
         if not kernels:
             failed = [str(f) for f in registry.failures if f.plugin in registry.local_asked]
-            raise UsageError(f"nothing to run: the local plugins ({', '.join(registry.local_asked)}) add no kernel "
-                             f"or row" + (f"; {failed[0]}" if failed else ""))
-    return dataclasses.replace(run_request, kernels=kernels, disable=list(registry.disabled),
-                               plugins=[source.arg for source in registry.local.values()])
+            raise UsageError(
+                f"nothing to run: the local plugins ({', '.join(registry.local_asked)}) add no kernel "
+                f"or row" + (f"; {failed[0]}" if failed else "")
+            )
+    return dataclasses.replace(
+        run_request,
+        kernels=kernels,
+        disable=list(registry.disabled),
+        plugins=[source.arg for source in registry.local.values()],
+    )
 
 
 def request(kernels: Patterns = None, implementations: Patterns = None, **options: Any) -> RunRequest:
@@ -98,10 +107,15 @@ def request_of(values: dict[str, Any]) -> RunRequest:
 def _request_signature() -> inspect.Signature:
     """request's keywords, as help() and editors show them: every option of a run (swarbench.options)."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
-              for name in ("kernels", "implementations")]
-    params += [inspect.Parameter(name, keyword, default=None) for name in RUN_OPTIONS if name not in
-               ("kernels", "implementations")]
+    params = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+        for name in ("kernels", "implementations")
+    ]
+    params += [
+        inspect.Parameter(name, keyword, default=None)
+        for name in RUN_OPTIONS
+        if name not in ("kernels", "implementations")
+    ]
     return inspect.Signature(params)
 
 
@@ -143,9 +157,13 @@ def suite_sections(registry: Registry, frame: pd.DataFrame) -> tuple[list[Report
     return sections, problems
 
 
-def measure(run_request: RunRequest, registry: Optional[Registry] = None,
-            listener: Optional[Callable] = None, command: str = "swarbench.run()",
-            fleet_args: Any = None) -> Measured:
+def measure(
+    run_request: RunRequest,
+    registry: Optional[Registry] = None,
+    listener: Optional[Callable] = None,
+    command: str = "swarbench.run()",
+    fleet_args: Any = None,
+) -> Measured:
     """Run the request (verify, then time), save it with its HTML and Markdown reports and its benchmark.json,
     and return it. ``command`` is what the reports' header names as the command that made the run.
     ``fleet_args`` (with ``cluster``, ``machines`` and ``machine_names``, as `swarbench run` parses them) runs
@@ -205,8 +223,14 @@ def attach_run_files(view: RunView, folders: dict[str, RunFolder]) -> RunView:
     return view
 
 
-def run(kernels: Patterns = None, implementations: Patterns = None, *, progress: bool = False,
-        registry: Optional[Registry] = None, **options: Any) -> pd.DataFrame:
+def run(
+    kernels: Patterns = None,
+    implementations: Patterns = None,
+    *,
+    progress: bool = False,
+    registry: Optional[Registry] = None,
+    **options: Any,
+) -> pd.DataFrame:
     """Verify, then time, the implementations of the kernels matching ``kernels`` (shell patterns, e.g.
     ``"cards.*"``; default all), whose names match ``implementations``; save the run under the reports folder.
 
@@ -229,8 +253,13 @@ def run(kernels: Patterns = None, implementations: Patterns = None, *, progress:
     for note in measured.view.notes:
         warnings.warn(f"swarbench: {note}", stacklevel=2)
     frame = outcome.frame
-    frame.attrs.update(run_id=outcome.run_id, run_dir=str(outcome.run_dir), machine=outcome.machine,
-                       machines={outcome.run_id: outcome.machine}, interrupted=outcome.interrupted)
+    frame.attrs.update(
+        run_id=outcome.run_id,
+        run_dir=str(outcome.run_dir),
+        machine=outcome.machine,
+        machines={outcome.run_id: outcome.machine},
+        interrupted=outcome.interrupted,
+    )
     return frame
 
 
@@ -260,15 +289,23 @@ def load(*runs: Run, reports: Union[str, Path, None] = None) -> pd.DataFrame:
     merged = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     merged.attrs["machines"] = machines
     merged.attrs["machine"] = folders[0].machine()
-    merged.attrs["run_dirs"] = {str(run_id): str(folder.path) for folder, frame in zip(folders, frames)
-                                for run_id in frame["run_id"].dropna().astype(str).unique()[:1]}
+    merged.attrs["run_dirs"] = {
+        str(run_id): str(folder.path)
+        for folder, frame in zip(folders, frames)
+        for run_id in frame["run_id"].dropna().astype(str).unique()[:1]
+    }
     if len(folders) == 1:
         merged.attrs["run_dir"] = str(folders[0].path)
     return merged
 
 
-def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union[str, Path, None] = None,
-           registry: Optional[Registry] = None, against: Optional[Run] = None) -> str:
+def report(
+    *runs: Union[Run, pd.DataFrame],
+    format: str = "text",
+    reports: Union[str, Path, None] = None,
+    registry: Optional[Registry] = None,
+    against: Optional[Run] = None,
+) -> str:
     """A report of saved runs, or of a frame ``run`` or ``load`` returned, in text, md, csv or html (or the
     pytest-benchmark and github-action-benchmark JSON): the common tables and every suite's own section.
     ``against`` adds each measurement's change from that run, as ``compare`` finds it."""
@@ -296,9 +333,14 @@ def report(*runs: Union[Run, pd.DataFrame], format: str = "text", reports: Union
     return render(format, view)
 
 
-def compare(a: Union[Run, pd.DataFrame], b: Union[Run, pd.DataFrame], *more: Union[Run, pd.DataFrame],
-            reports: Union[str, Path, None] = None, relative: bool = False,
-            follow: Optional[str] = None) -> pd.DataFrame:
+def compare(
+    a: Union[Run, pd.DataFrame],
+    b: Union[Run, pd.DataFrame],
+    *more: Union[Run, pd.DataFrame],
+    reports: Union[str, Path, None] = None,
+    relative: bool = False,
+    follow: Optional[str] = None,
+) -> pd.DataFrame:
     """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
     the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names

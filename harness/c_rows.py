@@ -8,6 +8,7 @@ and any other name for a scalar input. Its declaration for cffi is taken from it
 string is written to a file in the build cache, named by its contents, with a ``#line`` directive pointing the
 compiler's messages at the Python file that holds the text.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,17 +18,37 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 # C types a parameter may have, and the NumPy dtype of an array it points to
-C_DTYPES = {"uint8_t": "uint8", "int8_t": "int8", "uint16_t": "uint16", "int16_t": "int16", "uint32_t": "uint32",
-            "int32_t": "int32", "uint64_t": "uint64", "int64_t": "int64", "float": "float32", "double": "float64",
-            "_Bool": "bool", "bool": "bool"}
+C_DTYPES = {
+    "uint8_t": "uint8",
+    "int8_t": "int8",
+    "uint16_t": "uint16",
+    "int16_t": "int16",
+    "uint32_t": "uint32",
+    "int32_t": "int32",
+    "uint64_t": "uint64",
+    "int64_t": "int64",
+    "float": "float32",
+    "double": "float64",
+    "_Bool": "bool",
+    "bool": "bool",
+}
 _QUALIFIERS = {"const", "restrict", "__restrict", "__restrict__", "volatile"}
 
 
 class CRow:
     """One C function of a row: where its source is, how to build it, and how to bind it to a workload."""
 
-    def __init__(self, module_name: str, source: Union[str, Path], function: str, folder: Path, holder: str,
-                 isa: tuple, flags: tuple, cdef: Optional[str] = None):
+    def __init__(
+        self,
+        module_name: str,
+        source: Union[str, Path],
+        function: str,
+        folder: Path,
+        holder: str,
+        isa: tuple,
+        flags: tuple,
+        cdef: Optional[str] = None,
+    ):
         self.text, self.path = _c_source(source, folder)
         self.function, self.holder, self.module_name, self.isa = function, holder, module_name, isa
         self.params = parse_c_function(self.text, function)
@@ -129,8 +150,10 @@ def _c_batch(module, function: str, params: list[CParameter], workload, output: 
             if p.name == "out":
                 out = output(workload.size)
                 if out.dtype != np.dtype(want):
-                    raise TypeError(f"{where} is {p.type} *, but the reference returns {out.dtype} "
-                                    f"(declare it {_c_type(out.dtype)} *out)")
+                    raise TypeError(
+                        f"{where} is {p.type} *, but the reference returns {out.dtype} "
+                        f"(declare it {_c_type(out.dtype)} *out)"
+                    )
                 args.append(ffi.from_buffer(f"{p.type}[]", out))
                 continue
             array = inputs.get(p.name)
@@ -139,8 +162,10 @@ def _c_batch(module, function: str, params: list[CParameter], workload, output: 
             if not p.const:
                 raise TypeError(f"{where} must be const {p.type} *: inputs are read-only")
             if array.dtype != np.dtype(want) or not array.flags.c_contiguous:
-                raise TypeError(f"{where} is {p.type} *, but input {p.name} is a {array.dtype} array "
-                                f"(declare it const {_c_type(array.dtype)} *{p.name})")
+                raise TypeError(
+                    f"{where} is {p.type} *, but input {p.name} is a {array.dtype} array "
+                    f"(declare it const {_c_type(array.dtype)} *{p.name})"
+                )
             args.append(ffi.from_buffer(f"{p.type}[]", array))
         elif p.name == "n":
             args.append(workload.size)
@@ -160,4 +185,3 @@ def _c_batch(module, function: str, params: list[CParameter], workload, output: 
 
 def _c_type(dtype) -> str:
     return next((c for c, d in C_DTYPES.items() if d == str(dtype)), str(dtype))
-

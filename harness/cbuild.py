@@ -11,6 +11,7 @@ the source's own file and line (``parse8.c:10:50: error: ...``), not the file cf
 ``BuildError``, which a run reports as ERROR. A machine that cannot build at all (no compiler, a compiler without
 the flags, no Python headers) raises ``CannotBuildHere``, a SKIP like a missing CPU feature.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,6 +28,7 @@ from types import ModuleType
 from typing import Sequence
 
 from swarbench import features
+
 # swarbench.cbuild.aligned_empty was the documented helper before swarbench.memory: plugins written against it keep working
 from swarbench.memory import aligned_empty  # noqa: F401
 
@@ -49,13 +51,16 @@ class CannotBuildHere(BuildError):
 
 
 # What the compiler says when the machine, not the source, is at fault (gcc, then clang's wording).
-_MACHINE_AT_FAULT = re.compile(r"unrecognized command[- ]line option|unknown argument|unsupported option|"
-                               r"Python\.h: No such file|No module named|command '[^']*' failed: No such file")
+_MACHINE_AT_FAULT = re.compile(
+    r"unrecognized command[- ]line option|unknown argument|unsupported option|"
+    r"Python\.h: No such file|No module named|command '[^']*' failed: No such file"
+)
 
 
 def cache_dir() -> Path:
     root = os.environ.get("SWARBENCH_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swarbench")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "swarbench"
+    )
     return Path(root) / "cffi"
 
 
@@ -112,8 +117,18 @@ def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_fla
     import cffi
 
     headers = [h.read_text() for h in sorted(Path(source).parent.glob("*.h"))]  # a changed header must rebuild
-    key = _key([text, *headers, cdef, " ".join(flags), version, sysconfig.get_config_var("EXT_SUFFIX") or "",
-                sys.version, cffi.__version__])
+    key = _key(
+        [
+            text,
+            *headers,
+            cdef,
+            " ".join(flags),
+            version,
+            sysconfig.get_config_var("EXT_SUFFIX") or "",
+            sys.version,
+            cffi.__version__,
+        ]
+    )
     modname = f"_swarbench_{name}_{key}"
     with _lock:
         if modname in _loaded:
@@ -127,8 +142,12 @@ def build(name: str, source: Path, cdef: str, isa: Sequence[str] = (), extra_fla
             ffi.cdef(cdef)
             # The source is #included by its path rather than pasted into cffi's generated file, so the compiler
             # names the source's own file and line in its errors; it finds the headers beside the source too.
-            ffi.set_source(modname, f'#include "{_c_string(str(source))}"\n', extra_compile_args=flags,
-                           include_dirs=[str(source.parent)])
+            ffi.set_source(
+                modname,
+                f'#include "{_c_string(str(source))}"\n',
+                extra_compile_args=flags,
+                include_dirs=[str(source.parent)],
+            )
             with tempfile.TemporaryDirectory(dir=folder, prefix=f".build-{name}-") as tmp:
                 log = Path(tmp) / "compiler.log"
                 try:

@@ -8,6 +8,7 @@ cannot tell one of its threshold from none. The commands are built on swarbench.
 Only what parsing needs is imported up front: pandas, SciPy and the engine wait for the command that uses them,
 so `--help`, `list` and the suites' contest clients start fast.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,66 +36,110 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
-def build_parser(reg: registry_mod.Registry, settings: config.Settings = config.Settings({}),
-                 argv: Optional[Sequence[str]] = None) -> Parser:
+def build_parser(
+    reg: registry_mod.Registry, settings: config.Settings = config.Settings({}), argv: Optional[Sequence[str]] = None
+) -> Parser:
     """The whole command line. A plugin's sub-command gets its own options only when ``argv`` names it (all of
     them when ``argv`` is None): building them may import what the command runs on."""
-    parser = Parser(prog="swarbench", description="Check, time and compare competing implementations of "
-                                                  "bit-parallel game kernels.")
+    parser = Parser(
+        prog="swarbench", description="Check, time and compare competing implementations of bit-parallel game kernels."
+    )
     options.add_arguments(parser, "")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    p = sub.add_parser("list", help="show suites, kernels, workloads and implementations, and what runs here",
-                       description="Every kernel with its workloads and implementations: family, and whether it "
-                                   "can run on this machine (with the reason when not).")
+    p = sub.add_parser(
+        "list",
+        help="show suites, kernels, workloads and implementations, and what runs here",
+        description="Every kernel with its workloads and implementations: family, and whether it "
+        "can run on this machine (with the reason when not).",
+    )
     options.add_arguments(p, "list")
 
-    p = sub.add_parser("run", help="check every selected implementation against the oracle, then time it",
-                       description="Verify, then time, every selected implementation on each kernel's workloads. "
-                                   "Results land in REPORTS/<run-id>/ (results.csv, report.html, report.md, "
-                                   "benchmark.json); the comparison is printed.")
+    p = sub.add_parser(
+        "run",
+        help="check every selected implementation against the oracle, then time it",
+        description="Verify, then time, every selected implementation on each kernel's workloads. "
+        "Results land in REPORTS/<run-id>/ (results.csv, report.html, report.md, "
+        "benchmark.json); the comparison is printed.",
+    )
     options.add_arguments(p, "run")
     fleet_options.add_arguments(p)
 
-    p = sub.add_parser("report", help="render a saved run again",
-                       description="Render a saved run (a run id under REPORTS, a run folder, a results.csv, "
-                                   "or 'latest') in any format.")
-    p.add_argument("runs", nargs="+", metavar="RUN",
-                   help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
-                        "say) merge into one report with the run and machine beside each row")
+    p = sub.add_parser(
+        "report",
+        help="render a saved run again",
+        description="Render a saved run (a run id under REPORTS, a run folder, a results.csv, "
+        "or 'latest') in any format.",
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="run id, run folder, results.csv path, or 'latest'; several runs (from several machines, "
+        "say) merge into one report with the run and machine beside each row",
+    )
     options.add_arguments(p, "report", choices=EXPORT_FORMATS)
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
-    p.add_argument("--against", metavar="OTHER", default=None,
-                   help="add a column with each measurement's change from run OTHER, as `compare` finds it")
+    p.add_argument(
+        "--against",
+        metavar="OTHER",
+        default=None,
+        help="add a column with each measurement's change from run OTHER, as `compare` finds it",
+    )
 
-    p = sub.add_parser("compare", help="compare saved runs: change of each median, its interval, significance",
-                       description="Compare runs benchstat-style: the first run is the reference. A change is "
-                                   "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
-                                   "ratio of medians agree; otherwise '~'. Runs from different machines compare too.")
+    p = sub.add_parser(
+        "compare",
+        help="compare saved runs: change of each median, its interval, significance",
+        description="Compare runs benchstat-style: the first run is the reference. A change is "
+        "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
+        "ratio of medians agree; otherwise '~'. Runs from different machines compare too.",
+    )
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
-    p.add_argument("--format", "-f", choices=FORMATS, default="text",
-                   help="output format (html: one page with a chart of the changes)")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default="text",
+        help="output format (html: one page with a chart of the changes)",
+    )
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
-    p.add_argument("--relative", action="store_true",
-                   help="take each change against the other implementations of its workload (their median "
-                        "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
-                        "cancels, one implementation's regression does not; for CI gates on shared machines")
-    p.add_argument("--fail-on-regression", type=options.argument_type(options.Positive()), default=None, metavar="PCT",
-                   help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
-                        "beyond PCT (for CI gates); exit 3 when none is, but some interval is too wide to tell a "
-                        "change of PCT%% from none")
+    p.add_argument(
+        "--relative",
+        action="store_true",
+        help="take each change against the other implementations of its workload (their median "
+        "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
+        "cancels, one implementation's regression does not; for CI gates on shared machines",
+    )
+    p.add_argument(
+        "--fail-on-regression",
+        type=options.argument_type(options.Positive()),
+        default=None,
+        metavar="PCT",
+        help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
+        "beyond PCT (for CI gates); exit 3 when none is, but some interval is too wide to tell a "
+        "change of PCT%% from none",
+    )
     options.add_arguments(p, "compare")
 
     scaffold.add_parser(sub)
     noise.add_parser(sub)
 
-    p = sub.add_parser("history", help="one HTML page over every saved run: ns/op across commits, per machine",
-                       description="Every run under REPORTS, grouped by machine and commit: per kernel and "
-                                   "implementation, the median ns/op of each commit with its interval, and the "
-                                   "changes `compare` calls regressions marked.")
+    p = sub.add_parser(
+        "history",
+        help="one HTML page over every saved run: ns/op across commits, per machine",
+        description="Every run under REPORTS, grouped by machine and commit: per kernel and "
+        "implementation, the median ns/op of each commit with its interval, and the "
+        "changes `compare` calls regressions marked.",
+    )
     options.add_arguments(p, "history")
-    p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE",
-                   help="where to write the page (default REPORTS/history.html)")
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="where to write the page (default REPORTS/history.html)",
+    )
 
     for name, command in sorted(reg.commands.items()):
         named = argv is None or name in argv  # a command's own options are built only where it is used
@@ -126,9 +171,11 @@ def arguments_build(reg, name: str) -> bool:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
-        reg.failures.append(registry_mod.PluginFailure(reg.owners.get(f"command:{name}", "?"),
-                                                       f"the arguments of command {name!r}",
-                                                       registry_mod.one_line(exc)))
+        reg.failures.append(
+            registry_mod.PluginFailure(
+                reg.owners.get(f"command:{name}", "?"), f"the arguments of command {name!r}", registry_mod.one_line(exc)
+            )
+        )
         reg.commands.pop(name)
         return False
 
@@ -142,20 +189,29 @@ def cmd_list(args, reg) -> int:
     out = []
     local_kernels = set(reg.local_kernels()) if reg.local_asked else None  # where there are, a plain run's
     for suite in sorted({k.suite for kid, k in reg.kernels.items() if matches(kid, args.kernels)}):
-        owner = reg.owners.get(next(k for k in sorted(reg.kernels) if k.startswith(suite + '.')))
+        owner = reg.owners.get(next(k for k in sorted(reg.kernels) if k.startswith(suite + ".")))
         out.append(f"{suite}  ({'local ' if owner in reg.local else ''}plugin {owner})")
         for kid, kernel in sorted(reg.kernels.items()):
             if kernel.suite != suite or not matches(kid, args.kernels):
                 continue
             default = reg.in_default_run(kid) and (local_kernels is None or kid in local_kernels)
-            run = "in the default run" if default else f"not in the default run: -k {kid}" + (
-                f" -w {kernel.workloads[0].name}" if len(kernel.workloads) > 1 else "")
+            run = (
+                "in the default run"
+                if default
+                else f"not in the default run: -k {kid}"
+                + (f" -w {kernel.workloads[0].name}" if len(kernel.workloads) > 1 else "")
+            )
             out.append(f"  {kid}: {kernel.description} [one op = one {kernel.unit}; {run}]")
             for kind in kernel.workloads:
-                size = "fixed size" if kind.fixed_size else f"default n={kind.default_size:,}" + (
-                    f", at most {kind.max_size:,}" if kind.max_size is not None else "")
-                out.append(f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; "
-                           f"{size}")
+                size = (
+                    "fixed size"
+                    if kind.fixed_size
+                    else f"default n={kind.default_size:,}"
+                    + (f", at most {kind.max_size:,}" if kind.max_size is not None else "")
+                )
+                out.append(
+                    f"    workload {kind.name}{' (default)' if kind.default else ''}: {kind.description}; {size}"
+                )
                 for pname, param in kind.parameters.items():
                     out.append(f"      --param {pname}=...: {param.description} (default {param.default!r})")
             for impl in sorted(reg.implementations_of(kid), key=lambda i: (i.family, i.name)):
@@ -192,16 +248,22 @@ def cmd_run(args, reg) -> int:
         listener = fleet.machine_listener_factory(args.processes)
     else:
         listener = LiveDisplay(args.processes)
-    measured = api.measure(request, reg, listener, command=shlex.join(["swarbench", *args.argv]),
-                           fleet_args=args if on_fleet else None)
+    measured = api.measure(
+        request, reg, listener, command=shlex.join(["swarbench", *args.argv]), fleet_args=args if on_fleet else None
+    )
     outcome = measured.outcome
-    _say(sys.stdout, render(args.format, measured.view) + f"saved {outcome.run_dir}/\n"
-         f"(results.csv, report.html, report.md, benchmark.json); render again with "
-         f"`swarbench report {outcome.run_id}`\n")
+    _say(
+        sys.stdout,
+        render(args.format, measured.view) + f"saved {outcome.run_dir}/\n"
+        f"(results.csv, report.html, report.md, benchmark.json); render again with "
+        f"`swarbench report {outcome.run_id}`\n",
+    )
     if outcome.interrupted:
         if measured.late_signals:
-            _complain(f"interrupted ({', '.join(measured.late_signals)}) while the reports were written; every "
-                      f"report was written, in {outcome.run_dir}")
+            _complain(
+                f"interrupted ({', '.join(measured.late_signals)}) while the reports were written; every "
+                f"report was written, in {outcome.run_dir}"
+            )
         return EXIT_INTERRUPTED
     failed = results.failed_rows(outcome.frame)
     if len(failed):
@@ -242,8 +304,9 @@ def _say(stream, text: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
         if not isinstance(exc, BrokenPipeError):
             name = getattr(stream, "name", "the output")
-            raise OutputError(f"cannot write {'standard output' if name == '<stdout>' else name}: "
-                              f"{exc.strerror or exc}") from None
+            raise OutputError(
+                f"cannot write {'standard output' if name == '<stdout>' else name}: {exc.strerror or exc}"
+            ) from None
 
 
 def cmd_report(args, reg) -> int:
@@ -292,9 +355,14 @@ def cmd_compare(args, reg) -> int:
     elif args.format == "html":
         text = comparison.render_html(frame, geomeans, gate)
     else:
-        text = comparison.render_text(frame, geomeans, gate, unresolved, threshold,
-                                      run_comparison.whole_run_moved(frame, threshold or 0)
-                                      if threshold is not None else {})
+        text = comparison.render_text(
+            frame,
+            geomeans,
+            gate,
+            unresolved,
+            threshold,
+            run_comparison.whole_run_moved(frame, threshold or 0) if threshold is not None else {},
+        )
     _write_output(text, args.output)
     if threshold is None:
         return EXIT_OK
@@ -333,8 +401,9 @@ def cmd_plugin(args, reg) -> int:
         raise
     except Exception as exc:
         plugin = reg.owners.get(f"command:{args.command}", "?")
-        raise PluginCommandError(f"command {args.command!r} of plugin {plugin!r} failed: "
-                                 f"{registry_mod.one_line(exc)}") from None
+        raise PluginCommandError(
+            f"command {args.command!r} of plugin {plugin!r} failed: {registry_mod.one_line(exc)}"
+        ) from None
 
 
 class PluginCommandError(Exception):
@@ -372,8 +441,11 @@ def _main(argv: list[str]) -> int:
     # parsing needs the plugins' sub-commands only where argv does not name one of swarbench's own; the suites'
     # kernels load after
     own = _own_command(argv)
-    commands = registry_mod.Registry() if own else registry_mod.load(disable=disable, local=configured,
-                                                                     stages=registry_mod.COMMANDS_ONLY)
+    commands = (
+        registry_mod.Registry()
+        if own
+        else registry_mod.load(disable=disable, local=configured, stages=registry_mod.COMMANDS_ONLY)
+    )
     _say_slow_imports(commands)
     parser = build_parser(commands, settings, argv)
     try:
@@ -425,8 +497,10 @@ def _say_slow_imports(reg: registry_mod.Registry) -> None:
     """A plugin whose import took seconds is named, with how to leave it out: every command waits on it."""
     for name, seconds in sorted(reg.import_s.items()):
         if seconds >= registry_mod.SLOW_IMPORT_S:
-            _complain(f"note: plugin {name!r} took {seconds:.1f} s to import (every command waits on it; "
-                      f"--disable-plugin {name} leaves it out)")
+            _complain(
+                f"note: plugin {name!r} took {seconds:.1f} s to import (every command waits on it; "
+                f"--disable-plugin {name} leaves it out)"
+            )
 
 
 def _complain(text: str) -> None:

@@ -6,6 +6,7 @@ line and the library check it. An option given on the command line wins over its
 variable, when set, wins over its key too. A key that is no option, or a value of the wrong kind, is refused in one
 line naming the key, before anything is loaded or measured.
 """
+
 from __future__ import annotations
 
 import sys

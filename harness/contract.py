@@ -8,6 +8,7 @@ and ``. _ + -`` only: they become parts of case ids (``kernel:implementation:wor
 command-line patterns and anchors of the HTML report, where a quote, a colon, a slash or a space would break
 them. Every other text is shown escaped wherever it is shown.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,11 @@ def check_kernel(kernel: Kernel) -> None:
         function(f"kernel {kernel.id}'s {field}", getattr(kernel, field))
     for field in ("compare", "summarize"):
         function(f"kernel {kernel.id}'s {field}", getattr(kernel, field), optional=True)
-    if isinstance(kernel.workloads, (str, bytes)) or not isinstance(kernel.workloads, (list, tuple)) \
-            or not kernel.workloads:
+    if (
+        isinstance(kernel.workloads, (str, bytes))
+        or not isinstance(kernel.workloads, (list, tuple))
+        or not kernel.workloads
+    ):
         raise ValueError(f"kernel {kernel.id} needs a list of at least one WorkloadKind, got {kernel.workloads!r}")
     seen = set()
     for kind in kernel.workloads:
@@ -97,11 +101,16 @@ def _check_params(where: str, params: Any) -> None:
     for key, value in params.items():
         if not isinstance(key, str):
             raise TypeError(f"{where}: params keys must be text, got {key!r}")
-        ok = value is None or isinstance(value, (str, bool)) or (
-            isinstance(value, numbers.Real) and math.isfinite(float(value)))
+        ok = (
+            value is None
+            or isinstance(value, (str, bool))
+            or (isinstance(value, numbers.Real) and math.isfinite(float(value)))
+        )
         if not ok:
-            raise TypeError(f"{where}: params[{key!r}] must be text, a finite number, True/False or None, got "
-                            f"{type(value).__name__}")
+            raise TypeError(
+                f"{where}: params[{key!r}] must be text, a finite number, True/False or None, got "
+                f"{type(value).__name__}"
+            )
 
 
 def check_implementation(impl: Implementation) -> None:
@@ -111,8 +120,11 @@ def check_implementation(impl: Implementation) -> None:
     function(f"implementation {impl.key}'s build", impl.build, optional=True)
     text(f"implementation {impl.key}'s description", impl.description)
     text(f"implementation {impl.key}'s expected_to_fail", impl.expected_to_fail)
-    if isinstance(impl.requires, str) or not isinstance(impl.requires, (tuple, list)) \
-            or not all(isinstance(r, str) for r in impl.requires):
+    if (
+        isinstance(impl.requires, str)
+        or not isinstance(impl.requires, (tuple, list))
+        or not all(isinstance(r, str) for r in impl.requires)
+    ):
         raise TypeError(f"implementation {impl.key}'s requires must be a tuple of strings, got {impl.requires!r}")
 
 

@@ -8,6 +8,7 @@ Counting needs a CPU whose counters the kernel exposes: most virtual machines ex
 then fails with ENOENT), and ``kernel.perf_event_paranoid`` above 2 forbids it. ``unavailable()`` says why,
 and the results keep only the estimate from the clock.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -104,8 +105,9 @@ def unavailable() -> str:
     return ""
 
 
-def count(batch: Callable[[], object], call_s: float,
-          events: Optional[dict[str, tuple[int, int]]] = None) -> tuple[dict[str, int], int]:
+def count(
+    batch: Callable[[], object], call_s: float, events: Optional[dict[str, tuple[int, int]]] = None
+) -> tuple[dict[str, int], int]:
     """Count ``events`` (default cycles and instructions, and the misses where the machine counts them) over
     enough calls of ``batch`` to last about COUNT_FOR_S; returns (counts, calls)."""
     calls = max(1, min(1000, int(COUNT_FOR_S / max(call_s, 1e-9))))

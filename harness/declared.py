@@ -29,6 +29,7 @@ The object ``declare`` returns is a plugin by itself: a local module (swarbench.
 holds one needs no hook of its own. Anything this does not cover is an ``Implementation`` with a ``prepare``
 of its own, added with ``add``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -47,8 +48,13 @@ hookimpl = pluggy.HookimplMarker("swarbench")
 PLAIN_C = "cffi-scalar"  # the family "x C" measures against: portable scalar C (swarbench.render.summary)
 
 
-def declare(kernel_id: str, generate: Optional[Callable] = None, reference: Optional[Callable] = None,
-            unit: str = "op", **kernel_fields: Any) -> Declared:
+def declare(
+    kernel_id: str,
+    generate: Optional[Callable] = None,
+    reference: Optional[Callable] = None,
+    unit: str = "op",
+    **kernel_fields: Any,
+) -> Declared:
     """A kernel declared by a generator, a reference and a unit (see the module's docstring); without
     ``generate`` and ``reference``, the implementations of a kernel another plugin defines (``cards.contains``).
 
@@ -59,8 +65,15 @@ def declare(kernel_id: str, generate: Optional[Callable] = None, reference: Opti
     ``validate``, ``describe_input``, ``compare``, ``summarize``, ``source``).
     """
     caller = sys._getframe(1).f_globals
-    return Declared(kernel_id, generate, reference, unit, module=caller.get("__name__", ""),
-                    file=caller.get("__file__") or "", **kernel_fields)
+    return Declared(
+        kernel_id,
+        generate,
+        reference,
+        unit,
+        module=caller.get("__name__", ""),
+        file=caller.get("__file__") or "",
+        **kernel_fields,
+    )
 
 
 def _call(function: Callable, inputs: Any, **extra: Any) -> Any:
@@ -92,12 +105,27 @@ class Declared:
     """A kernel and its rows declared as plain functions: ``swarbench.declare`` makes one. It is a plugin (its
     hooks add the kernel, then the rows), so a module holding it needs no hook of its own."""
 
-    def __init__(self, kernel_id: str, generate: Optional[Callable], reference: Optional[Callable], unit: str,
-                 module: str = "", file: str = "", *, description: str = "", baseline: Optional[str] = None,
-                 size: int = 1 << 16, test_size: int = 64, bytes_per_op: float = 64.0, **kernel_fields: Any):
+    def __init__(
+        self,
+        kernel_id: str,
+        generate: Optional[Callable],
+        reference: Optional[Callable],
+        unit: str,
+        module: str = "",
+        file: str = "",
+        *,
+        description: str = "",
+        baseline: Optional[str] = None,
+        size: int = 1 << 16,
+        test_size: int = 64,
+        bytes_per_op: float = 64.0,
+        **kernel_fields: Any,
+    ):
         if (generate is None) != (reference is None):
-            raise TypeError(f"declare({kernel_id!r}): give both a generator and a reference, or neither (to add "
-                            f"rows to a kernel another plugin defines)")
+            raise TypeError(
+                f"declare({kernel_id!r}): give both a generator and a reference, or neither (to add "
+                f"rows to a kernel another plugin defines)"
+            )
         unknown = set(kernel_fields) - {f for f in Kernel.__dataclass_fields__} - {"known_answers"}
         if unknown or {"id", "reference", "workloads", "unit"} & set(kernel_fields):
             raise TypeError(f"declare({kernel_id!r}): unknown keyword {sorted(unknown)[0] if unknown else ''!r}")
@@ -140,9 +168,14 @@ class Declared:
 
             return generate(size, np.random.default_rng(seed)), size
 
-        kind = WorkloadKind("random", build, (inspect.getdoc(generate) or "").split("\n")[0]
-                            or f"{generate.__name__}(n, rng)", default_size=self.size, test_size=self.test_size,
-                            bytes_per_op=self.bytes_per_op)
+        kind = WorkloadKind(
+            "random",
+            build,
+            (inspect.getdoc(generate) or "").split("\n")[0] or f"{generate.__name__}(n, rng)",
+            default_size=self.size,
+            test_size=self.test_size,
+            bytes_per_op=self.bytes_per_op,
+        )
         fields = dict(self.kernel_fields)
         answers = fields.pop("known_answers", None)
         if answers is not None and not callable(answers):
@@ -151,9 +184,15 @@ class Declared:
             fields["known_answers"] = answers
         fields.setdefault("describe_input", _describe)
         reference = self.reference
-        return Kernel(self.id, self.description, self.unit, (kind,), lambda inputs: _call(reference, inputs),
-                      baseline=self.baseline or (self.implementations[0].name if self.implementations else "naive"),
-                      **fields)
+        return Kernel(
+            self.id,
+            self.description,
+            self.unit,
+            (kind,),
+            lambda inputs: _call(reference, inputs),
+            baseline=self.baseline or (self.implementations[0].name if self.implementations else "naive"),
+            **fields,
+        )
 
     def output_array(self, n: int):
         """An output buffer for n operations, of the reference's dtype and shape (found once, from a batch of
@@ -180,19 +219,26 @@ class Declared:
         self._kernel = None  # (its baseline may change)
         return impl
 
-    def _row(self, function: Optional[Callable], family: str, make_prepare: Callable, requires: tuple,
-             options: dict) -> Any:
+    def _row(
+        self, function: Optional[Callable], family: str, make_prepare: Callable, requires: tuple, options: dict
+    ) -> Any:
         def register(f: Callable) -> Callable:
             fields = dict(options)
             name = fields.pop("name", None) or f.__name__
             build = fields.pop("build", None)
             prepare = make_prepare(f)
-            impl = self.add(name, fields.pop("family", family), prepare,
-                            requires=tuple(fields.pop("requires", ())) + requires,
-                            description=fields.pop("description", "") or (inspect.getdoc(f) or "").split("\n")[0],
-                            build=build(prepare) if build else None, **fields)
+            impl = self.add(
+                name,
+                fields.pop("family", family),
+                prepare,
+                requires=tuple(fields.pop("requires", ())) + requires,
+                description=fields.pop("description", "") or (inspect.getdoc(f) or "").split("\n")[0],
+                build=build(prepare) if build else None,
+                **fields,
+            )
             f.swarbench_implementation, f.swarbench_kernel = impl, self  # what the pytest fixture reads
             return f
+
         return register(function) if function is not None else register
 
     def python(self, function: Optional[Callable] = None, **options: Any):
@@ -208,8 +254,9 @@ class Declared:
     def numba(self, function: Optional[Callable] = None, **options: Any):
         """Decorator: a row compiled with ``numba.njit(cache=True)`` in prepare, on the read-only arrays; the
         compile is warmed up on the first operation's inputs before any timing (family "numba")."""
-        return self._row(function, "numba", lambda f: self._prepare(f, jit=True), ("module:numba",),
-                         {"build": self._warm, **options})
+        return self._row(
+            function, "numba", lambda f: self._prepare(f, jit=True), ("module:numba",), {"build": self._warm, **options}
+        )
 
     def _warm(self, prepare: Callable) -> Callable[[], None]:
         """A build that prepares the row on test-size inputs: the JIT's compile lands in its cache during the
@@ -223,8 +270,7 @@ class Declared:
             inputs = workload.inputs
             call = _jitted(function) if jit else function
             if as_lists:
-                inputs = ({k: _as_list(v) for k, v in inputs.items()} if isinstance(inputs, dict)
-                          else _as_list(inputs))
+                inputs = {k: _as_list(v) for k, v in inputs.items()} if isinstance(inputs, dict) else _as_list(inputs)
             _check_parameters(function, inputs)
             if not takes_out:
                 if jit:
@@ -242,8 +288,17 @@ class Declared:
 
         return prepare
 
-    def c(self, name: str, source: Union[str, Path], function: str, *, isa: Sequence[str] = (),
-          flags: Sequence[str] = (), cdef: Optional[str] = None, **options: Any) -> Implementation:
+    def c(
+        self,
+        name: str,
+        source: Union[str, Path],
+        function: str,
+        *,
+        isa: Sequence[str] = (),
+        flags: Sequence[str] = (),
+        cdef: Optional[str] = None,
+        **options: Any,
+    ) -> Implementation:
         """A row in C: ``source`` is C text or a ``.c`` file (a path, relative to the declaring file), built with
         cffi through swarbench.cbuild (cached; a compile error is the row's ERROR, quoting the compiler at your
         file and line). ``function``'s parameters are matched by name: a pointer for each input array (``const``:
@@ -253,13 +308,26 @@ class Declared:
         the plain C that reports measure "x C" against (swarbench.c_rows does the binding)."""
         from swarbench import c_rows
 
-        row = c_rows.CRow(re.sub(r"\W", "_", f"{self.id}_{name}"), source, function, self.folder, self.file,
-                          tuple(isa), tuple(flags), cdef)
+        row = c_rows.CRow(
+            re.sub(r"\W", "_", f"{self.id}_{name}"),
+            source,
+            function,
+            self.folder,
+            self.file,
+            tuple(isa),
+            tuple(flags),
+            cdef,
+        )
         isa = tuple(isa)
         family = PLAIN_C if not isa else "cffi-" + ("avx512" if isa[0].startswith("avx512") else isa[0])
-        return self.add(name, options.pop("family", family), functools.partial(row.prepare, self.output_array),
-                        requires=("cc", "module:cffi", *isa, *options.pop("requires", ())), build=row.build,
-                        **options)
+        return self.add(
+            name,
+            options.pop("family", family),
+            functools.partial(row.prepare, self.output_array),
+            requires=("cc", "module:cffi", *isa, *options.pop("requires", ())),
+            build=row.build,
+            **options,
+        )
 
     # -- as a plugin ---------------------------------------------------------------------------------------------
     @hookimpl
@@ -305,9 +373,14 @@ def _check_parameters(function: Callable, inputs: Any) -> None:
     if not isinstance(inputs, dict):
         return
     params = inspect.signature(function).parameters
-    required = [name for name, p in params.items() if p.default is p.empty and name != "out"
-                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    required = [
+        name
+        for name, p in params.items()
+        if p.default is p.empty and name != "out" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
     anything = any(p.kind == p.VAR_KEYWORD for p in params.values())
     if any(name not in inputs for name in required) or not (anything or all(k in params for k in inputs)):
-        raise TypeError(f"{function.__name__}({', '.join(params)}) must take the inputs by their names: "
-                        f"{', '.join(inputs)} (and out, for an output array made for it)")
+        raise TypeError(
+            f"{function.__name__}({', '.join(params)}) must take the inputs by their names: "
+            f"{', '.join(inputs)} (and out, for an output array made for it)"
+        )

@@ -5,6 +5,7 @@ Ctrl-C and the stop signals (swarbench.signals) end a run with what was measured
 the records whatever happened, with the signals held back while it is written. The engine returns data; the CLI
 chooses how to show it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -115,8 +116,13 @@ def workload_builds(request: RunRequest, registry: Registry, folder: Path) -> li
 def build_first(request: RunRequest, registry: Registry, folder: RunFolder, tail: RecordTail) -> None:
     """The selected implementations' builds, side by side before the first worker (swarbench.prebuild); a
     ``build`` line in the records says how many and how long, for the progress display and later reading."""
-    done = prebuild.for_run(registry, request.kernels, request.impls, request.overhead,
-                            workloads=workload_builds(request, registry, folder.path / CACHE))
+    done = prebuild.for_run(
+        registry,
+        request.kernels,
+        request.impls,
+        request.overhead,
+        workloads=workload_builds(request, registry, folder.path / CACHE),
+    )
     if done is not None:
         folder.append(BuildLine(done.builds, done.failed, done.workloads, round(done.seconds, 3), time.time()))
         tail.poll()

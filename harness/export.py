@@ -8,6 +8,7 @@ stay as pytest-benchmark wrote them. Its extra "swarbench" entry keeps the run's
 ``github-action-benchmark``: the ``customSmallerIsBetter`` list that benchmark-action/github-action-benchmark
 charts across commits (name, unit, value, range, extra).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -53,13 +54,25 @@ def _per_op_stats(r, samples_ns: np.ndarray) -> dict:
     for x in samples_ns:
         stats.update(float(x) * 1e-9)
     out = stats.as_dict() if len(samples_ns) else {}
-    ours = {"median": r["ns_per_op_median"], "q1": r["ns_per_op_q1"], "q3": r["ns_per_op_q3"],
-            "iqr": r["ns_per_op_iqr"], "min": r["ns_per_op_min"], "mean": r["ns_per_op_mean"]}
+    ours = {
+        "median": r["ns_per_op_median"],
+        "q1": r["ns_per_op_q1"],
+        "q3": r["ns_per_op_q3"],
+        "iqr": r["ns_per_op_iqr"],
+        "min": r["ns_per_op_min"],
+        "mean": r["ns_per_op_mean"],
+    }
     out.update({k: float(v) * 1e-9 for k, v in ours.items() if v == v})
     out.setdefault("max", out.get("q3", math.nan))
     out.setdefault("stddev", float(r["cv"] * r["ns_per_op_mean"] * 1e-9) if r["cv"] == r["cv"] else 0.0)
-    for name, value in (("outliers", "0;0"), ("iqr_outliers", 0), ("stddev_outliers", 0), ("total", 0.0),
-                        ("ld15iqr", out.get("min")), ("hd15iqr", out.get("max"))):
+    for name, value in (
+        ("outliers", "0;0"),
+        ("iqr_outliers", 0),
+        ("stddev_outliers", 0),
+        ("total", 0.0),
+        ("ld15iqr", out.get("min")),
+        ("hd15iqr", out.get("max")),
+    ):
         out.setdefault(name, value)
     out["ops"] = 1 / out["mean"] if out.get("mean") else 0.0
     out["rounds"] = _whole(r["samples"])
@@ -76,37 +89,64 @@ def pytest_benchmark(frame: pd.DataFrame, samples: dict, machine: dict, info: di
     for _, r in _timed(frame).iterrows():
         n = _whole(r["n"])
         param = f"{r['implementation']}-{r['workload']}-{_size(r['n'])}"
-        benchmarks.append({
-            "group": f"{r['kernel']} {r['workload']} n={_size(r['n'])}",
-            "name": f"{r['kernel']}[{param}]",
-            "fullname": f"swarbench::{r['kernel']}[{param}]",
-            "params": {"implementation": r["implementation"], "workload": r["workload"], "n": n},
-            "param": param,
-            "extra_info": {"family": r["family"], "unit": f"seconds per {r['unit']}",
-                           "ns_per_op_ci_low": _num(r["ns_per_op_ci_low"]),
-                           "ns_per_op_ci_high": _num(r["ns_per_op_ci_high"]),
-                           "speedup": _num(r["speedup"]), "baseline": r["baseline"] or ""},
-            "options": {"timer": "perf_counter", "disable_gc": True, "min_rounds": None, "max_time": None,
-                        "warmup": False},
-            "stats": _per_op_stats(r, np.asarray(samples.get(_key(r), []), dtype=float)),
-        })
+        benchmarks.append(
+            {
+                "group": f"{r['kernel']} {r['workload']} n={_size(r['n'])}",
+                "name": f"{r['kernel']}[{param}]",
+                "fullname": f"swarbench::{r['kernel']}[{param}]",
+                "params": {"implementation": r["implementation"], "workload": r["workload"], "n": n},
+                "param": param,
+                "extra_info": {
+                    "family": r["family"],
+                    "unit": f"seconds per {r['unit']}",
+                    "ns_per_op_ci_low": _num(r["ns_per_op_ci_low"]),
+                    "ns_per_op_ci_high": _num(r["ns_per_op_ci_high"]),
+                    "speedup": _num(r["speedup"]),
+                    "baseline": r["baseline"] or "",
+                },
+                "options": {
+                    "timer": "perf_counter",
+                    "disable_gc": True,
+                    "min_rounds": None,
+                    "max_time": None,
+                    "warmup": False,
+                },
+                "stats": _per_op_stats(r, np.asarray(samples.get(_key(r), []), dtype=float)),
+            }
+        )
     started = info.get("started")
-    when = datetime.datetime.fromtimestamp(started, datetime.timezone.utc) if started else \
-        datetime.datetime.now(datetime.timezone.utc)
+    when = (
+        datetime.datetime.fromtimestamp(started, datetime.timezone.utc)
+        if started
+        else datetime.datetime.now(datetime.timezone.utc)
+    )
     return {
-        "machine_info": {"node": machine.get("hostname", ""), "processor": machine.get("cpu", ""),
-                         "machine": machine.get("machine", platform.machine()),
-                         "python_implementation": platform.python_implementation(),
-                         "python_version": platform.python_version(), "python_compiler": machine.get("compiler", ""),
-                         "release": machine.get("system", ""), "system": platform.system(),
-                         "cpu": {"brand_raw": machine.get("cpu", ""), "count": machine.get("cores")}},
-        "commit_info": {"id": machine.get("git_commit", "") or "", "dirty": False, "project": "swarbench",
-                        "branch": "", "time": "", "author_time": ""},
+        "machine_info": {
+            "node": machine.get("hostname", ""),
+            "processor": machine.get("cpu", ""),
+            "machine": machine.get("machine", platform.machine()),
+            "python_implementation": platform.python_implementation(),
+            "python_version": platform.python_version(),
+            "python_compiler": machine.get("compiler", ""),
+            "release": machine.get("system", ""),
+            "system": platform.system(),
+            "cpu": {"brand_raw": machine.get("cpu", ""), "count": machine.get("cores")},
+        },
+        "commit_info": {
+            "id": machine.get("git_commit", "") or "",
+            "dirty": False,
+            "project": "swarbench",
+            "branch": "",
+            "time": "",
+            "author_time": "",
+        },
         "benchmarks": benchmarks,
         "datetime": when.isoformat(),
         "version": pb.__version__,
-        "swarbench": {**{k: info[k] for k in ("command", "duration_s", "started") if info.get(k) is not None},
-                      VERSION_KEY: BENCHMARK_FORMAT},
+        "swarbench": {
+            **{k: info[k] for k in ("command", "duration_s", "started") if info.get(k) is not None},
+            VERSION_KEY: BENCHMARK_FORMAT,
+        },
     }
 
 
@@ -115,8 +155,11 @@ def github_action_benchmark(frame: pd.DataFrame) -> list[dict]:
     out = []
     for _, r in _timed(frame).iterrows():
         low, high, med = r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], r["ns_per_op_median"]
-        entry = {"name": f"{r['kernel']}/{r['implementation']} ({r['workload']}, n={_size(r['n'])})",
-                 "unit": f"ns/{r['unit']}", "value": float(med)}
+        entry = {
+            "name": f"{r['kernel']}/{r['implementation']} ({r['workload']}, n={_size(r['n'])})",
+            "unit": f"ns/{r['unit']}",
+            "value": float(med),
+        }
         if low == low and high == high:
             entry["range"] = f"± {max(med - low, high - med):.4g}"
             entry["extra"] = f"95% interval {low:.4g} .. {high:.4g} ns; {_size(r['samples'])} samples"

@@ -5,6 +5,7 @@ enables: an AVX-512 CPU under a kernel that does not save its registers does not
 macOS, and from ``platform`` elsewhere. No CPU-information package: py-cpuinfo and pytest-benchmark's
 py-cpuinfo2 both install a top-level ``cpuinfo`` package, one over the other.
 """
+
 from __future__ import annotations
 
 import functools
@@ -73,8 +74,9 @@ def cpu_flags() -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1)
 def cpu_model() -> str:
-    return (proc_cpuinfo("model name") or sysctl("machdep.cpu.brand_string") or platform.processor()
-            or platform.machine())
+    return (
+        proc_cpuinfo("model name") or sysctl("machdep.cpu.brand_string") or platform.processor() or platform.machine()
+    )
 
 
 def cores() -> int:

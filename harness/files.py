@@ -6,6 +6,7 @@ line does not start in the middle of a cut one. Files follow the user's umask, a
 (``tempfile`` makes them 0600, which a reports folder shared by a team cannot read). An error always names the
 file it was writing.
 """
+
 from __future__ import annotations
 
 import os

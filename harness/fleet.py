@@ -12,6 +12,7 @@ swarbench starts nothing on a remote machine: the scheduler and workers are the 
 ``--cluster local:N`` starts a LocalCluster of N single-threaded worker processes here, for tests and first
 tries. ``distributed`` is an optional dependency (the ``fleet`` extra), imported only when a cluster is asked for.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -32,8 +33,18 @@ from swarbench.errors import UsageError
 from swarbench.fleet_options import LOCAL, add_arguments, local_names  # noqa: F401  (the run command's options)
 from swarbench.model import matches
 from swarbench.run_request import RunRequest, check_request
-from swarbench.runfolder import (BadRecord, CaseId, PlanLine, Record, ResultLine, RunFolder, is_note, note_line, record,
-                                 results_of)
+from swarbench.runfolder import (
+    BadRecord,
+    CaseId,
+    PlanLine,
+    Record,
+    ResultLine,
+    RunFolder,
+    is_note,
+    note_line,
+    record,
+    results_of,
+)
 from swarbench.supervision import INTERRUPT_GRACE_S, WorkerEnd
 from swarbench.workers import lost_case_record
 
@@ -47,6 +58,7 @@ BENCH_MODULE = "swarbench.bench.bench_kernels"
 
 
 # -- on the client ---------------------------------------------------------------------------------------
+
 
 @dataclass
 class Machine:
@@ -66,11 +78,22 @@ def start_local(names: list[str]):
     scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None, "host": "127.0.0.1"}}
     # memory_limit 0: no restart of a worker that holds a large reference or shard (Dask's default is a share
     # of this machine's memory per worker, and a restart mid-run would lose that machine's job)
-    workers = {name: {"cls": Nanny, "options": {"nthreads": 1, "resources": {RESOURCE: 1}, "host": "127.0.0.1",
-                                                  "memory_limit": 0, "silence_logs": 40}}
-               for name in names}
-    return SpecCluster(workers=workers, scheduler=scheduler, asynchronous=False, silence_logs=40,
-                       name="swarbench-local")
+    workers = {
+        name: {
+            "cls": Nanny,
+            "options": {
+                "nthreads": 1,
+                "resources": {RESOURCE: 1},
+                "host": "127.0.0.1",
+                "memory_limit": 0,
+                "silence_logs": 40,
+            },
+        }
+        for name in names
+    }
+    return SpecCluster(
+        workers=workers, scheduler=scheduler, asynchronous=False, silence_logs=40, name="swarbench-local"
+    )
 
 
 def connect(address: str, names: Optional[str]):
@@ -87,8 +110,7 @@ def connect(address: str, names: Optional[str]):
         client.run(_own_session)
         return client, cluster
     if names is not None:
-        raise UsageError("--machine-names is for --cluster local:N; remote workers are named by "
-                         "`dask worker --name`")
+        raise UsageError("--machine-names is for --cluster local:N; remote workers are named by `dask worker --name`")
     try:
         # Dask's own configuration decides the rest: distributed.comm.tls.* for a tls:// address (security=None
         # reads it), distributed.comm.timeouts.connect for how long to try
@@ -108,17 +130,22 @@ def pick_workers(client, patterns: list[str]) -> dict[str, str]:
     """name -> address of the workers the run uses; refuses one that cannot hold a job of ours."""
     workers = client.scheduler_info(n_workers=-1)["workers"]
     if not workers:
-        raise UsageError("the Dask cluster has no workers: start `dask worker ADDRESS --name NAME "
-                         f"--nthreads 1 --resources {RESOURCE}=1` on each machine")
+        raise UsageError(
+            "the Dask cluster has no workers: start `dask worker ADDRESS --name NAME "
+            f"--nthreads 1 --resources {RESOURCE}=1` on each machine"
+        )
     named = {str(w.get("name", addr)): addr for addr, w in workers.items()}
     chosen = {n: a for n, a in sorted(named.items()) if matches(n, patterns)}
     if not chosen:
-        raise UsageError(f"no worker name matches {', '.join(map(repr, patterns))}; "
-                         f"workers: {', '.join(sorted(named))}")
+        raise UsageError(
+            f"no worker name matches {', '.join(map(repr, patterns))}; workers: {', '.join(sorted(named))}"
+        )
     short = [n for n, a in chosen.items() if workers[a].get("resources", {}).get(RESOURCE, 0) < 1]
     if short:
-        raise UsageError(f"worker(s) {', '.join(short)} lack the resource {RESOURCE}=1 that keeps one benchmark "
-                         f"job per machine: restart them with `dask worker ... --resources {RESOURCE}=1`")
+        raise UsageError(
+            f"worker(s) {', '.join(short)} lack the resource {RESOURCE}=1 that keeps one benchmark "
+            f"job per machine: restart them with `dask worker ... --resources {RESOURCE}=1`"
+        )
     return chosen
 
 
@@ -164,9 +191,11 @@ def check_machines(client, chosen: dict[str, str], disable: list[str]) -> dict[s
         try:
             got = client.run(describe_machine, name, disable, workers=[address])[address]
         except Exception as exc:  # a worker that cannot unpickle our function has no (or another) swarbench
-            raise UsageError(f"machine {name} cannot run swarbench's check ({type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''}): install swarbench "
-                             f"{ours['swarbench']} there") from None
+            raise UsageError(
+                f"machine {name} cannot run swarbench's check ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}): install swarbench "
+                f"{ours['swarbench']} there"
+            ) from None
         why = version_difference(name, got["versions"], ours)
         if why:
             raise UsageError(f"{why}: install the same versions on every machine")
@@ -223,10 +252,20 @@ def follow(client, run_id: str, request: RunRequest, machines: dict[str, Machine
     whether the user interrupted."""
     from distributed import wait
 
-    futures = {name: client.submit(machine_job, request, run_id, name, key=f"swarbench-{run_id}-{name}",
-                                   workers=[m.address], allow_other_workers=False, resources={RESOURCE: 1},
-                                   pure=False)
-               for name, m in machines.items()}
+    futures = {
+        name: client.submit(
+            machine_job,
+            request,
+            run_id,
+            name,
+            key=f"swarbench-{run_id}-{name}",
+            workers=[m.address],
+            allow_other_workers=False,
+            resources={RESOURCE: 1},
+            pure=False,
+        )
+        for name, m in machines.items()
+    }
     pending = dict(futures)
     interrupted, deadline = False, None
     while pending:
@@ -240,8 +279,11 @@ def follow(client, run_id: str, request: RunRequest, machines: dict[str, Machine
             if interrupted:  # a second Ctrl-C: stop waiting
                 break
             interrupted, deadline = True, time.time() + STOP_WAIT_S
-            print(f"swarbench: interrupted: asking {len(pending)} machine(s) to stop and send what they measured "
-                  "(Ctrl-C again to stop waiting)", file=sys.stderr)
+            print(
+                f"swarbench: interrupted: asking {len(pending)} machine(s) to stop and send what they measured "
+                "(Ctrl-C again to stop waiting)",
+                file=sys.stderr,
+            )
             _stop_machines(client, [machines[n].address for n in pending])
             continue
         if deadline is not None and time.time() > deadline:
@@ -295,8 +337,10 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
         elif m.lost:
             lost = lost_cases(name, m, records, planned, registry)
             records += lost
-            problems.append(f"machine {name} was lost mid-run ({m.lost}): {len(lost)} case(s) LOST"
-                            + (f", e.g. {lost[0].case}" if lost else ""))
+            problems.append(
+                f"machine {name} was lost mid-run ({m.lost}): {len(lost)} case(s) LOST"
+                + (f", e.g. {lost[0].case}" if lost else "")
+            )
         if m.payload:
             problems += [f"machine {name}: {p}" for p in m.payload["problems"]]
             interrupted = interrupted or m.payload["interrupted"]
@@ -318,8 +362,11 @@ def lost_cases(name: str, m: Machine, records: list[Record], planned: list[str],
     """A LOST result line for each planned case the machine sent no result of."""
     done = {r.case for r in results_of(records)}
     end = WorkerEnd("lost", -1, detail=f"machine {name} was lost mid-run: {m.lost}")
-    return [lost_case_record(case, end, 0, registry, records) for case in planned
-            if case not in done and CaseId.parse(case).kernel != results.OVERHEAD_KERNEL]
+    return [
+        lost_case_record(case, end, 0, registry, records)
+        for case in planned
+        if case not in done and CaseId.parse(case).kernel != results.OVERHEAD_KERNEL
+    ]
 
 
 def fleet_machine(machines: dict[str, Machine]) -> dict:
@@ -331,11 +378,19 @@ def fleet_machine(machines: dict[str, Machine]) -> dict:
         return values.pop() if len(values) == 1 else "; ".join(f"{n}: {i.get(key, '')}" for n, i in infos.items())
 
     first = next(iter(infos.values()), {})
-    return {"cpu": joined("cpu"), "cores": joined("cores"), "python": joined("python"),
-            "compiler": joined("compiler"), "git_commit": joined("git_commit"),
-            "simd_flags": sorted(set.intersection(*(set(i.get("simd_flags", [])) for i in infos.values())))
-            if infos else [], "packages": first.get("packages", {}), "hostname": joined("hostname"),
-            "fleet": infos}
+    return {
+        "cpu": joined("cpu"),
+        "cores": joined("cores"),
+        "python": joined("python"),
+        "compiler": joined("compiler"),
+        "git_commit": joined("git_commit"),
+        "simd_flags": sorted(set.intersection(*(set(i.get("simd_flags", [])) for i in infos.values())))
+        if infos
+        else [],
+        "packages": first.get("packages", {}),
+        "hostname": joined("hostname"),
+        "fleet": infos,
+    }
 
 
 # -- on each machine -------------------------------------------------------------------------------------
@@ -367,8 +422,11 @@ def machine_job(request: RunRequest, run_id: str, name: str) -> dict:
     reg = registry_mod.load(disable=request.disable, local=local.sources(request.plugins, discover=False))
     with tempfile.TemporaryDirectory(prefix="swarbench-fleet-") as tmp:
         outcome = engine.run(replace(request, reports_dir=Path(tmp)), reg, send)
-        files = {p.name: p.read_text(errors="replace") for p in outcome.run_dir.iterdir()
-                 if p.is_file() and (p.name == "pytest.log" or p.name.startswith("benchmark-"))}
+        files = {
+            p.name: p.read_text(errors="replace")
+            for p in outcome.run_dir.iterdir()
+            if p.is_file() and (p.name == "pytest.log" or p.name.startswith("benchmark-"))
+        }
         records = [r.to_json() for r in RunFolder(outcome.run_dir).records()]
     return {"records": records, "files": files, "interrupted": outcome.interrupted, "problems": outcome.problems}
 

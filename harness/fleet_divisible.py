@@ -5,6 +5,7 @@ another, or spreads them over the machines of a Dask cluster (swarbench.fleet: t
 choice and version check as a fleet run, each shard holding the ``swarbench`` resource, so shards never run
 beside a timing), and merges what comes back. The caller's oracle then compares the merged output.
 """
+
 from __future__ import annotations
 
 import time
@@ -27,8 +28,9 @@ class Computed:
     shards_by_machine: dict[str, int]
 
 
-def compute(work: Divisible, cluster: Optional[str] = None, machines: Sequence[str] = (),
-            machine_names: Optional[str] = None) -> Computed:
+def compute(
+    work: Divisible, cluster: Optional[str] = None, machines: Sequence[str] = (), machine_names: Optional[str] = None
+) -> Computed:
     """``work`` merged, computed here (cluster None) or over the chosen workers of the cluster."""
     if cluster is None:
         start = time.perf_counter()
@@ -44,8 +46,14 @@ def compute(work: Divisible, cluster: Optional[str] = None, machines: Sequence[s
         fleet.check_machines(client, chosen, [])
         names = {address: name for name, address in chosen.items()}
         start = time.perf_counter()
-        futures = client.map(work.run, list(work.shards), key=[f"{work.name}-{i}" for i in range(len(work.shards))],
-                             workers=list(chosen.values()), resources={fleet.RESOURCE: 1}, pure=False)
+        futures = client.map(
+            work.run,
+            list(work.shards),
+            key=[f"{work.name}-{i}" for i in range(len(work.shards))],
+            workers=list(chosen.values()),
+            resources={fleet.RESOURCE: 1},
+            pure=False,
+        )
         order = {f.key: i for i, f in enumerate(futures)}
         outputs: list = [None] * len(futures)
         for future in as_completed(futures):

@@ -4,6 +4,7 @@ Per kernel and workload: each implementation's median ns/op on every machine, it
 own baseline (the frame's ``speedup``, computed per machine), and the machines it is the fastest on. Registered
 as a report through the plugin hook every suite uses, so each format shows it; a run of one machine has none.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
@@ -55,11 +56,15 @@ def build(frame: pd.DataFrame) -> Optional[ReportSection]:
             table[f"{m} status"] = other.where(other != Status.PASS, "")
     table["fastest on"] = wins.reindex(table.index).fillna("")
     table = table.reset_index().sort_values(["kernel", "workload", "n", f"{machines[0]} ns/op"], na_position="last")
-    notes = [f"speedup: over each machine's own baseline; fastest on: the machines where the row is the fastest of "
-             f"its kernel and workload ({', '.join(machines)})"]
+    notes = [
+        f"speedup: over each machine's own baseline; fastest on: the machines where the row is the fastest of "
+        f"its kernel and workload ({', '.join(machines)})"
+    ]
     for (kernel, workload, n), group in fastest.groupby(["kernel", "workload", "n"]):
-        notes.append(f"{kernel} {workload}/n={int(n):,}: " + "; ".join(
-            f"{r.where}: {r.implementation} {r.ns_per_op_median:.4g} ns/op" for r in group.itertuples()))
+        notes.append(
+            f"{kernel} {workload}/n={int(n):,}: "
+            + "; ".join(f"{r.where}: {r.implementation} {r.ns_per_op_median:.4g} ns/op" for r in group.itertuples())
+        )
     return ReportSection("Machines compared", table.reset_index(drop=True), notes)
 
 

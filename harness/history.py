@@ -10,6 +10,7 @@ history, not swarbench's.
 Between neighbouring commits each measurement is compared as `swarbench compare` does
 (swarbench.run_comparison.compare_pair), so a change the page marks is one compare would call.
 """
+
 from __future__ import annotations
 
 import time
@@ -62,6 +63,7 @@ class MachineHistory:
 @dataclass
 class Found:
     """The runs under a reports folder the page shows, and those it leaves out, with why (by reason)."""
+
     runs: list[Run]
     left_out: dict[str, list[str]] = field(default_factory=dict)  # why -> the folders left out for it
 
@@ -71,9 +73,10 @@ class Found:
         text = f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
         count = sum(len(v) for v in self.left_out.values())
         if count:
-            text += f"; {count} left out: " + "; ".join(f"{len(names)} {why} ({', '.join(names[:3])}"
-                                                       f"{', ...' if len(names) > 3 else ''})"
-                                                       for why, names in self.left_out.items())
+            text += f"; {count} left out: " + "; ".join(
+                f"{len(names)} {why} ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+                for why, names in self.left_out.items()
+            )
         return text
 
 
@@ -108,8 +111,15 @@ def find_runs(reports_dir: Path, follow: str | None = None) -> Found:
             if frame.empty:
                 continue
         run_id = frame["run_id"].dropna().astype(str)
-        found.runs.append(Run(run_id.iloc[0] if len(run_id) else path.name, folder.path, name,
-                              commit if commit != "nan" else "", frame))
+        found.runs.append(
+            Run(
+                run_id.iloc[0] if len(run_id) else path.name,
+                folder.path,
+                name,
+                commit if commit != "nan" else "",
+                frame,
+            )
+        )
     if not found.runs and follow is not None:
         provenance.check_followed(follow, [folder.machine() for folder in RunFolder.saved(reports_dir)])
     if not found.runs:
@@ -146,17 +156,28 @@ def machine_history(runs: list[Run]) -> MachineHistory:
         for _, row in rows[(rows["status"] == Status.PASS) & (rows["kernel"] != results.OVERHEAD_KERNEL)].iterrows():
             key = MeasurementKey.of(row)
             line = lines.setdefault(key, Line(*key))
-            line.points.append(Point(slot, float(row["ns_per_op_median"]), float(row["ns_per_op_ci_low"]),
-                                     float(row["ns_per_op_ci_high"]), counts.get((commit, *key), 0)))
+            line.points.append(
+                Point(
+                    slot,
+                    float(row["ns_per_op_median"]),
+                    float(row["ns_per_op_ci_low"]),
+                    float(row["ns_per_op_ci_high"]),
+                    counts.get((commit, *key), 0),
+                )
+            )
     pairs = {(order[a.slot], order[b.slot]) for line in lines.values() for a, b in zip(line.points, line.points[1:])}
-    changes = _changes([(latest[a], latest[b]) for a, b in sorted(pairs, key=lambda p: (order.index(p[0]),
-                                                                                       order.index(p[1])))])
+    changes = _changes(
+        [(latest[a], latest[b]) for a, b in sorted(pairs, key=lambda p: (order.index(p[0]), order.index(p[1])))]
+    )
     for key, line in lines.items():
         for prev, point in zip(line.points, line.points[1:]):
             point.change = changes.get((order[prev.slot], order[point.slot], *key))
-    return MachineHistory(runs[0].machine, [_label(c, latest[c].run_id) for c in order],
-                          [sum(r.commit == c for r in runs) for c in order],
-                          sorted(lines.values(), key=lambda x: (x.kernel, x.workload, x.n, x.implementation)))
+    return MachineHistory(
+        runs[0].machine,
+        [_label(c, latest[c].run_id) for c in order],
+        [sum(r.commit == c for r in runs) for c in order],
+        sorted(lines.values(), key=lambda x: (x.kernel, x.workload, x.n, x.implementation)),
+    )
 
 
 def _changes(pairs: list[tuple[Run, Run]]) -> dict:

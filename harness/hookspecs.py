@@ -14,6 +14,7 @@ whose hook raises, or that marks a function whose name is none of the hooks belo
 is reported by name, everything it added is withdrawn, and the run goes on without it; ``swarbench list`` exits 1.
 docs/plugins.md walks through a plugin; docs/reference.md lists every class, field and hook.
 """
+
 import pluggy
 
 hookspec = pluggy.HookspecMarker("swarbench")

@@ -17,6 +17,7 @@ on ``sys.path`` first, as pytest does for a test file, so it can import the modu
 The benchmark workers are fresh processes: each is handed the same sources (``arg``/``from_arg``) and imports
 them again.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -78,8 +79,10 @@ def import_file(path: Path) -> object:
     if loaded is not None:
         if os.path.realpath(getattr(loaded, "__file__", "") or "") == os.path.realpath(path):
             return loaded
-        raise ImportError(f"module name {name!r} is taken by {getattr(loaded, '__file__', None) or 'a built-in '}"
-                          f"module; rename {path.name}")
+        raise ImportError(
+            f"module name {name!r} is taken by {getattr(loaded, '__file__', None) or 'a built-in '}"
+            f"module; rename {path.name}"
+        )
     folder = str(path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)

@@ -6,6 +6,7 @@ The engine polls this while it waits on a worker (``LoadMonitor.poll``, every fe
 the records each second. A report names other programs only where these lines show them
 (swarbench.results.steadiness); a machine without /proc (macOS, Windows) writes none, and nothing is named.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,8 @@ def process_ticks(pid, children: bool = True) -> int:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return 0
-    fields = text[text.rfind(")") + 2:].split()  # (the command name may hold spaces)
-    return sum(int(x) for x in fields[11:15 if children else 13])  # utime stime cutime cstime
+    fields = text[text.rfind(")") + 2 :].split()  # (the command name may hold spaces)
+    return sum(int(x) for x in fields[11 : 15 if children else 13])  # utime stime cutime cstime
 
 
 class LoadMonitor:
@@ -91,11 +92,15 @@ class LoadMonitor:
     def _write(self, now: float, busy: int, steal: int, own: int) -> None:
         t0, busy0, steal0, own0 = self._start
         span = max(now - t0, 1e-3) * TICKS_PER_S
-        line = LoadLine(worker=self.worker, t=[round(t0, 3), round(now, 3)],
-                        # (clock ticks are counted per CPU at 100 Hz: a second's count can run a tick over)
-                        others_cpus=round(min(max(busy - busy0 - (own - own0), 0) / span, self.cpus), 3),
-                        steal_cpus=round((steal - steal0) / span, 3),
-                        queue=round(sum(self._queue) / len(self._queue), 2), cpus=self.cpus)
+        line = LoadLine(
+            worker=self.worker,
+            t=[round(t0, 3), round(now, 3)],
+            # (clock ticks are counted per CPU at 100 Hz: a second's count can run a tick over)
+            others_cpus=round(min(max(busy - busy0 - (own - own0), 0) / span, self.cpus), 3),
+            steal_cpus=round((steal - steal0) / span, 3),
+            queue=round(sum(self._queue) / len(self._queue), 2),
+            cpus=self.cpus,
+        )
         try:
             self.folder.append(line, durable=False)
         except OSError:  # a full disk: the worker's own lines say so; this line only adds colour

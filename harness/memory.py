@@ -13,6 +13,7 @@ a benchmark worker calls ``draw_layouts``, and from then on each array starts at
 (a random multiple of its alignment), so that each preparation of a batch, in each pass and each worker, is
 timed on a layout of its own and a median is one over many layouts (docs/measurement.md, "Memory layout").
 """
+
 from __future__ import annotations
 
 import copy
@@ -49,7 +50,7 @@ def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_L
     offset = _offset(align)
     raw = np.empty(count * dtype.itemsize + align + offset, np.uint8)
     start = -raw.ctypes.data % align + offset
-    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+    return raw[start : start + count * dtype.itemsize].view(dtype).reshape(shape)
 
 
 def aligned_copy(array: Any, dtype: Optional[Any] = None) -> np.ndarray:
@@ -64,8 +65,12 @@ def aligned_copy(array: Any, dtype: Optional[Any] = None) -> np.ndarray:
 def as_aligned(array: Any, dtype: Optional[Any] = None) -> np.ndarray:
     """``array`` itself when it is already a C-ordered ``dtype`` array on a cache line, else an aligned copy: what
     ``np.ascontiguousarray`` is to ``np.array``. (An output buffer passed through it stays the buffer written.)"""
-    if (isinstance(array, np.ndarray) and array.flags.c_contiguous and array.ctypes.data % CACHE_LINE == 0
-            and (dtype is None or array.dtype == np.dtype(dtype))):
+    if (
+        isinstance(array, np.ndarray)
+        and array.flags.c_contiguous
+        and array.ctypes.data % CACHE_LINE == 0
+        and (dtype is None or array.dtype == np.dtype(dtype))
+    ):
         return array
     return aligned_copy(array, dtype)
 

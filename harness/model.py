@@ -9,6 +9,7 @@ The unit of measurement is a batch: one call of the batch callable processes eve
 so ``ns_per_op = seconds per call / workload.size * 1e9``. Everything that is not the work itself (converting
 inputs, compiling, JIT warm-up, allocating outputs) belongs in ``prepare``, which is timed separately.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -90,8 +91,11 @@ class Workload:
         h = hashlib.blake2b(digest_size=16)
         for array in _arrays(self.inputs):
             h.update(f"{array.dtype.str}{array.shape}".encode())
-            h.update(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data if array.dtype != object
-                     else repr(array.tolist()).encode())
+            h.update(
+                np.ascontiguousarray(array).view(np.uint8).reshape(-1).data
+                if array.dtype != object
+                else repr(array.tolist()).encode()
+            )
         h.update(repr(_without_arrays(self.inputs)).encode())
         return h.hexdigest()
 
@@ -214,8 +218,14 @@ def dtype_mismatch(expected: Any, got: Any) -> Optional[Mismatch]:
         return None
     if have.kind == "O":  # Python objects: each must be a value of the reference's kind
         kinds = {"b": (bool, np.bool_), "i": (int, np.integer), "u": (int, np.integer), "f": (float, np.floating)}
-        odd = next((v for v in got_arr.flat if not isinstance(v, kinds[want.kind])
-                    or (want.kind in "iu" and isinstance(v, (bool, np.bool_)))), None)
+        odd = next(
+            (
+                v
+                for v in got_arr.flat
+                if not isinstance(v, kinds[want.kind]) or (want.kind in "iu" and isinstance(v, (bool, np.bool_)))
+            ),
+            None,
+        )
         if odd is None and want.kind in "iu":
             info = np.iinfo(want)
             odd = next((v for v in got_arr.flat if not info.min <= int(v) <= info.max), None)
@@ -227,8 +237,12 @@ def dtype_mismatch(expected: Any, got: Any) -> Optional[Mismatch]:
         low, high = int(got_arr.min()), int(got_arr.max())
         if info.min <= low and high <= info.max:
             return None
-        return Mismatch("dtype", "(whole batch)", f"{want} values", f"{have} value {low if low < info.min else high}"
-                        f" out of its range")
+        return Mismatch(
+            "dtype",
+            "(whole batch)",
+            f"{want} values",
+            f"{have} value {low if low < info.min else high} out of its range",
+        )
     if want.kind == have.kind:  # float32 for float64: the comparison judges the values
         return None
     return Mismatch("dtype", "(whole batch)", f"{want} array", f"{have} array")
@@ -305,7 +319,6 @@ class Kernel:
     source: str = ""
     summarize: Optional[Callable[[Any], Mapping[str, Any]]] = None
 
-
     @property
     def suite(self) -> str:
         return self.id.split(".", 1)[0]
@@ -327,8 +340,9 @@ class Kernel:
         names = ", ".join(k.name for k in self.workloads)
         raise KeyError(f"kernel {self.id} has no workload {name!r} (it has: {names})")
 
-    def make_workload(self, kind: WorkloadKind, size: Optional[int] = None, seed: int = 0,
-                      given: Optional[Mapping[str, str]] = None) -> Workload:
+    def make_workload(
+        self, kind: WorkloadKind, size: Optional[int] = None, seed: int = 0, given: Optional[Mapping[str, str]] = None
+    ) -> Workload:
         """Build the seeded inputs of one workload; validation runs here so bad generators fail loudly.
         ``given`` holds the user's --param texts; those the kind does not declare are ignored."""
         size = kind.default_size if size is None or kind.fixed_size else size

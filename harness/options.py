@@ -10,6 +10,7 @@ argument of the library.
 
 Nothing here imports more than the standard library: `swarbench --help` parses with it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,10 @@ class BadValue(ValueError):
 
 # -- kinds of value ----------------------------------------------------------------------------------------------
 
+
 class Kind:
     """How an option's value is checked (a TOML or Python value) and read (a command-line word)."""
+
     expected = ""  # completes "expected ..."
     metavar: Optional[str] = None
     repeatable = False  # given once per value on the command line
@@ -95,6 +98,7 @@ class WholeNumber(Kind):
 @dataclass(frozen=True)
 class Positive(Kind):
     """A number above 0 and finite: inf would never end a run or trip a gate."""
+
     expected = "a number above 0"
 
     def check(self, value: Any) -> float:
@@ -127,6 +131,7 @@ class Flag(Kind):
 @dataclass(frozen=True)
 class Patterns(Kind):
     """One pattern or a list of them: ``kernels = "cards.*"`` and ``kernels = ["cards.*"]`` say the same."""
+
     expected = "a string or a list of strings"
     metavar: Optional[str] = "PATTERN"
     repeatable = True
@@ -144,6 +149,7 @@ class Patterns(Kind):
 @dataclass(frozen=True)
 class Sizes(Kind):
     """A list of batch sizes; ``1e3,1e4`` on the command line."""
+
     size: WholeNumber
     expected = "a positive integer or a list of them"
     metavar = "N1,N2,..."
@@ -165,6 +171,7 @@ class Sizes(Kind):
 @dataclass(frozen=True)
 class Params(Kind):
     """Workload parameters: a table ``{ hero = "7h 2c" }``, a dict, or ``--param NAME=VALUE`` once each."""
+
     expected = "a table of NAME = VALUE (strings or numbers)"
     metavar = "NAME=VALUE"
     repeatable = True
@@ -172,8 +179,10 @@ class Params(Kind):
     def check(self, value: Any) -> dict[str, str]:
         if isinstance(value, (list, tuple)) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
             value = dict(value)  # as the command line gathers them
-        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, float))
-                                                  and not isinstance(v, bool) for k, v in value.items()):
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+            for k, v in value.items()
+        ):
             raise BadValue(self.expected)
         return {name: str(v) for name, v in value.items()}
 
@@ -232,6 +241,7 @@ STAGES = WholeNumber(1, LARGEST_STAGES, "a positive integer")
 
 # -- the options -------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Option:
     key: str  # in [tool.swarbench]; --key on the command line; key_with_underscores in the library
@@ -289,11 +299,22 @@ class Option:
         if isinstance(self.kind, Choice):
             parser.add_argument(*flags, choices=self.kind.choices + choices, **common)
             return
-        parser.add_argument(*flags, type=argument_type(self.kind), metavar=self.metavar or self.kind.metavar,
-                            action=Repeated if self.kind.repeatable else "store", **common)
+        parser.add_argument(
+            *flags,
+            type=argument_type(self.kind),
+            metavar=self.metavar or self.kind.metavar,
+            action=Repeated if self.kind.repeatable else "store",
+            **common,
+        )
         if self.positional:
-            parser.add_argument(self.positional, nargs="*", default=[], type=argument_type(self.kind),
-                                metavar=self.kind.metavar, help=f"as --{self.key}")
+            parser.add_argument(
+                self.positional,
+                nargs="*",
+                default=[],
+                type=argument_type(self.kind),
+                metavar=self.kind.metavar,
+                help=f"as --{self.key}",
+            )
 
 
 class Repeated(argparse.Action):
@@ -309,11 +330,13 @@ class Repeated(argparse.Action):
 
 def argument_type(kind: Kind):
     """An argparse ``type`` reading a command-line word as ``kind`` does."""
+
     def convert(text: str):
         try:
             return kind.parse(text)
         except BadValue as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+
     convert.__name__ = type(kind).__name__.lower()  # what argparse names in its own messages
     return convert
 
@@ -334,69 +357,237 @@ def _written(value: Any) -> str:
 RUN = ("run",)
 SELECTING = ("run", "list", "noise")  # (noise: its pair's subset, default swarbench.noise.KERNELS)
 SAVED = ("run", "report", "compare", "history")
-OPTIONS = {o.key: o for o in (
-    Option("kernels", Patterns(), [], "kernels whose id matches this shell pattern, e.g. 'cards.*' (repeatable; "
-           "default all; `noise`: its own subset)", SELECTING, "kernels", ("--kernel", "-k")),
-    Option("implementations", Patterns(), [], "implementations whose name matches this pattern, e.g. 'c-*' "
-           "(repeatable; default all; `noise`: its own subset)", SELECTING, "impls", ("--impl", "-i")),
-    Option("workloads", Patterns(), [], "run these workload kinds instead of each kernel's defaults (repeatable; "
-           "see `list`)", RUN, "workloads", ("--workload", "-w"), metavar="NAME"),
-    Option("size", SIZE, None, "operations per batch, e.g. 1048576 or 1e6 (default: each workload's own size)",
-           RUN, "sizes", ("--size", "-n"), metavar="N"),
-    Option("sizes", Sizes(SIZE), [], "scaling mode: measure every workload at each of these sizes, e.g. "
-           "1e3,1e4,1e5,1e6; the report plots ns/op against N", RUN, "sizes"),
-    Option("seed", WholeNumber(0, LARGEST_SEED, "a seed (a whole number, 0 or more)"), 0,
-           "seed of the input generators (default 0)", RUN, "seed"),
-    Option("params", Params(), {}, "a parameter of the workloads that declare it, e.g. --param hero='7h 2c' "
-           "(repeatable; `swarbench list` shows each workload's parameters and defaults)", RUN, "params",
-           ("--param",)),
-    Option("processes", STAGES, 1, "fresh worker processes, run one after another, each in its own shuffled "
-           "order; their samples are merged and their medians compared (default 1; batches over 0.5 s are timed "
-           "only by the first --min-rounds workers)", RUN, "processes", ("--processes", "-p"), metavar="P"),
-    Option("passes", STAGES, 6, "in each worker, go through the whole run K times, each workload's "
-           "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)",
-           RUN, "passes", metavar="K"),
-    Option("settle", WholeNumber(0, LARGEST_STAGES, "a whole number (0 or more)"), 0,
-           "up to K extra workers, one after another, for the cases whose workers' medians differ by more than "
-           "10%%, long batches aside (default 0)", RUN, "settle", metavar="K"),
-    Option("keep-slowed", Flag(), True, "keep every sample in the medians, those of passes the canary found the "
-           "machine slowed during too (the default)", RUN, "keep_slowed",
-           off=("--set-aside-slowed",), off_help="set aside the samples of passes the canary found the machine "
-           "slowed during, counted in samples_slowed (as runs before this version did)"),
-    Option("timeout", Positive(), 600.0, "a case (prepare, check and timing) running longer is stopped and "
-           "reported as timed out (default 600)", RUN, "timeout", metavar="SECONDS"),
-    Option("overhead", Flag(), True, "skip timing the empty call of each family (the fixed cost shown beside each "
-           "ns/op)", RUN, "overhead", ("--no-overhead",)),
-    Option("max-time", Positive(), 0.1, "timing budget per measurement, shared by the workers (default 0.1)", RUN,
-           "max_time", metavar="SECONDS"),
-    Option("min-rounds", POSITIVE, 1, "at least this many timed batch calls per measurement, dealt out over the "
-           "workers (default 1: a batch of half a second or more is timed by the first worker alone)", RUN,
-           "min_rounds", metavar="R"),
-    Option("short-rounds", WholeNumber(0, LARGEST_COUNT, "a whole number (0 or more)"), 6,
-           "at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the workers, "
-           "whatever --max-time (default 6)", RUN, "short_rounds", metavar="R"),
-    Option("reports", Folder(), Path("reports"), "where runs are saved (default ./reports or $SWARBENCH_REPORTS)",
-           SAVED, "reports_dir", env="SWARBENCH_REPORTS"),
-    Option("format", Choice(FORMATS), "text", "output format (default text); `report` also writes the JSON of "
-           "pytest-benchmark and of github-action-benchmark (customSmallerIsBetter)", ("run", "report"),
-           flags=("--format", "-f")),
-    Option("quiet", Flag(), False, "no progress lines", RUN, flags=("--quiet", "-q")),
-    Option("threshold", Positive(), 10.0, "the --fail-on-regression threshold to judge the rows' resolution "
-           "against (default 10)", ("noise",), metavar="PCT"),
-    Option("system", Flag(), False, "only what can be seen of the machine; no runs", ("noise",)),
-    # (not ``reports``: the pair's runs go to a temporary folder, removed, unless this is given)
-    Option("noise-reports", Folder(), None, "keep the pair's two runs here (default: a temporary folder, removed)",
-           ("noise",), flags=("--reports",)),
-    Option("disable-plugins", Patterns(metavar="NAME"), [], "do not load this plugin (repeatable; also "
-           "$SWARBENCH_DISABLE_PLUGINS=a,b)", ("",), "disable", ("--disable-plugin",)),
-    Option("plugins", Patterns(metavar="FILE"), [], "load this local plugin: a .py file, a folder of them, or a "
-           "module name (repeatable; files may also be named after the command, as in `swarbench run "
-           "bench.py`; default: the files of ./benchmarks/); a plain run then measures only their kernels",
-           SELECTING, "plugins", ("--plugin",), positional="files"),
-    Option("follow", Text("a plugin's name"), None, "group and label runs by this plugin's version control commit "
-           "(a local plugin's path, e.g. benchmarks/zero.py, or an installed plugin's name) instead of "
-           "swarbench's, and keep only its rows", ("history", "compare"), metavar="PLUGIN"),
-)}
+OPTIONS = {
+    o.key: o
+    for o in (
+        Option(
+            "kernels",
+            Patterns(),
+            [],
+            "kernels whose id matches this shell pattern, e.g. 'cards.*' (repeatable; "
+            "default all; `noise`: its own subset)",
+            SELECTING,
+            "kernels",
+            ("--kernel", "-k"),
+        ),
+        Option(
+            "implementations",
+            Patterns(),
+            [],
+            "implementations whose name matches this pattern, e.g. 'c-*' "
+            "(repeatable; default all; `noise`: its own subset)",
+            SELECTING,
+            "impls",
+            ("--impl", "-i"),
+        ),
+        Option(
+            "workloads",
+            Patterns(),
+            [],
+            "run these workload kinds instead of each kernel's defaults (repeatable; see `list`)",
+            RUN,
+            "workloads",
+            ("--workload", "-w"),
+            metavar="NAME",
+        ),
+        Option(
+            "size",
+            SIZE,
+            None,
+            "operations per batch, e.g. 1048576 or 1e6 (default: each workload's own size)",
+            RUN,
+            "sizes",
+            ("--size", "-n"),
+            metavar="N",
+        ),
+        Option(
+            "sizes",
+            Sizes(SIZE),
+            [],
+            "scaling mode: measure every workload at each of these sizes, e.g. "
+            "1e3,1e4,1e5,1e6; the report plots ns/op against N",
+            RUN,
+            "sizes",
+        ),
+        Option(
+            "seed",
+            WholeNumber(0, LARGEST_SEED, "a seed (a whole number, 0 or more)"),
+            0,
+            "seed of the input generators (default 0)",
+            RUN,
+            "seed",
+        ),
+        Option(
+            "params",
+            Params(),
+            {},
+            "a parameter of the workloads that declare it, e.g. --param hero='7h 2c' "
+            "(repeatable; `swarbench list` shows each workload's parameters and defaults)",
+            RUN,
+            "params",
+            ("--param",),
+        ),
+        Option(
+            "processes",
+            STAGES,
+            1,
+            "fresh worker processes, run one after another, each in its own shuffled "
+            "order; their samples are merged and their medians compared (default 1; batches over 0.5 s are timed "
+            "only by the first --min-rounds workers)",
+            RUN,
+            "processes",
+            ("--processes", "-p"),
+            metavar="P",
+        ),
+        Option(
+            "passes",
+            STAGES,
+            6,
+            "in each worker, go through the whole run K times, each workload's "
+            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)",
+            RUN,
+            "passes",
+            metavar="K",
+        ),
+        Option(
+            "settle",
+            WholeNumber(0, LARGEST_STAGES, "a whole number (0 or more)"),
+            0,
+            "up to K extra workers, one after another, for the cases whose workers' medians differ by more than "
+            "10%%, long batches aside (default 0)",
+            RUN,
+            "settle",
+            metavar="K",
+        ),
+        Option(
+            "keep-slowed",
+            Flag(),
+            True,
+            "keep every sample in the medians, those of passes the canary found the "
+            "machine slowed during too (the default)",
+            RUN,
+            "keep_slowed",
+            off=("--set-aside-slowed",),
+            off_help="set aside the samples of passes the canary found the machine "
+            "slowed during, counted in samples_slowed (as runs before this version did)",
+        ),
+        Option(
+            "timeout",
+            Positive(),
+            600.0,
+            "a case (prepare, check and timing) running longer is stopped and reported as timed out (default 600)",
+            RUN,
+            "timeout",
+            metavar="SECONDS",
+        ),
+        Option(
+            "overhead",
+            Flag(),
+            True,
+            "skip timing the empty call of each family (the fixed cost shown beside each ns/op)",
+            RUN,
+            "overhead",
+            ("--no-overhead",),
+        ),
+        Option(
+            "max-time",
+            Positive(),
+            0.1,
+            "timing budget per measurement, shared by the workers (default 0.1)",
+            RUN,
+            "max_time",
+            metavar="SECONDS",
+        ),
+        Option(
+            "min-rounds",
+            POSITIVE,
+            1,
+            "at least this many timed batch calls per measurement, dealt out over the "
+            "workers (default 1: a batch of half a second or more is timed by the first worker alone)",
+            RUN,
+            "min_rounds",
+            metavar="R",
+        ),
+        Option(
+            "short-rounds",
+            WholeNumber(0, LARGEST_COUNT, "a whole number (0 or more)"),
+            6,
+            "at least this many timed calls per measurement of a batch under 0.3 s, dealt out over the workers, "
+            "whatever --max-time (default 6)",
+            RUN,
+            "short_rounds",
+            metavar="R",
+        ),
+        Option(
+            "reports",
+            Folder(),
+            Path("reports"),
+            "where runs are saved (default ./reports or $SWARBENCH_REPORTS)",
+            SAVED,
+            "reports_dir",
+            env="SWARBENCH_REPORTS",
+        ),
+        Option(
+            "format",
+            Choice(FORMATS),
+            "text",
+            "output format (default text); `report` also writes the JSON of "
+            "pytest-benchmark and of github-action-benchmark (customSmallerIsBetter)",
+            ("run", "report"),
+            flags=("--format", "-f"),
+        ),
+        Option("quiet", Flag(), False, "no progress lines", RUN, flags=("--quiet", "-q")),
+        Option(
+            "threshold",
+            Positive(),
+            10.0,
+            "the --fail-on-regression threshold to judge the rows' resolution against (default 10)",
+            ("noise",),
+            metavar="PCT",
+        ),
+        Option("system", Flag(), False, "only what can be seen of the machine; no runs", ("noise",)),
+        # (not ``reports``: the pair's runs go to a temporary folder, removed, unless this is given)
+        Option(
+            "noise-reports",
+            Folder(),
+            None,
+            "keep the pair's two runs here (default: a temporary folder, removed)",
+            ("noise",),
+            flags=("--reports",),
+        ),
+        Option(
+            "disable-plugins",
+            Patterns(metavar="NAME"),
+            [],
+            "do not load this plugin (repeatable; also $SWARBENCH_DISABLE_PLUGINS=a,b)",
+            ("",),
+            "disable",
+            ("--disable-plugin",),
+        ),
+        Option(
+            "plugins",
+            Patterns(metavar="FILE"),
+            [],
+            "load this local plugin: a .py file, a folder of them, or a "
+            "module name (repeatable; files may also be named after the command, as in `swarbench run "
+            "bench.py`; default: the files of ./benchmarks/); a plain run then measures only their kernels",
+            SELECTING,
+            "plugins",
+            ("--plugin",),
+            positional="files",
+        ),
+        Option(
+            "follow",
+            Text("a plugin's name"),
+            None,
+            "group and label runs by this plugin's version control commit "
+            "(a local plugin's path, e.g. benchmarks/zero.py, or an installed plugin's name) instead of "
+            "swarbench's, and keep only its rows",
+            ("history", "compare"),
+            metavar="PLUGIN",
+        ),
+    )
+}
 RUN_OPTIONS = {o.keyword: o for o in OPTIONS.values() if o.field}  # what swarbench.api.request takes
 
 
@@ -418,8 +609,9 @@ def defaults(command: str, settings: Optional[dict[str, Any]] = None) -> dict[st
     for option in for_command(command):
         overridden = bool(option.env) and option.env in os.environ
         try:
-            out[option.keyword] = _copy(settings[option.key]) if option.key in settings and not overridden \
-                else option.default_value()
+            out[option.keyword] = (
+                _copy(settings[option.key]) if option.key in settings and not overridden else option.default_value()
+            )
         except UsageError as exc:  # refused where it is used: another command than this one may be run
             out[option.keyword] = Refused(str(exc))
     return out
@@ -429,6 +621,7 @@ def defaults(command: str, settings: Optional[dict[str, Any]] = None) -> dict[st
 class Refused:
     """A default whose environment variable holds what its option refuses: the error, said only by a command
     that uses the option without giving it (``refused``)."""
+
     message: str
 
 
@@ -439,15 +632,15 @@ def refused(values: dict) -> None:
             raise UsageError(value.message)
 
 
-def check(table: Any, source: str, python_names: bool = False, allowed: Optional[dict[str, Option]] = None
-          ) -> dict[str, Any]:
+def check(
+    table: Any, source: str, python_names: bool = False, allowed: Optional[dict[str, Option]] = None
+) -> dict[str, Any]:
     """Each value of a table checked by its option, by key; UsageError names the first unknown name or bad
     value. ``python_names``: names are keywords (max_time), as the library takes them; ``allowed``: the options
     that may be given (by their spelling in ``table``), default every one."""
     if not isinstance(table, dict):
         raise UsageError(f"{source}: expected a table of settings")
-    known = allowed if allowed is not None else ({o.keyword: o for o in OPTIONS.values()} if python_names
-                                                 else OPTIONS)
+    known = allowed if allowed is not None else ({o.keyword: o for o in OPTIONS.values()} if python_names else OPTIONS)
     out = {}
     for name, value in table.items():
         option = known.get(name)
@@ -462,8 +655,11 @@ def check(table: Any, source: str, python_names: bool = False, allowed: Optional
 
 def request_fields(values: dict[str, Any]) -> dict[str, Any]:
     """RunRequest's fields from checked values by key: ``size`` and ``sizes`` make ``sizes`` (the size first)."""
-    out = {o.field: _copy(values[o.key]) for o in OPTIONS.values() if o.field and o.key in values
-           and o.key not in ("size", "sizes")}
+    out = {
+        o.field: _copy(values[o.key])
+        for o in OPTIONS.values()
+        if o.field and o.key in values and o.key not in ("size", "sizes")
+    }
     size, sizes = values.get("size"), values.get("sizes") or []
     if size is not None or sizes:
         out["sizes"] = ([size] if size else []) + [n for n in sizes if n != size]

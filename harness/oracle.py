@@ -8,6 +8,7 @@ instead of every implementation failing against a bad expected value.
 known answers, then runs the batch once on the workload and compares it with the reference outputs. Only a
 ``PASS`` verdict carries a batch callable on to timing; everything else carries the reason.
 """
+
 from __future__ import annotations
 
 import time
@@ -63,8 +64,11 @@ def _prepare(impl: Implementation, workload: Workload) -> tuple[Optional[BatchCa
         raise_if_interrupted(exc)
         return None, Verdict(ERROR, f"prepare raised {describe_error(exc)}")
     if not callable(batch):
-        return None, Verdict(ERROR, f"prepare returned no callable (it returned {kind_of(batch)}); it must "
-                                    f"return the batch function that is timed")
+        return None, Verdict(
+            ERROR,
+            f"prepare returned no callable (it returned {kind_of(batch)}); it must "
+            f"return the batch function that is timed",
+        )
     return batch, Verdict(PASS, prepare_s=time.perf_counter() - start)
 
 
@@ -110,8 +114,10 @@ def _check_spec(kernel: Kernel) -> Optional[str]:
             out = guarded_kernel.reference(answer.inputs)
             mismatch = guarded_kernel.check(answer.expected, out, answer.inputs)
             if mismatch:
-                return (f"{blame}: its reference and {where} disagree at {mismatch.index}: input {mismatch.input}: "
-                        f"the known answer says {mismatch.expected}, the reference gives {mismatch.got}")
+                return (
+                    f"{blame}: its reference and {where} disagree at {mismatch.index}: input {mismatch.input}: "
+                    f"the known answer says {mismatch.expected}, the reference gives {mismatch.got}"
+                )
     except SpecError as exc:
         return f"{exc}" + (f" on {where}" if where else "")
     return None
@@ -160,8 +166,14 @@ def verify_call_only(impl: Implementation, workload: Workload) -> Verdict:
     return Verdict(PASS, prepare_s=verdict.prepare_s, call_s=call_s, batch=batch, outputs=out)
 
 
-def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: Any,
-           known_answers: bool = True, keep_outputs: bool = False) -> Verdict:
+def verify(
+    kernel: Kernel,
+    impl: Implementation,
+    workload: Workload,
+    expected: Any,
+    known_answers: bool = True,
+    keep_outputs: bool = False,
+) -> Verdict:
     """The verdict of one checked call. A PASS keeps the call's outputs only if asked (``keep_outputs``: the
     caller may use the call as a sample); otherwise they are let go, not kept alive beside the next call's."""
     verdict = verify_call_only(impl, workload)
@@ -170,8 +182,9 @@ def verify(kernel: Kernel, impl: Implementation, workload: Workload, expected: A
     outputs, verdict.outputs = verdict.outputs, None
     mismatch = kernel.check(expected, outputs, workload.inputs)
     if mismatch:  # the outputs stay so the results can say what the wrong implementation computed
-        return Verdict(FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch,
-                       outputs=outputs)
+        return Verdict(
+            FAIL, str(mismatch), prepare_s=verdict.prepare_s, call_s=verdict.call_s, mismatch=mismatch, outputs=outputs
+        )
     if known_answers:
         failed = check_known_answers(kernel, impl)
         if failed:
@@ -201,5 +214,8 @@ def plugin_spec_problems(registry: Registry, patterns: Sequence[str]) -> dict[st
     """What a run checks before its workers start: the specs of the selected kernels of plugins from outside
     swarbench. The built-in suites' own tests hold their references to their known answers, and two of those
     references take seconds on them (Knuth's 4p6c game, the royal-flush equity), which every run would repeat."""
-    return spec_problems(kernel for kid, kernel in sorted(registry.kernels.items())
-                         if matches(kid, patterns) and not registry.is_builtin(kid))
+    return spec_problems(
+        kernel
+        for kid, kernel in sorted(registry.kernels.items())
+        if matches(kid, patterns) and not registry.is_builtin(kid)
+    )

@@ -11,6 +11,7 @@ left out and ``prepare`` builds as before.
 The step only saves time. A build that fails here is ignored: the implementation's ``prepare`` meets the same
 failure in the worker and reports it as it always has (ERROR for a compile error, SKIP for a missing compiler).
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -41,13 +42,22 @@ class Prebuilt:
 def selected(registry: Registry, kernels: Sequence[str], impls: Sequence[str]) -> list[Implementation]:
     """The implementations a run of these --kernel and --impl patterns reaches that declare a build and that this
     machine can run (a missing requirement is a SKIP before prepare, so its build would be wasted)."""
-    return [impl for k in sorted(registry.kernels) if matches(k, kernels)
-            for impl in registry.implementations_of(k)
-            if matches(impl.name, impls) and impl.build is not None and not features.unavailable(impl.requires)]
+    return [
+        impl
+        for k in sorted(registry.kernels)
+        if matches(k, kernels)
+        for impl in registry.implementations_of(k)
+        if matches(impl.name, impls) and impl.build is not None and not features.unavailable(impl.requires)
+    ]
 
 
-def for_run(registry: Registry, kernels: Sequence[str], impls: Sequence[str], overhead: bool,
-            workloads: Sequence[Callable[[], Any]] = ()) -> Optional[Prebuilt]:
+def for_run(
+    registry: Registry,
+    kernels: Sequence[str],
+    impls: Sequence[str],
+    overhead: bool,
+    workloads: Sequence[Callable[[], Any]] = (),
+) -> Optional[Prebuilt]:
     """Build what a run of these patterns will prepare; with ``overhead``, the empty-call probes' too. The
     ``workloads`` (callables that build a workload and its reference outputs into the run's cache) share the
     pool, after the JIT builds and before the C ones."""
@@ -104,8 +114,9 @@ def _prepare_each(kernel: Kernel, prepares: tuple[Callable[[Any], Any], ...]) ->
                 pass
 
 
-def build_by_preparing(impls: Sequence[Implementation],
-                       kernels: Union[Sequence[Kernel], Mapping[str, Kernel]]) -> list[Implementation]:
+def build_by_preparing(
+    impls: Sequence[Implementation], kernels: Union[Sequence[Kernel], Mapping[str, Kernel]]
+) -> list[Implementation]:
     """``impls`` with a ``build`` for a just-in-time compiler's rows (Numba with ``cache=True``): one build per
     kernel, which prepares each of the kernel's rows on its first workload at its test size. The compiles then
     land in the JIT's on-disk cache during the build step, beside the C builds, and the workers' ``prepare``
@@ -139,14 +150,15 @@ def build_all(builds: Sequence[Callable[[], Any]], workers: Optional[int] = None
 
     A daemonic process (a Dask worker running a fleet job) may not start processes: there, as where fork is
     missing, the step is left out and each prepare builds its own module, as it would anyway."""
-    if (not builds or "fork" not in multiprocessing.get_all_start_methods()
-            or multiprocessing.current_process().daemon):
+    if not builds or "fork" not in multiprocessing.get_all_start_methods() or multiprocessing.current_process().daemon:
         return None
     start = time.perf_counter()
     _PENDING[:] = builds
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers or features.cores(), len(builds)),
-                                                  mp_context=multiprocessing.get_context("fork"),
-                                                  initializer=_die_on_interrupt)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(workers or features.cores(), len(builds)),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_die_on_interrupt,
+    )
     try:
         futures = [pool.submit(_call, i) for i in range(len(builds))]
         done = [f.result() for f in futures]

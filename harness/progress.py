@@ -8,6 +8,7 @@ nothing unless a reporter is set.
 
 A call costs a function call and a clock read: make one per chunk of work, not one per operation.
 """
+
 from __future__ import annotations
 
 import contextlib

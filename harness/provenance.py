@@ -7,6 +7,7 @@ repository has uncommitted changes to tracked files; a file no repository tracks
 outside version control) has none. Only the repository that tracks the file counts: a package installed into
 a virtual environment inside some project is not that project's code.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,10 +29,15 @@ def commit_of(file: str) -> str:
         return ""
     path = Path(file).resolve()
     try:
-        tracked = subprocess.run(["git", "-C", str(path.parent), "ls-files", "--error-unmatch", path.name],
-                                 capture_output=True, text=True, timeout=10)
-        top = subprocess.run(["git", "-C", str(path.parent), "rev-parse", "--show-toplevel"],
-                             capture_output=True, text=True, timeout=10)
+        tracked = subprocess.run(
+            ["git", "-C", str(path.parent), "ls-files", "--error-unmatch", path.name],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        top = subprocess.run(
+            ["git", "-C", str(path.parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return _repository_commit(top.stdout.strip()) if tracked.returncode == 0 and top.returncode == 0 else ""
@@ -64,9 +70,16 @@ def of_run(registry, kernels: Sequence[str], impls: Sequence[str]) -> dict[str, 
 def _entry(registry, name: str) -> dict[str, Any]:
     source = registry.sources.get(name)
     file = source.file if source else ""
-    return {"local": bool(source and source.local), "file": file,
-            "distribution": source.distribution if source else "", "version": source.version if source else "",
-            "commit": commit_of(file), "builtin": name in registry.builtin, "kernels": [], "rows": []}
+    return {
+        "local": bool(source and source.local),
+        "file": file,
+        "distribution": source.distribution if source else "",
+        "version": source.version if source else "",
+        "commit": commit_of(file),
+        "builtin": name in registry.builtin,
+        "kernels": [],
+        "rows": [],
+    }
 
 
 def plugins_of(machine: dict) -> dict[str, dict[str, Any]]:
@@ -76,16 +89,18 @@ def plugins_of(machine: dict) -> dict[str, dict[str, Any]]:
 
 def described(name: str, entry: dict[str, Any]) -> str:
     """A plugin as a report's header names it: "benchmarks/zero.py (local, commit 1a2b3c4d5e6f)"."""
-    parts = ["local" if entry.get("local") else "", entry.get("version") and f"version {entry['version']}",
-             entry.get("commit") and f"commit {entry['commit']}"]
+    parts = [
+        "local" if entry.get("local") else "",
+        entry.get("version") and f"version {entry['version']}",
+        entry.get("commit") and f"commit {entry['commit']}",
+    ]
     parts = [p for p in parts if p]
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
 def not_builtin(machine: dict) -> list[str]:
     """The plugins of a run other than swarbench's own suites, each as ``described`` names it."""
-    return [described(name, entry) for name, entry in sorted(plugins_of(machine).items())
-            if not entry.get("builtin")]
+    return [described(name, entry) for name, entry in sorted(plugins_of(machine).items()) if not entry.get("builtin")]
 
 
 def followed(machine: dict, plugin: str) -> Optional[dict[str, Any]]:
@@ -106,8 +121,10 @@ def check_followed(plugin: str, machines: list[dict]) -> None:
     if any(followed(m, plugin) for m in machines):
         return
     seen = sorted({name for m in machines for name in plugins_of(m)})
-    raise UsageError(f"no saved run measured plugin {plugin!r} (plugins recorded: {', '.join(seen) or 'none'}; "
-                     f"runs before plugins were recorded have none)")
+    raise UsageError(
+        f"no saved run measured plugin {plugin!r} (plugins recorded: {', '.join(seen) or 'none'}; "
+        f"runs before plugins were recorded have none)"
+    )
 
 
 def run_at_commit(spec: str, plugin: str, reports_dir: Path) -> Optional[str]:
@@ -117,8 +134,11 @@ def run_at_commit(spec: str, plugin: str, reports_dir: Path) -> Optional[str]:
 
     if len(spec) < 4:
         return None
-    found = [folder for folder in RunFolder.saved(reports_dir)
-             if str((followed(folder.machine(), plugin) or {}).get("commit", "")).startswith(spec)]
+    found = [
+        folder
+        for folder in RunFolder.saved(reports_dir)
+        if str((followed(folder.machine(), plugin) or {}).get("commit", "")).startswith(spec)
+    ]
     return str(found[-1].path) if found else None
 
 
@@ -134,8 +154,9 @@ def followed_runs(specs: Sequence[str], plugin: str, reports_dir: Path) -> list[
         except UsageError:
             at_commit = run_at_commit(spec, plugin, reports_dir)
             if at_commit is None:
-                raise UsageError(f"no run {spec!r}, and no saved run of plugin {plugin} at a commit starting with "
-                                 f"{spec!r}") from None
+                raise UsageError(
+                    f"no run {spec!r}, and no saved run of plugin {plugin} at a commit starting with {spec!r}"
+                ) from None
             folder = RunFolder(at_commit)
         entry = followed(folder.machine(), plugin)
         if entry is None:

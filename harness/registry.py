@@ -15,6 +15,7 @@ declared in it with ``swarbench.declare`` (each such object is a plugin of its o
 the module's name). ``check_pending`` catches a misspelt hook name (it would otherwise never be
 called). The command names a plugin may not take are the command line's own (swarbench.cli.builtin_commands).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -121,8 +122,12 @@ class Registry:
         contract.check_command(command)
         if command.name in self.reserved_commands:
             raise ValueError(f"command {command.name!r} is one of swarbench's own")
-        self._claim(f"command:{command.name}", f"command {command.name!r}", "swarbench_add_commands",
-                    {f"command:{name}": c for name, c in self.commands.items()})
+        self._claim(
+            f"command:{command.name}",
+            f"command {command.name!r}",
+            "swarbench_add_commands",
+            {f"command:{name}": c for name, c in self.commands.items()},
+        )
         self.commands[command.name] = command
         self.owners[f"command:{command.name}"] = self._current or "?"
 
@@ -134,8 +139,9 @@ class Registry:
             return
         owner = self.owners.get(key, "?")
         if self._current in self.builtin and owner not in self.builtin:
-            self.fail(owner, stage, ValueError(f"{what} is swarbench's own (suite {self._current!r}); choose "
-                                               f"another name"))
+            self.fail(
+                owner, stage, ValueError(f"{what} is swarbench's own (suite {self._current!r}); choose another name")
+            )
             return
         if owner in self.builtin:
             raise ValueError(f"{what} is swarbench's own (suite {owner!r}); choose another name")
@@ -174,20 +180,30 @@ class Registry:
     @property
     def local(self) -> dict[str, LocalSource]:
         """The local plugins that loaded, by name (swarbench.local)."""
-        return {name: self.sources[name].local for name in self.plugins
-                if name in self.sources and self.sources[name].local is not None}
+        return {
+            name: self.sources[name].local
+            for name in self.plugins
+            if name in self.sources and self.sources[name].local is not None
+        }
 
     def local_kernels(self) -> list[str]:
         """The kernels local plugins define or add rows to: what a plain run measures where there are any."""
         local = set(self.local)
-        return sorted({i.kernel for key, i in self.implementations.items() if self.owners.get(key) in local}
-                      | {k for k in self.kernels if self.owners.get(k) in local})
+        return sorted(
+            {i.kernel for key, i in self.implementations.items() if self.owners.get(key) in local}
+            | {k for k in self.kernels if self.owners.get(k) in local}
+        )
 
     def unloadable(self) -> list[str]:
         """What a benchmark worker (a fresh process, which loads the plugins again) could not load: kernels and
         implementations added outside a plugin's hook, or by a plugin given as an object."""
-        return sorted(key for key, owner in self.owners.items() if not key.startswith("command:")
-                      and (key in self.kernels or key in self.implementations) and owner not in self.sources)
+        return sorted(
+            key
+            for key, owner in self.owners.items()
+            if not key.startswith("command:")
+            and (key in self.kernels or key in self.implementations)
+            and owner not in self.sources
+        )
 
     def is_builtin(self, key: str) -> bool:
         """Whether a kernel id or implementation key comes from one of swarbench's own suites."""
@@ -235,25 +251,41 @@ def _unknown_hook(pm: pluggy.PluginManager) -> str:
     try:
         pm.check_pending()
     except pluggy.PluginValidationError:
-        name = next((n for n, caller in vars(pm.hook).items() if not n.startswith("_")
-                     and not caller.has_spec() and caller.get_hookimpls()), "?")
+        name = next(
+            (
+                n
+                for n, caller in vars(pm.hook).items()
+                if not n.startswith("_") and not caller.has_spec() and caller.get_hookimpls()
+            ),
+            "?",
+        )
         hooks = [n for n in dir(hookspecs) if n.startswith("swarbench_")]
         close = difflib.get_close_matches(name, hooks, n=1)
-        return (f"unknown hook {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
-                + f" (hooks: {', '.join(hooks)})")
+        return (
+            f"unknown hook {name!r}"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + f" (hooks: {', '.join(hooks)})"
+        )
     return ""
 
 
 def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object, declared: bool = False) -> str:
     """'' unless the plugin defines hook functions without ``@swarbench.hookimpl`` (pluggy passes over those in
     silence), or has no hook at all and declares no kernel (an entry point naming the wrong module)."""
-    unmarked = [n for n in dir(plugin) if n.startswith("swarbench_") and callable(getattr(plugin, n, None))
-                and pm.parse_hookimpl_opts(plugin, n) is None]
+    unmarked = [
+        n
+        for n in dir(plugin)
+        if n.startswith("swarbench_")
+        and callable(getattr(plugin, n, None))
+        and pm.parse_hookimpl_opts(plugin, n) is None
+    ]
     if unmarked:
         return f"{', '.join(unmarked)} not marked with @swarbench.hookimpl, so never called"
     if not declared and not any(pm.parse_hookimpl_opts(plugin, n) is not None for n in dir(plugin)):
-        return ("no hook: the module its entry point names has no function marked with @swarbench.hookimpl and "
-                "no kernel declared with swarbench.declare")
+        return (
+            "no hook: the module its entry point names has no function marked with @swarbench.hookimpl and "
+            "no kernel declared with swarbench.declare"
+        )
     return ""
 
 
@@ -325,6 +357,7 @@ class Guarded:
                 self._failed(hook, exc)
             finally:
                 self.registry._current = None
+
         return implementation
 
     def _start(self, function, hook: str, args, kwargs):
@@ -365,6 +398,7 @@ class Guarded:
             teardown = self._start(function, hook, args, kwargs)
             outcome = yield  # pluggy's Result of the implementations it wraps
             self._finish(function, hook, teardown, outcome)
+
         return hookwrapper
 
     def _wrapper(self, function, hook: str):
@@ -373,6 +407,7 @@ class Guarded:
             result = yield  # the implementations' results, as pluggy hands them to a wrapper
             ended, returned = self._finish(function, hook, teardown, result)
             return returned if ended else result  # a failed wrapper passes the call's result on untouched
+
         return wrapper
 
 
@@ -402,9 +437,14 @@ def _register(pm: pluggy.PluginManager, name: str, plugin: object, registry: Reg
     return ""
 
 
-def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]] = (),
-         entry_points: bool = True, stages: Sequence[str] = STAGES,
-         reserved_commands: Optional[Iterable[str]] = None, local: Sequence[LocalSource] = ()) -> Registry:
+def load(
+    disable: Sequence[str] = (),
+    extra_plugins: Iterable[tuple[str, object]] = (),
+    entry_points: bool = True,
+    stages: Sequence[str] = STAGES,
+    reserved_commands: Optional[Iterable[str]] = None,
+    local: Sequence[LocalSource] = (),
+) -> Registry:
     """Load every plugin of the entry-point group, the ``local`` modules (swarbench.local.sources) and
     ``extra_plugins`` (as (name, module or object) pairs), then call the registration phases ``stages``, each a
     pluggy hook call over every plugin. Plugins named in ``disable`` or in $SWARBENCH_DISABLE_PLUGINS are not
@@ -424,6 +464,7 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
     candidates: list[tuple[str, object]] = []
     if entry_points:
         import importlib.metadata  # here: it imports email, zipfile and more, which `import swarbench.cli` skips
+
         seen = set()
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
             if ep.name in blocked or ep.name in seen:
@@ -438,8 +479,9 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
                 registry.failures.append(PluginFailure(ep.name, "import", one_line(exc)))
             else:
                 dist = getattr(ep, "dist", None)
-                registry.sources[ep.name] = PluginSource(_file_of(candidates[-1][1]), dist.name if dist else "",
-                                                         dist.version if dist else "")
+                registry.sources[ep.name] = PluginSource(
+                    _file_of(candidates[-1][1]), dist.name if dist else "", dist.version if dist else ""
+                )
             finally:
                 registry.import_s[ep.name] = time.perf_counter() - started
             if ep.value.startswith("swarbench."):
@@ -456,9 +498,11 @@ def load(disable: Sequence[str] = (), extra_plugins: Iterable[tuple[str, object]
             registry.sources[source.name] = PluginSource(source.path, local=source)
         else:
             version = getattr(candidates[-1][1], "__version__", "")
-            registry.sources[source.name] = PluginSource(_file_of(candidates[-1][1]) or source.path,
-                                                         version=version if isinstance(version, str) else "",
-                                                         local=source)
+            registry.sources[source.name] = PluginSource(
+                _file_of(candidates[-1][1]) or source.path,
+                version=version if isinstance(version, str) else "",
+                local=source,
+            )
     candidates += [(n, p) for n, p in extra_plugins if n not in blocked]
 
     # pluggy calls the plugin registered last first: registered in reverse, they are called in the order they

@@ -22,6 +22,7 @@ change is left out of its drift, and a median of the others is not moved by a fe
 drift's own uncertainty is not in the interval. A row with no other implementation in both runs keeps its
 absolute change (drift blank).
 """
+
 from __future__ import annotations
 
 import math
@@ -74,8 +75,9 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     if machine and machine not in machines:
         raise UsageError(f"run {folder.name} has no machine {machine!r}; machines: {', '.join(machines) or 'none'}")
     if not machine and len(machines) > 1:
-        raise UsageError(f"run {folder.name} holds machines {', '.join(machines)}: compare one of them, "
-                         f"e.g. {spec}@{machines[0]}")
+        raise UsageError(
+            f"run {folder.name} holds machines {', '.join(machines)}: compare one of them, e.g. {spec}@{machines[0]}"
+        )
     if machine:
         records = [r for r in records if r.machine == machine]
     blocks = {}
@@ -86,8 +88,13 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
     run_id = run.results()["run_id"].dropna().astype(str)
     run_id = run_id.iloc[0] if len(run_id) else folder.name
     if machine:
-        return LoadedRun(f"{run_id}@{machine}", folder, run.machine_folder(machine).machine(), blocks,
-                         results.machine_steadiness(records))
+        return LoadedRun(
+            f"{run_id}@{machine}",
+            folder,
+            run.machine_folder(machine).machine(),
+            blocks,
+            results.machine_steadiness(records),
+        )
     return LoadedRun(run_id, folder, run.machine(), blocks, results.machine_steadiness(records))
 
 
@@ -130,20 +137,35 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
         low, high = (v / scale for v in ratio_interval(a.blocks[key], b.blocks[key]))
         # the rank test over units, not samples: samples of one pass are not independent of each other
         ux, uy = unit_medians(a.blocks[key]), unit_medians(b.blocks[key]) / scale
-        p = float(stats.mannwhitneyu(ux, uy, alternative="two-sided").pvalue) if len(ux) > 1 and len(uy) > 1 \
-            else 1.0
+        p = float(stats.mannwhitneyu(ux, uy, alternative="two-sided").pvalue) if len(ux) > 1 and len(uy) > 1 else 1.0
         significant = p < ALPHA and low == low and (low > 1 or high < 1)
-        rows.append(dict(zip(KEY, key)) | {
-            "run_a": a.run_id, "run_b": b.run_id,
-            "machine_a": a.machine.get("cpu", ""), "machine_b": b.machine.get("cpu", ""),
-            "median_a": float(np.median(x)), "median_b": float(np.median(y)),
-            "ci_a": _relative_halfwidth(a.blocks[key]), "ci_b": _relative_halfwidth(b.blocks[key]),
-            "change": ratio - 1, "change_ci_low": low - 1, "change_ci_high": high - 1,
-            "relative": relative, "drift": drift[key] - 1, "absolute_change": raw - 1,
-            "p_value": p, "significant": significant, "samples_a": len(x), "samples_b": len(y),
-            "units_a": len(ux), "units_b": len(uy),
-            "processes_a": len(a.blocks[key]), "processes_b": len(b.blocks[key]),
-        })
+        rows.append(
+            dict(zip(KEY, key))
+            | {
+                "run_a": a.run_id,
+                "run_b": b.run_id,
+                "machine_a": a.machine.get("cpu", ""),
+                "machine_b": b.machine.get("cpu", ""),
+                "median_a": float(np.median(x)),
+                "median_b": float(np.median(y)),
+                "ci_a": _relative_halfwidth(a.blocks[key]),
+                "ci_b": _relative_halfwidth(b.blocks[key]),
+                "change": ratio - 1,
+                "change_ci_low": low - 1,
+                "change_ci_high": high - 1,
+                "relative": relative,
+                "drift": drift[key] - 1,
+                "absolute_change": raw - 1,
+                "p_value": p,
+                "significant": significant,
+                "samples_a": len(x),
+                "samples_b": len(y),
+                "units_a": len(ux),
+                "units_b": len(uy),
+                "processes_a": len(a.blocks[key]),
+                "processes_b": len(b.blocks[key]),
+            }
+        )
     frame = pd.DataFrame(rows)
     if len(frame):
         frame = frame.assign(**machine_change(a.steadiness, b.steadiness))
@@ -161,11 +183,21 @@ def machine_change(a: dict, b: dict) -> dict:
     change = b["machine_canary_us"] / a["machine_canary_us"] - 1
     shares = (a["machine_slowed_share"], b["machine_slowed_share"])
     others = (a.get("machine_others_cpus", math.nan), b.get("machine_others_cpus", math.nan))
-    unlike = bool(abs(change) > MACHINE_CHANGE or max(shares) >= results.UNSTEADY_SHARE
-                  or abs(others[1] - others[0]) >= results.OTHERS_SEEN * 5)
-    return {"canary_us_a": a["machine_canary_us"], "canary_us_b": b["machine_canary_us"],
-            "slowed_share_a": shares[0], "slowed_share_b": shares[1], "canary_change": change,
-            "others_cpus_a": others[0], "others_cpus_b": others[1], "machine_changed": unlike}
+    unlike = bool(
+        abs(change) > MACHINE_CHANGE
+        or max(shares) >= results.UNSTEADY_SHARE
+        or abs(others[1] - others[0]) >= results.OTHERS_SEEN * 5
+    )
+    return {
+        "canary_us_a": a["machine_canary_us"],
+        "canary_us_b": b["machine_canary_us"],
+        "slowed_share_a": shares[0],
+        "slowed_share_b": shares[1],
+        "canary_change": change,
+        "others_cpus_a": others[0],
+        "others_cpus_b": others[1],
+        "machine_changed": unlike,
+    }
 
 
 def _relative_halfwidth(blocks: list) -> float:
@@ -187,8 +219,9 @@ def compare(specs: list[str], reports_dir: Path, relative: bool = False) -> pd.D
 
 def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
     """Per compared run, the geometric mean of the (absolute) median ratios over every row both runs measured."""
-    return {run: float(np.exp(np.log1p(g["absolute_change"]).mean()) - 1)
-            for run, g in frame.groupby("run_b", sort=False)}
+    return {
+        run: float(np.exp(np.log1p(g["absolute_change"]).mean()) - 1) for run, g in frame.groupby("run_b", sort=False)
+    }
 
 
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:

@@ -5,6 +5,7 @@ Each setting on its own is checked by its option (swarbench.options) before it g
 can tell (a pattern no kernel matches, a workload no selected kernel has, a size beyond a workload, more memory
 than the machine has), before any worker starts.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,6 +28,7 @@ def _declared(key: str):
 @dataclass
 class RunRequest:
     """A run's settings, checked by their options (swarbench.options) before they get here."""
+
     kernels: list[str] = _declared("kernels")
     impls: list[str] = _declared("implementations")
     workloads: list[str] = _declared("workloads")
@@ -69,8 +71,9 @@ def check_request(request: RunRequest, registry: Registry) -> None:
     impls = sorted({i.name for k in chosen for i in registry.implementations_of(k)})
     for pattern in request.impls:
         if not any(matches(name, [pattern]) for name in impls):
-            raise UsageError(f"no implementation of {', '.join(chosen)} matches {pattern!r}; "
-                             f"implementations: {', '.join(impls)}")
+            raise UsageError(
+                f"no implementation of {', '.join(chosen)} matches {pattern!r}; implementations: {', '.join(impls)}"
+            )
     for name in request.workloads:
         if not any(kind.name == name for k in chosen for kind in registry.kernels[k].workloads):
             names = sorted({kind.name for k in chosen for kind in registry.kernels[k].workloads})
@@ -82,11 +85,14 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         kinds = [kind for kind in declaring if any(kind is m for ms in measured.values() for m in ms)]
         if not declaring:
             declared = sorted({p for k in chosen for kind in registry.kernels[k].workloads for p in kind.parameters})
-            raise UsageError(f"no workload of {', '.join(chosen)} takes --param {name} "
-                             f"(parameters: {', '.join(declared) or 'none'})")
+            raise UsageError(
+                f"no workload of {', '.join(chosen)} takes --param {name} (parameters: {', '.join(declared) or 'none'})"
+            )
         if not kinds:  # given, but nothing this run builds would read it
-            raise UsageError(f"--param {name} is for workload {', '.join(sorted({k.name for k in declaring}))}, "
-                             f"which this run does not select (add --workload)")
+            raise UsageError(
+                f"--param {name} is for workload {', '.join(sorted({k.name for k in declaring}))}, "
+                f"which this run does not select (add --workload)"
+            )
         for k in chosen:
             for kind in (kind for kind in kinds if kind in registry.kernels[k].workloads):
                 # InvalidInput names the bad value: one line, before any worker; anything else is the spec's fault
@@ -95,17 +101,25 @@ def check_request(request: RunRequest, registry: Registry) -> None:
         for k in chosen:
             for kind in measured[k]:
                 if not kind.fixed_size and kind.max_size is not None and size > kind.max_size:
-                    raise UsageError(f"--size {size} is beyond workload {kind.name} of {k}, which goes up to "
-                                     f"{kind.max_size}")
+                    raise UsageError(
+                        f"--size {size} is beyond workload {kind.name} of {k}, which goes up to {kind.max_size}"
+                    )
     # Every case keeps its prepared batch until the run's last pass, so the sized workloads are summed.
-    needs = [(size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})") for k in chosen
-             for kind in measured[k] for size in request.sizes if not kind.fixed_size]
+    needs = [
+        (size * kind.bytes_per_op, f"{k} ({kind.name}, n={size})")
+        for k in chosen
+        for kind in measured[k]
+        for size in request.sizes
+        if not kind.fixed_size
+    ]
     memory, need = physical_memory(), sum(n for n, _ in needs)
     if memory and need > 0.8 * memory:
         largest = max(needs)
-        raise UsageError(f"--size {','.join(map(str, request.sizes))} needs about {need / 2**30:.1f} GiB for this run's "
-                         f"workloads together (the largest: {largest[1]}, {largest[0] / 2**30:.1f} GiB); "
-                         f"this machine has {memory / 2**30:.1f} GiB")
+        raise UsageError(
+            f"--size {','.join(map(str, request.sizes))} needs about {need / 2**30:.1f} GiB for this run's "
+            f"workloads together (the largest: {largest[1]}, {largest[0] / 2**30:.1f} GiB); "
+            f"this machine has {memory / 2**30:.1f} GiB"
+        )
 
 
 def nothing_to_measure(request: RunRequest, registry: Registry, measured: dict[str, list]) -> None:
@@ -121,9 +135,11 @@ def nothing_to_measure(request: RunRequest, registry: Registry, measured: dict[s
         if request.workloads:
             raise UsageError(f"nothing to measure: no selected kernel has workload {', '.join(request.workloads)}")
         idle = sorted(measured)
-        raise UsageError(f"nothing to measure: {', '.join(idle[:4])}{' and more' if len(idle) > 4 else ''} "
-                         f"{'has' if len(idle) == 1 else 'have'} no default workload; name one kernel (-k "
-                         f"{idle[0]}) or add -w NAME (`swarbench list` shows them)")
+        raise UsageError(
+            f"nothing to measure: {', '.join(idle[:4])}{' and more' if len(idle) > 4 else ''} "
+            f"{'has' if len(idle) == 1 else 'have'} no default workload; name one kernel (-k "
+            f"{idle[0]}) or add -w NAME (`swarbench list` shows them)"
+        )
 
 
 def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRequest, list[str]]:
@@ -133,8 +149,13 @@ def without_broken_specs(request: RunRequest, registry: Registry) -> tuple[RunRe
     if not broken:
         return request, []
     # (only kernels the patterns would measure: named one by one, a kernel with no default workload would run)
-    kept = [k for k in sorted(registry.kernels) if matches(k, request.kernels) and k not in broken
-            and chosen_kinds(registry.kernels[k], request.kernels, request.workloads)]
+    kept = [
+        k
+        for k in sorted(registry.kernels)
+        if matches(k, request.kernels)
+        and k not in broken
+        and chosen_kinds(registry.kernels[k], request.kernels, request.workloads)
+    ]
     if not kept:
         raise UsageError(next(iter(broken.values())))
     return dataclasses.replace(request, kernels=kept), list(broken.values())

@@ -25,6 +25,7 @@ version cannot read is refused in one line (UsageError). Formats read:
 
 Nothing here imports pandas at module level: a worker writes its records with the standard library alone.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,24 +61,84 @@ VERSION_KEY = "format_version"  # the key (or results.csv column) each file's ve
 # A measurement's timed code and its limits (swarbench.explain.limits fills them from the result line's
 # ``explain``); the counts are those of the misses, where the machine counts them
 EXPLAIN_COLUMNS = (
-    "code_function", "code_origin", "code_sha256", "loop_instructions", "ops_per_iteration", "instructions_per_op",
-    "core_cycles_per_iteration", "core_bottleneck", "core_model", "core_limit_cycles_per_op",
-    "core_limit_ns_per_op", "memory_bytes_per_op", "memory_level", "memory_limit_ns_per_op", "limit_bound",
-    "limit_ns_per_op", "limit_share", "limit_text", "hw_branch_misses_per_op", "hw_cache_misses_per_op",
+    "code_function",
+    "code_origin",
+    "code_sha256",
+    "loop_instructions",
+    "ops_per_iteration",
+    "instructions_per_op",
+    "core_cycles_per_iteration",
+    "core_bottleneck",
+    "core_model",
+    "core_limit_cycles_per_op",
+    "core_limit_ns_per_op",
+    "memory_bytes_per_op",
+    "memory_level",
+    "memory_limit_ns_per_op",
+    "limit_bound",
+    "limit_ns_per_op",
+    "limit_share",
+    "limit_text",
+    "hw_branch_misses_per_op",
+    "hw_cache_misses_per_op",
     "explain_missing",
 )
-EXPLAIN_TEXT_COLUMNS = ("code_function", "code_origin", "code_sha256", "core_bottleneck", "core_model",
-                        "memory_level", "limit_bound", "limit_text", "explain_missing")
+EXPLAIN_TEXT_COLUMNS = (
+    "code_function",
+    "code_origin",
+    "code_sha256",
+    "core_bottleneck",
+    "core_model",
+    "memory_level",
+    "limit_bound",
+    "limit_text",
+    "explain_missing",
+)
 # Columns added within results format 2: a results file written before them still loads, with these empty.
-LATER_COLUMNS = ("hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread",
-                 "ns_per_op_best_worker", "machine_canary_us", "machine_slowed_share", "samples_slowed",
-                 "ns_per_op_median_all", "reprepare_s", "machine", "units", "machine_slowdown",
-                 "machine_others_cpus", "machine_steal_share", "machine_queue", *EXPLAIN_COLUMNS)
+LATER_COLUMNS = (
+    "hw_cycles_per_op",
+    "hw_instructions_per_op",
+    "worker_medians",
+    "worker_spread",
+    "ns_per_op_best_worker",
+    "machine_canary_us",
+    "machine_slowed_share",
+    "samples_slowed",
+    "ns_per_op_median_all",
+    "reprepare_s",
+    "machine",
+    "units",
+    "machine_slowdown",
+    "machine_others_cpus",
+    "machine_steal_share",
+    "machine_queue",
+    *EXPLAIN_COLUMNS,
+)
 # Columns of text; every other column of the frame holds numbers
-TEXT_COLUMNS = {"run_id", "kernel", "suite", "implementation", "family", "workload", "unit", "status", "reason",
-                "expected_to_fail", "stability", "worker_medians", "baseline", "params", "summary", "machine",
-                "machine_cpu", "machine_python", "machine_compiler", "machine_host", "git_commit",
-                *EXPLAIN_TEXT_COLUMNS}
+TEXT_COLUMNS = {
+    "run_id",
+    "kernel",
+    "suite",
+    "implementation",
+    "family",
+    "workload",
+    "unit",
+    "status",
+    "reason",
+    "expected_to_fail",
+    "stability",
+    "worker_medians",
+    "baseline",
+    "params",
+    "summary",
+    "machine",
+    "machine_cpu",
+    "machine_python",
+    "machine_compiler",
+    "machine_host",
+    "git_commit",
+    *EXPLAIN_TEXT_COLUMNS,
+}
 # empty reads as ""
 FREE_TEXT_COLUMNS = ("reason", "summary", "params", "expected_to_fail", "stability", *EXPLAIN_TEXT_COLUMNS)
 # Kernel ids an earlier version wrote, and what they are now.
@@ -90,6 +151,7 @@ NOTE = "note"  # a records line a worker writes to be said with the run's proble
 
 
 # -- what became of a case --------------------------------------------------------------------------------------
+
 
 class Status(str, enum.Enum):
     """What became of a case, and what that means for a run: how bad it is, whether the implementation failed
@@ -149,13 +211,33 @@ class Status(str, enum.Enum):
         return _SUMMARY_WORDS[self]
 
 
-_SEVERITY = {Status.CRASH: 7, Status.TIMEOUT: 6, Status.ERROR: 5, Status.FAIL: 4, Status.PASS: 3, Status.LOST: 2,
-             Status.SKIP: 1}
-_WORDS = {Status.PASS: "passed", Status.FAIL: "WRONG ANSWER", Status.ERROR: "error", Status.CRASH: "crashed",
-          Status.TIMEOUT: "timed out", Status.LOST: "lost with its machine", Status.SKIP: "not run here"}
-_SUMMARY_WORDS = {Status.PASS: "passed:", Status.FAIL: "WRONG ANSWERS from", Status.ERROR: "errors in",
-                  Status.CRASH: "crashed:", Status.TIMEOUT: "timed out:", Status.LOST: "lost with their machine:",
-                  Status.SKIP: "not run here:"}
+_SEVERITY = {
+    Status.CRASH: 7,
+    Status.TIMEOUT: 6,
+    Status.ERROR: 5,
+    Status.FAIL: 4,
+    Status.PASS: 3,
+    Status.LOST: 2,
+    Status.SKIP: 1,
+}
+_WORDS = {
+    Status.PASS: "passed",
+    Status.FAIL: "WRONG ANSWER",
+    Status.ERROR: "error",
+    Status.CRASH: "crashed",
+    Status.TIMEOUT: "timed out",
+    Status.LOST: "lost with its machine",
+    Status.SKIP: "not run here",
+}
+_SUMMARY_WORDS = {
+    Status.PASS: "passed:",
+    Status.FAIL: "WRONG ANSWERS from",
+    Status.ERROR: "errors in",
+    Status.CRASH: "crashed:",
+    Status.TIMEOUT: "timed out:",
+    Status.LOST: "lost with their machine:",
+    Status.SKIP: "not run here:",
+}
 FAILED = tuple(s.value for s in Status if s.failed)  # for frame["status"].isin(FAILED)
 
 
@@ -168,6 +250,7 @@ def status_of(value: Any) -> Optional[Status]:
 
 
 # -- which case, which measurement ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CaseId:
@@ -223,6 +306,7 @@ class MeasurementKey(NamedTuple):
 
 
 # -- the lines of records.jsonl ---------------------------------------------------------------------------------
+
 
 class BadRecord(ValueError):
     """A line whose fields hold what no run writes: its figures would be made up."""
@@ -298,6 +382,7 @@ def _fits(value, annotation: str) -> bool:
 @dataclass
 class RunLine(Line):
     """The first line: the run's own choices its statistics depend on, which a later report repeats."""
+
     EVENT: ClassVar[str] = "run"
     keep_slowed: bool = False  # samples the canary found the machine slowed for stay in the medians
     format_version: int = RECORDS_FORMAT
@@ -306,6 +391,7 @@ class RunLine(Line):
 @dataclass
 class BuildLine(Line):
     """The build step before the first worker (swarbench.prebuild): how many, how long."""
+
     EVENT: ClassVar[str] = "build"
     builds: int = 0
     failed: int = 0
@@ -317,6 +403,7 @@ class BuildLine(Line):
 @dataclass
 class PlanLine(Line):
     """The cases a worker is about to run."""
+
     EVENT: ClassVar[str] = "plan"
     worker: int = 0
     cases: list = field(default_factory=list)
@@ -325,6 +412,7 @@ class PlanLine(Line):
 @dataclass
 class CaseLine(Line):
     """A moment of one case in one worker."""
+
     case: str = ""
     worker: int = 0
 
@@ -332,6 +420,7 @@ class CaseLine(Line):
 @dataclass
 class StartLine(CaseLine):
     """Before each pass of a case: the engine knows which case a worker died in."""
+
     EVENT: ClassVar[str] = "start"
     pid: Optional[int] = None
     t: Optional[float] = None
@@ -340,6 +429,7 @@ class StartLine(CaseLine):
 @dataclass
 class PhaseLine(CaseLine):
     """What a case is doing now (generating inputs, checking, timing pass k of K)."""
+
     EVENT: ClassVar[str] = "phase"
     phase: str = ""
     t: Optional[float] = None
@@ -348,6 +438,7 @@ class PhaseLine(CaseLine):
 @dataclass
 class ProgressLine(CaseLine):
     """How far a long step of a case has come (swarbench.progress)."""
+
     EVENT: ClassVar[str] = "progress"
     phase: str = ""
     done: int = 0
@@ -358,6 +449,7 @@ class ProgressLine(CaseLine):
 @dataclass
 class CanaryLine(Line):
     """A canary reading timed between passes: runs saved before each result line carried its pass readings."""
+
     EVENT: ClassVar[str] = "canary"
     s: Optional[float] = None
 
@@ -367,6 +459,7 @@ class LoadLine(Line):
     """What else the machine did while a worker ran, over the span ``t`` (swarbench.machine_load, polled by the
     engine): the CPUs other programs kept busy, those steal took, the mean number of other programs ready to
     run, and the machine's CPUs."""
+
     EVENT: ClassVar[str] = "load"
     worker: int = 0
     t: list = field(default_factory=list)  # [start, end]
@@ -379,6 +472,7 @@ class LoadLine(Line):
 @dataclass
 class OtherLine(Line):
     """A line of a kind this version does not know: kept as it was, and passed over."""
+
     event: str = ""
     fields: dict = field(default_factory=dict)
 
@@ -424,13 +518,26 @@ class ResultLine:
     extra: dict = field(default_factory=dict)  # fields this version does not know, kept as they were
 
     @classmethod
-    def of(cls, case_id: str, worker: int, impl, verdict, workload: str, n: int, seed: int,
-           params: dict) -> "ResultLine":
+    def of(
+        cls, case_id: str, worker: int, impl, verdict, workload: str, n: int, seed: int, params: dict
+    ) -> "ResultLine":
         """The line of a case whose check ended in ``verdict`` (swarbench.oracle)."""
-        return cls(case=case_id, worker=worker, kernel=impl.kernel, implementation=impl.name, family=impl.family,
-                   workload=workload, n=n, seed=seed, params=params, status=Status(verdict.status),
-                   reason=verdict.reason, expected_to_fail=impl.expected_to_fail,
-                   prepare_s=finite(verdict.prepare_s), check_s=finite(verdict.call_s))
+        return cls(
+            case=case_id,
+            worker=worker,
+            kernel=impl.kernel,
+            implementation=impl.name,
+            family=impl.family,
+            workload=workload,
+            n=n,
+            seed=seed,
+            params=params,
+            status=Status(verdict.status),
+            reason=verdict.reason,
+            expected_to_fail=impl.expected_to_fail,
+            prepare_s=finite(verdict.prepare_s),
+            check_s=finite(verdict.call_s),
+        )
 
     @property
     def case_id(self) -> CaseId:
@@ -485,8 +592,19 @@ class ResultLine:
             values[name] = _number(name, data.get(name))
         for name in ("n", "rounds", "iterations", "worker", "seed"):
             values[name] = _whole(name, data.get(name))
-        for name in ("case", "kernel", "implementation", "family", "workload", "reason", "expected_to_fail",
-                     "suite", "baseline", "unit", "machine"):
+        for name in (
+            "case",
+            "kernel",
+            "implementation",
+            "family",
+            "workload",
+            "reason",
+            "expected_to_fail",
+            "suite",
+            "baseline",
+            "unit",
+            "machine",
+        ):
             values[name] = _text(name, data.get(name))
         if data.get("status") is not None:
             try:
@@ -503,10 +621,13 @@ class ResultLine:
         return cls(**{k: (v if v is not None else getattr(defaults, k)) for k, v in values.items()})
 
 
-Record = Union[ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine, CanaryLine, LoadLine,
-               OtherLine]
-LINES = {cls.EVENT: cls for cls in (ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine,
-                                    CanaryLine, LoadLine)}
+Record = Union[
+    ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine, CanaryLine, LoadLine, OtherLine
+]
+LINES = {
+    cls.EVENT: cls
+    for cls in (ResultLine, RunLine, BuildLine, PlanLine, StartLine, PhaseLine, ProgressLine, CanaryLine, LoadLine)
+}
 
 
 def record(data: Union[dict, Record]) -> Record:
@@ -530,7 +651,7 @@ def _renamed(rec: dict) -> dict:
     case = rec.get("case")
     kernel = case.split(":", 1)[0] if isinstance(case, str) else None
     if kernel in RENAMED_KERNELS:
-        rec = dict(rec, case=RENAMED_KERNELS[kernel] + case[len(kernel):])
+        rec = dict(rec, case=RENAMED_KERNELS[kernel] + case[len(kernel) :])
     return rec
 
 
@@ -553,8 +674,10 @@ def parse_lines(text: str, where: str = "", strict: bool = True) -> list[Record]
                 raise UsageError(f"{where}, line {number}: {exc}: not a swarbench records file") from None
             continue
         if isinstance(out[-1], RunLine) and out[-1].format_version > RECORDS_FORMAT:
-            raise UsageError(f"{where} has records format {out[-1].format_version}, written by a newer swarbench; "
-                             f"this one reads format {RECORDS_FORMAT}")
+            raise UsageError(
+                f"{where} has records format {out[-1].format_version}, written by a newer swarbench; "
+                f"this one reads format {RECORDS_FORMAT}"
+            )
     return out
 
 
@@ -646,11 +769,15 @@ class RecordWriter:
         """Cases an earlier worker of this run passed, with the duration of its verification call."""
         if not self.path:
             return {}
-        return {r.case: float(r.check_s) for r in results_of(read_records(Path(self.path), strict=False))
-                if r.status is Status.PASS and r.worker != self.worker and r.check_s}
+        return {
+            r.case: float(r.check_s)
+            for r in results_of(read_records(Path(self.path), strict=False))
+            if r.status is Status.PASS and r.worker != self.worker and r.check_s
+        }
 
 
 # -- the folder --------------------------------------------------------------------------------------------------
+
 
 class RunFolder:
     """One saved run: where its files are, and every read and write of them."""
@@ -700,8 +827,11 @@ class RunFolder:
                 return cls(candidate.parent) if candidate.name == RECORDS else cls(candidate.parent, candidate)
         if run == "latest":  # the newest run that measured anything: one stopped before its first result is none
             reports_dir = Path(reports_dir)
-            runs = sorted({p.parent for name in (RESULTS_CSV, RECORDS) for p in reports_dir.glob(f"*/{name}")}
-                          if reports_dir.is_dir() else [])
+            runs = sorted(
+                {p.parent for name in (RESULTS_CSV, RECORDS) for p in reports_dir.glob(f"*/{name}")}
+                if reports_dir.is_dir()
+                else []
+            )
             for path in reversed(runs):
                 if cls(path).holds_results():
                     return cls(path)
@@ -747,8 +877,9 @@ class RunFolder:
         except FileNotFoundError:
             return [], offset
         complete = chunk[: chunk.rfind(b"\n") + 1]
-        return parse_lines(complete.decode(errors="replace"), str(self.records_path), strict=False), \
-            offset + len(complete)
+        return parse_lines(complete.decode(errors="replace"), str(self.records_path), strict=False), offset + len(
+            complete
+        )
 
     def append(self, line: Record, durable: bool = True) -> None:
         """``durable``: on disk before the engine goes on; a line that only adds colour (a ``load``) skips it."""
@@ -777,8 +908,10 @@ class RunFolder:
             return {}
         version = machine.pop(VERSION_KEY, MACHINE_FORMAT)
         if isinstance(version, int) and version > MACHINE_FORMAT:
-            raise UsageError(f"{self.path / MACHINE} has machine format {version}, written by a newer swarbench; "
-                             f"this one reads format {MACHINE_FORMAT}")
+            raise UsageError(
+                f"{self.path / MACHINE} has machine format {version}, written by a newer swarbench; "
+                f"this one reads format {MACHINE_FORMAT}"
+            )
         return machine
 
     def write_machine(self, machine: dict) -> None:
@@ -833,8 +966,10 @@ class RunFolder:
         if isinstance(saved, dict):
             version = saved.get(VERSION_KEY, BENCHMARK_FORMAT)
             if isinstance(version, int) and version > BENCHMARK_FORMAT:
-                raise UsageError(f"{self.path / BENCHMARK_JSON} has format {version}, written by a newer "
-                                 f"swarbench; this one reads format {BENCHMARK_FORMAT}")
+                raise UsageError(
+                    f"{self.path / BENCHMARK_JSON} has format {version}, written by a newer "
+                    f"swarbench; this one reads format {BENCHMARK_FORMAT}"
+                )
             info.update({k: saved[k] for k in ("command", "duration_s", "started") if k in saved})
         return info
 
@@ -843,9 +978,11 @@ class RunFolder:
         ``records``: the folder's, where the caller has read them already."""
         from swarbench.results import merge_records, ns_per_op
 
-        return {(run_id, *m.key): ns_per_op(m.samples_s, int(m.n or 1))
-                for m in merge_records(self.records() if records is None else records)
-                if m.status is Status.PASS and m.samples_s}
+        return {
+            (run_id, *m.key): ns_per_op(m.samples_s, int(m.n or 1))
+            for m in merge_records(self.records() if records is None else records)
+            if m.status is Status.PASS and m.samples_s
+        }
 
     def timed_code(self, run_id: str, records: Optional[list[Record]] = None) -> dict:
         """Each measurement's explanation (its result lines' ``explain``: the first worker's that has one), by
@@ -868,11 +1005,15 @@ def migrate(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     versions = {_format_of(v) for v in stamped}
     for version in sorted(versions - {RESULTS_FORMAT}, key=str):
         if isinstance(version, int) and version > RESULTS_FORMAT:
-            raise UsageError(f"{path} has results format {version}, written by a newer swarbench; this one reads "
-                             f"format {RESULTS_FORMAT}")
+            raise UsageError(
+                f"{path} has results format {version}, written by a newer swarbench; this one reads "
+                f"format {RESULTS_FORMAT}"
+            )
         if isinstance(version, int):
-            raise UsageError(f"{path} has results format {version}, from an early swarbench this one cannot read "
-                             f"(it reads format {RESULTS_FORMAT}): run it again")
+            raise UsageError(
+                f"{path} has results format {version}, from an early swarbench this one cannot read "
+                f"(it reads format {RESULTS_FORMAT}): run it again"
+            )
         raise UsageError(f"{path} has results format {version!r}, which no swarbench wrote")
     for col in LATER_COLUMNS:
         if col not in frame.columns and VERSION_KEY in frame.columns:
@@ -915,8 +1056,9 @@ def _check_cells(frame: pd.DataFrame, path: Path) -> None:
     for col in NAMED_COLUMNS:
         blank = frame[col].isna() | (frame[col].astype(str).str.strip() == "")
         if blank.any():
-            raise UsageError(f"{path}: column {col} is empty on line {int(np.flatnonzero(blank)[0]) + 2}: every row "
-                             f"names its {col}")
+            raise UsageError(
+                f"{path}: column {col} is empty on line {int(np.flatnonzero(blank)[0]) + 2}: every row names its {col}"
+            )
     for col in frame.columns:
         if col in TEXT_COLUMNS or not pd_numeric(frame[col]):
             continue
@@ -928,8 +1070,11 @@ def _check_cells(frame: pd.DataFrame, path: Path) -> None:
         elif col in COUNT_COLUMNS or col.startswith(("ns_per_op", "s_per_call")) or col.endswith("_s"):
             odd |= present & (values < 0)
         if odd.any():
-            refuse(col, int(np.flatnonzero(odd)[0]), "not what a run writes" if col != "n" else
-                   "not a number of operations (a whole number, at least 1)")
+            refuse(
+                col,
+                int(np.flatnonzero(odd)[0]),
+                "not what a run writes" if col != "n" else "not a number of operations (a whole number, at least 1)",
+            )
 
 
 def pd_numeric(series) -> bool:

@@ -6,6 +6,7 @@ a pyproject with the entry point and the package data line for its C source, a k
 implementation, and a test through swarbench.testing, as the cookiecutter templates of datasette and llm
 plugins do. An existing folder is never written into.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,10 @@ def check_kernel_id(kernel_id: str, taken: dict[str, str]) -> tuple[str, str]:
     """(suite, operation) of a new kernel id, or UsageError: the form, and not an id a loaded plugin has."""
     suite, dot, operation = kernel_id.partition(".")
     if not dot or not PART.match(suite) or not PART.match(operation):
-        raise UsageError(f"--kernel {kernel_id!r} must be '<suite>.<operation>', each part lower-case letters, "
-                         f"digits and _ (e.g. 'parse8.checked')")
+        raise UsageError(
+            f"--kernel {kernel_id!r} must be '<suite>.<operation>', each part lower-case letters, "
+            f"digits and _ (e.g. 'parse8.checked')"
+        )
     if kernel_id in taken:
         raise UsageError(f"kernel {kernel_id} already exists (plugin {taken[kernel_id]}): choose another id")
     return suite, operation
@@ -37,8 +40,13 @@ def fields(name: str, kernel_id: str, taken: Optional[dict[str, str]] = None) ->
     if not NAME.match(name):
         raise UsageError(f"plugin name {name!r} must start with a letter and hold only letters, digits, - and _")
     suite, operation = check_kernel_id(kernel_id, taken or {})
-    return {"name": name, "package": name.lower().replace("-", "_"), "kernel_id": kernel_id, "suite": suite,
-            "operation": operation}
+    return {
+        "name": name,
+        "package": name.lower().replace("-", "_"),
+        "kernel_id": kernel_id,
+        "suite": suite,
+        "operation": operation,
+    }
 
 
 def _templates(folder) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -56,8 +64,9 @@ def render(values: dict[str, str]) -> dict[Path, str]:
     """{relative path: text} of the plugin package."""
     out = {}
     for parts, text in _templates(resources.files("swarbench") / "templates" / TEMPLATE):
-        path = Path(*(p.replace("__package__", values["package"]).replace("__operation__", values["operation"])
-                      for p in parts))
+        path = Path(
+            *(p.replace("__package__", values["package"]).replace("__operation__", values["operation"]) for p in parts)
+        )
         out[path] = string.Template(text).substitute(values)
     return out
 
@@ -84,14 +93,22 @@ def new_plugin(name: str, kernel_id: str, parent: Path, taken: Optional[dict[str
 
 # -- the sub-command ----------------------------------------------------------------------------------------
 def add_parser(sub) -> None:
-    p = sub.add_parser("new-plugin", help="write a new plugin package: a kernel, a Python and a C implementation",
-                       description="Write a plugin package NAME/ (pyproject with the entry point and package data, "
-                                   "a kernel spec, a pure-Python and a C implementation, a test) that `pip install` "
-                                   "and `swarbench run --kernel ID` accept as it stands. See docs/plugins.md.")
+    p = sub.add_parser(
+        "new-plugin",
+        help="write a new plugin package: a kernel, a Python and a C implementation",
+        description="Write a plugin package NAME/ (pyproject with the entry point and package data, "
+        "a kernel spec, a pure-Python and a C implementation, a test) that `pip install` "
+        "and `swarbench run --kernel ID` accept as it stands. See docs/plugins.md.",
+    )
     p.add_argument("name", metavar="NAME", help="the distribution and folder name, e.g. swarbench-parse8")
     p.add_argument("--kernel", "-k", required=True, metavar="ID", help="the new kernel's id, e.g. parse8.checked")
-    p.add_argument("--into", type=Path, default=Path("."), metavar="DIR",
-                   help="the folder to create NAME/ in (default: the current one)")
+    p.add_argument(
+        "--into",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder to create NAME/ in (default: the current one)",
+    )
 
 
 def run(args, registry) -> int:
@@ -99,9 +116,11 @@ def run(args, registry) -> int:
     target = new_plugin(args.name, args.kernel, args.into, taken)
     package = args.name.lower().replace("-", "_")
     where = str(target) if target.is_absolute() else f".{os.sep}{target}"  # pip reads a bare name as a project
-    print(f"wrote {target}/ (plugin {args.name}, kernel {args.kernel}); next:\n"
-          f"  pip install -e {where}\n"
-          f"  swarbench run --kernel {args.kernel}\n"
-          f"  pytest {target}/tests\n"
-          f"then make {package}/spec.py your kernel's own (docs/plugins.md)")
+    print(
+        f"wrote {target}/ (plugin {args.name}, kernel {args.kernel}); next:\n"
+        f"  pip install -e {where}\n"
+        f"  swarbench run --kernel {args.kernel}\n"
+        f"  pytest {target}/tests\n"
+        f"then make {package}/spec.py your kernel's own (docs/plugins.md)"
+    )
     return 0

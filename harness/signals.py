@@ -1,5 +1,6 @@
 """The signals that end a run: Ctrl-C, and those taken as one (``kill``, a CI job's time-out, a closed terminal),
 so that what was measured is saved; and, while the results file is written, none at all."""
+
 from __future__ import annotations
 
 import signal
@@ -43,8 +44,9 @@ def signals_deferred():
     if threading.current_thread() is not threading.main_thread():
         yield caught
         return
-    before = {sig: signal.signal(sig, lambda signum, frame: caught.append(signum))
-              for sig in (signal.SIGINT, *STOP_SIGNALS)}
+    before = {
+        sig: signal.signal(sig, lambda signum, frame: caught.append(signum)) for sig in (signal.SIGINT, *STOP_SIGNALS)
+    }
     try:
         yield caught
     finally:

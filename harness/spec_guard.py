@@ -7,6 +7,7 @@ reporting every implementation of the kernel as broken.
 A fault of ``describe_input`` (called only to word a mismatch) does not stop the check it words: the input is
 named by its index and the fault is kept in ``faults(kernel)`` for the run to report once.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -115,12 +116,20 @@ def guarded(kernel: Kernel) -> Kernel:
             raise SpecError(kid, "summarize", f"returned {kind_of(summary)}, not a dict of figures")
         return summary
 
-    kinds = [dataclasses.replace(kind, build=_guarded_build(kid, kind), expected=_guarded_expected(kid, kind))
-             for kind in kernel.workloads]
-    out = dataclasses.replace(kernel, reference=reference, known_answers=known_answers, validate=validate,
-                              describe_input=describe_input, workloads=kinds,
-                              compare=compare if kernel.compare is not None else None,
-                              summarize=summarize if kernel.summarize is not None else None)
+    kinds = [
+        dataclasses.replace(kind, build=_guarded_build(kid, kind), expected=_guarded_expected(kid, kind))
+        for kind in kernel.workloads
+    ]
+    out = dataclasses.replace(
+        kernel,
+        reference=reference,
+        known_answers=known_answers,
+        validate=validate,
+        describe_input=describe_input,
+        workloads=kinds,
+        compare=compare if kernel.compare is not None else None,
+        summarize=summarize if kernel.summarize is not None else None,
+    )
     object.__setattr__(out, "_guarded", True)
     return out
 
@@ -134,9 +143,11 @@ def _guarded_build(kid: str, kind):
             raise SpecError(kid, hook, f"returned {kind_of(built)}, not (inputs, number of operations)")
         inputs, n = built
         if not operations(n):
-            raise SpecError(kid, hook, f"returned {n!r} as its number of operations: a batch has a whole number of "
-                                       f"them, at least 1")
+            raise SpecError(
+                kid, hook, f"returned {n!r} as its number of operations: a batch has a whole number of them, at least 1"
+            )
         return inputs, int(n)
+
     return build
 
 
@@ -150,6 +161,7 @@ def _guarded_expected(kid: str, kind):
         if out is None:
             raise SpecError(kid, hook, "returned None")
         return out
+
     return expected
 
 

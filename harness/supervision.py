@@ -4,6 +4,7 @@ A ``start`` line goes before each pass of a case and a ``result`` line after its
 signal (a segfault in C) or stuck in one case past ``--timeout`` is stopped, and what ended it (``WorkerEnd``)
 names the case it was in. An interrupted worker is given INTERRUPT_GRACE_S to write what it measured.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from swarbench.machine_load import LoadMonitor
-from swarbench.runfolder import (PYTEST_LOG, RECORD_FAILED_EXIT, PhaseLine, Record, ResultLine, RunFolder,
-                                 StartLine)
+from swarbench.runfolder import PYTEST_LOG, RECORD_FAILED_EXIT, PhaseLine, Record, ResultLine, RunFolder, StartLine
 from swarbench.bench.isolation import PARENT_ENV
 from swarbench.signals import Stopped
 
@@ -69,8 +69,9 @@ def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, tim
             child.wait()
 
 
-def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float,
-           load: Optional[LoadMonitor] = None) -> WorkerEnd:
+def _watch(
+    child: subprocess.Popen, tail: RecordTail, worker: int, timeout: float, load: Optional[LoadMonitor] = None
+) -> WorkerEnd:
     heard = time.time()  # when the worker last wrote a line
     try:
         while True:
@@ -94,9 +95,14 @@ def _watch(child: subprocess.Popen, tail: RecordTail, worker: int, timeout: floa
                 child.kill()
                 child.wait()
                 tail.poll()
-                return WorkerEnd("stuck", -9, None, f"benchmark worker {worker} was stopped: it wrote nothing for "
-                                                    f"{timeout:g} s outside any case (after its last case, or before "
-                                                    f"its first)")
+                return WorkerEnd(
+                    "stuck",
+                    -9,
+                    None,
+                    f"benchmark worker {worker} was stopped: it wrote nothing for "
+                    f"{timeout:g} s outside any case (after its last case, or before "
+                    f"its first)",
+                )
     except KeyboardInterrupt as exc:
         if isinstance(exc, Stopped):  # the worker did not get it: tell it as Ctrl-C would have
             child.send_signal(signal.SIGINT)
@@ -134,8 +140,10 @@ def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     while child.poll() is None and time.time() < deadline:
         try:
             # (a line written as the interrupt arrived can carry a time just after it: only a later one counts)
-            if any(isinstance(event, (StartLine, PhaseLine)) and (event.t or 0) - interrupted > 0.5
-                   for event in tail.poll()):
+            if any(
+                isinstance(event, (StartLine, PhaseLine)) and (event.t or 0) - interrupted > 0.5
+                for event in tail.poll()
+            ):
                 child.send_signal(signal.SIGINT)
             time.sleep(0.1)
         except KeyboardInterrupt:

@@ -1,6 +1,7 @@
 """Text from plugins and results files, made safe to print: control characters (other than the line break and
 tab) would move a terminal's cursor, set its title or erase what it shows, so each is written as an escape
 (``\\x1b``). Standard library only: the command line's every message goes through it."""
+
 from __future__ import annotations
 
 import re

@@ -15,6 +15,7 @@ known answers, on small, edge and random inputs, the way ``swarbench run`` check
 first, editable or not. A failure says what the oracle says in a run: the workload and the first input whose
 output differs, expected against got.
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,8 +43,10 @@ def kernel(kernel_id: str) -> Kernel:
     reg = registry()
     if kernel_id not in reg.kernels:
         failed = "".join(f"; {failure}" for failure in reg.failures)
-        raise LookupError(f"no kernel {kernel_id!r} is registered (is its plugin installed?); kernels: "
-                          f"{', '.join(sorted(reg.kernels))}{failed}")
+        raise LookupError(
+            f"no kernel {kernel_id!r} is registered (is its plugin installed?); kernels: "
+            f"{', '.join(sorted(reg.kernels))}{failed}"
+        )
     return reg.kernels[kernel_id]
 
 
@@ -71,13 +74,19 @@ def check_kernel(kernel_id: str) -> None:
             try:
                 workload = k.make_workload(kind, kind.test_size, seed)
             except InvalidInput as exc:
-                pytest.fail(f"kernel {kernel_id}: workload {kind.name} (n={kind.test_size}, seed {seed}) builds "
-                            f"inputs its own validate refuses: {exc}", pytrace=False)
+                pytest.fail(
+                    f"kernel {kernel_id}: workload {kind.name} (n={kind.test_size}, seed {seed}) builds "
+                    f"inputs its own validate refuses: {exc}",
+                    pytrace=False,
+                )
             oracle.reference_outputs(k, workload)
     names = {impl.name for impl in implementations(kernel_id)}
     if k.baseline not in names:
-        pytest.fail(f"kernel {kernel_id}: its baseline {k.baseline!r} is none of its implementations "
-                    f"({', '.join(sorted(names))})", pytrace=False)
+        pytest.fail(
+            f"kernel {kernel_id}: its baseline {k.baseline!r} is none of its implementations "
+            f"({', '.join(sorted(names))})",
+            pytrace=False,
+        )
 
 
 def _workloads(k: Kernel, kind: WorkloadKind, sizes: Sequence[int], seeds: Sequence[int]):
@@ -94,8 +103,12 @@ def _workloads(k: Kernel, kind: WorkloadKind, sizes: Sequence[int], seeds: Seque
             continue  # a kind may need more than a few operations (pairs of something); its test size decides
 
 
-def verdicts(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS,
-             against: Optional[Kernel] = None):
+def verdicts(
+    impl: Implementation,
+    sizes: Sequence[int] = EDGE_SIZES,
+    seeds: Sequence[int] = SEEDS,
+    against: Optional[Kernel] = None,
+):
     """(what was checked, the oracle's verdict) for the known answers, then each workload, up to the first
     verdict that is not PASS. ``against``: the kernel, where it is not an installed plugin's (swarbench.declare)."""
     k = against or kernel(impl.kernel)
@@ -111,8 +124,12 @@ def verdicts(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Seq
                 return
 
 
-def check(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequence[int] = SEEDS,
-          against: Optional[Kernel] = None) -> Optional[str]:
+def check(
+    impl: Implementation,
+    sizes: Sequence[int] = EDGE_SIZES,
+    seeds: Sequence[int] = SEEDS,
+    against: Optional[Kernel] = None,
+) -> Optional[str]:
     """Fail the calling test unless the implementation gives the reference's outputs and the known answers on
     every workload kind of its kernel (``against``, where it is not an installed plugin's). Skips it, with the
     reason, where this machine lacks what it requires. An implementation marked ``expected_to_fail`` must be
@@ -133,9 +150,12 @@ def check(impl: Implementation, sizes: Sequence[int] = EDGE_SIZES, seeds: Sequen
                 return f"{verdict.status} on {what}: {verdict.reason}"  # caught, as it should be
             pytest.fail(f"{impl.key} {verdict.status} on {what}: {verdict.reason}", pytrace=False)
     if impl.expected_to_fail:
-        pytest.fail(f"{impl.key} is marked expected_to_fail ({impl.expected_to_fail}) but passed every check "
-                    f"({len(checked)}: {', '.join(checked[:3])}, ...); mend the mark or the inputs that should "
-                    f"catch it", pytrace=False)
+        pytest.fail(
+            f"{impl.key} is marked expected_to_fail ({impl.expected_to_fail}) but passed every check "
+            f"({len(checked)}: {', '.join(checked[:3])}, ...); mend the mark or the inputs that should "
+            f"catch it",
+            pytrace=False,
+        )
 
 
 class CheckedBenchmark:
@@ -152,8 +172,15 @@ class CheckedBenchmark:
     def __init__(self, benchmark: Callable[[], Any]):
         self._benchmark = benchmark  # pytest-benchmark's fixture, asked for once a row is checked and is to be timed
 
-    def __call__(self, function: Union[Callable, Implementation], kernel: Union[str, Kernel, Any, None] = None, *,
-                 size: Optional[int] = None, workload: Optional[str] = None, seed: int = 0) -> Any:
+    def __call__(
+        self,
+        function: Union[Callable, Implementation],
+        kernel: Union[str, Kernel, Any, None] = None,
+        *,
+        size: Optional[int] = None,
+        workload: Optional[str] = None,
+        seed: int = 0,
+    ) -> Any:
         impl, k = _row_and_kernel(function, kernel)
         caught = check(impl, against=k)
         if caught is not None:
@@ -168,8 +195,9 @@ class CheckedBenchmark:
             pytest.fail(f"{impl.key} {verdict.status} on {case.label}: {verdict.reason}", pytrace=False)
         benchmark = self._benchmark()
         benchmark.group = k.id
-        benchmark.extra_info.update(kernel=k.id, implementation=impl.name, family=impl.family, workload=case.name,
-                                    n=case.size, unit=k.unit)
+        benchmark.extra_info.update(
+            kernel=k.id, implementation=impl.name, family=impl.family, workload=case.name, n=case.size, unit=k.unit
+        )
         outputs = benchmark(verdict.batch)
         mismatch = k.check(expected, outputs, case.inputs)
         if mismatch:
@@ -195,8 +223,10 @@ def _row_and_kernel(function, given) -> tuple[Implementation, Kernel]:
     if declared is not None and given is None:
         return function.swarbench_implementation, declared.kernel()
     if given is None:
-        raise TypeError(f"{getattr(function, '__name__', function)!r} is no row of a swarbench.declare kernel: "
-                        f"name its kernel, swarbench_benchmark(f, kernel='cards.contains')")
+        raise TypeError(
+            f"{getattr(function, '__name__', function)!r} is no row of a swarbench.declare kernel: "
+            f"name its kernel, swarbench_benchmark(f, kernel='cards.contains')"
+        )
     row = Declared(given.id, None, None, given.unit)
     row._defined = given
     name = getattr(function, "__name__", "function")

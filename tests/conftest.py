@@ -1,4 +1,5 @@
 """Shared helpers: run the real CLI in a subprocess, and install throw-away plugins through entry points."""
+
 from __future__ import annotations
 
 import os
@@ -54,8 +55,15 @@ def cli_env(tmp_path: Path, *sites: Path, **extra: str) -> dict:
 
 
 def swarbench(*args: str, env: dict | None = None, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=kw.pop("cwd", None), **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "swarbench.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=kw.pop("cwd", None),
+        **kw,
+    )
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:

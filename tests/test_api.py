@@ -1,4 +1,5 @@
 """swarbench.api: run, load, report and compare from Python, as a notebook would."""
+
 from __future__ import annotations
 
 import re
@@ -64,11 +65,14 @@ def test_compare_a_run_with_itself_finds_no_change(saved):
         api.compare(frame, api.load(frame.attrs["run_id"], frame.attrs["run_id"], reports=reports))
 
 
-@pytest.mark.parametrize("options, words", [
-    (dict(processes=0), ["processes = 0", "positive integer"]),
-    (dict(max_time="fast"), ["max_time", "number above 0"]),
-    (dict(kernels=["cards.*", None]), ["kernels", "list of strings"]),
-])
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (dict(processes=0), ["processes = 0", "positive integer"]),
+        (dict(max_time="fast"), ["max_time", "number above 0"]),
+        (dict(kernels=["cards.*", None]), ["kernels", "list of strings"]),
+    ],
+)
 def test_bad_arguments_are_one_line_naming_the_argument(options, words):
     with pytest.raises(UsageError) as err:
         api.request(**options)
@@ -87,8 +91,9 @@ def test_an_unknown_kernel_or_run_is_a_usage_error(tmp_path):
 
 
 def test_a_request_holds_the_options_given_and_the_defaults_otherwise(tmp_path):
-    request = api.request("cards.*", size=1e3, sizes=[1000, 4000], params={"hero": "7h 2c"}, reports=tmp_path,
-                          disable_plugins="poker")
+    request = api.request(
+        "cards.*", size=1e3, sizes=[1000, 4000], params={"hero": "7h 2c"}, reports=tmp_path, disable_plugins="poker"
+    )
     assert request.kernels == ["cards.*"] and request.sizes == [1000, 4000]
     assert request.params == {"hero": "7h 2c"} and request.disable == ["poker"] and request.reports_dir == tmp_path
     assert request.processes == type(request)().processes  # not given: the engine's default

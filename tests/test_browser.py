@@ -1,6 +1,7 @@
 """The HTML pages in a real headless Chromium, driven over the DevTools protocol: no console error, no network
 request, no sideways scrolling at 1280 px, and a scoreboard that names each kernel's fastest implementation as
 results.csv does. The test leaves a screenshot of the report's top and prints its path."""
+
 import base64
 import json
 import re
@@ -36,10 +37,22 @@ class Chromium:
         import websocket
 
         self.proc = subprocess.Popen(
-            [browser_path(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--no-first-run", "--remote-debugging-port=0", f"--user-data-dir={profile}",
-             f"--window-size={WIDTH},1100", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            text=True)
+            [
+                browser_path(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={profile}",
+                f"--window-size={WIDTH},1100",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         port = None
         deadline = time.time() + 60
         while port is None and time.time() < deadline:  # it says where it listens on stderr
@@ -95,8 +108,9 @@ class Chromium:
         return out
 
     def screenshot(self, path: Path) -> Path:
-        data = self.call("Page.captureScreenshot", format="png",
-                         clip={"x": 0, "y": 0, "width": WIDTH, "height": 1100, "scale": 1})["data"]
+        data = self.call(
+            "Page.captureScreenshot", format="png", clip={"x": 0, "y": 0, "width": WIDTH, "height": 1100, "scale": 1}
+        )["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 
@@ -122,8 +136,10 @@ def test_report_html_in_chromium_has_no_errors_no_requests_no_overflow_and_names
         assert proc.returncode == 0, proc.stderr
     a, b = sorted(Path(env["SWARBENCH_REPORTS"]).iterdir())
     pages = [b / "report.html"]
-    for args, name in ((["report", b.name, "--against", a.name, "-f", "html"], "against.html"),
-                       (["compare", a.name, b.name, "-f", "html"], "compare.html")):
+    for args, name in (
+        (["report", b.name, "--against", a.name, "-f", "html"], "against.html"),
+        (["compare", a.name, b.name, "-f", "html"], "compare.html"),
+    ):
         out = swarbench(*args, env=env)
         assert out.returncode == 0, out.stderr
         (tmp_path / name).write_text(out.stdout)
@@ -137,8 +153,10 @@ def test_report_html_in_chromium_has_no_errors_no_requests_no_overflow_and_names
             shot = chromium.screenshot(tmp_path / "report-top.png")
             print(f"screenshot of the report's top: {shot}")
     chromium.load(pages[0])
-    board = chromium.evaluate("JSON.stringify([...document.querySelectorAll('table.score tbody tr')]"
-                              ".map(tr => [...tr.cells].map(td => td.textContent.trim())))")
+    board = chromium.evaluate(
+        "JSON.stringify([...document.querySelectorAll('table.score tbody tr')]"
+        ".map(tr => [...tr.cells].map(td => td.textContent.trim())))"
+    )
     shown = {row[0]: row[2] for row in json.loads(board)}
     frame = pd.read_csv(b / "results.csv")
     passed = frame[(frame.status == "PASS") & (frame.kernel != "swarbench.overhead")]
@@ -157,23 +175,46 @@ def test_report_html_folds_each_rows_timed_code_and_its_limits_in_chromium(tmp_p
     if why:
         pytest.skip(why)
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-i", "numba-swar", "-n", "4096", "--max-time",
-                     "0.005", "--passes", "2", "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "c-swar",
+        "-i",
+        "numba-swar",
+        "-n",
+        "4096",
+        "--max-time",
+        "0.005",
+        "--passes",
+        "2",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     page = next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "report.html"
     chromium.load(page)
     assert chromium.problems() == []
     assert chromium.evaluate("document.querySelectorAll('table.limits tbody tr').length") == 2
-    panes = json.loads(chromium.evaluate("JSON.stringify([...document.querySelectorAll('details.asm')].map(d => "
-                                         "[d.querySelector('summary').textContent, d.open, "
-                                         "d.querySelector('pre').checkVisibility()]))"))
+    panes = json.loads(
+        chromium.evaluate(
+            "JSON.stringify([...document.querySelectorAll('details.asm')].map(d => "
+            "[d.querySelector('summary').textContent, d.open, "
+            "d.querySelector('pre').checkVisibility()]))"
+        )
+    )
     assert sorted(p[0].split(":")[0] for p in panes) == ["timed code of c-swar", "timed code of numba-swar"]
     assert all(not is_open and not visible for _, is_open, visible in panes), panes  # folded
     chromium.evaluate("document.querySelectorAll('details.asm').forEach(d => d.open = true)")
-    shown = json.loads(chromium.evaluate(
-        "JSON.stringify([...document.querySelectorAll('details.asm')].map(d => [d.querySelector('pre')"
-        ".checkVisibility(), d.querySelectorAll('pre mark').length, d.querySelector('pre').textContent"
-        ".includes('sha256: ')]))"))
+    shown = json.loads(
+        chromium.evaluate(
+            "JSON.stringify([...document.querySelectorAll('details.asm')].map(d => [d.querySelector('pre')"
+            ".checkVisibility(), d.querySelectorAll('pre mark').length, d.querySelector('pre').textContent"
+            ".includes('sha256: ')]))"
+        )
+    )
     assert all(visible and marked > 0 and hashed for visible, marked, hashed in shown), shown
     assert chromium.evaluate("document.documentElement.scrollWidth") <= WIDTH
     shot = chromium.screenshot(tmp_path / "timed-code.png")

@@ -1,4 +1,5 @@
 """The CardsVector suite: the post's examples, the generator, validation, and every implementation fuzzed."""
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,11 +32,14 @@ def test_remove_refuses_a_play_not_in_the_hand():
         spec.remove(spec.pack({3: 1}), spec.pack({3: 2}))
 
 
-@pytest.mark.parametrize("vector, words", [
-    (0x5 << 12, "kind 3 (3) has count 5"),
-    (0x2 << 56, "kind 14 (small joker) has count 2"),
-    (0x1, "nibble 0"),
-])
+@pytest.mark.parametrize(
+    "vector, words",
+    [
+        (0x5 << 12, "kind 3 (3) has count 5"),
+        (0x2 << 56, "kind 14 (small joker) has count 2"),
+        (0x1, "nibble 0"),
+    ],
+)
 def test_validation_names_the_bad_count(vector, words):
     with pytest.raises(InvalidInput, match=words.replace("(", r"\(").replace(")", r"\)")):
         spec.validate({"a": np.array([vector], np.uint64), "b": np.array([0], np.uint64)})
@@ -182,12 +186,15 @@ def test_a_kernel_of_known_answers_catches_a_wrong_implementation_even_when_the_
     assert verdict.status == oracle.FAIL and "known answer" in verdict.reason
 
 
-@pytest.mark.parametrize("threads, size", [
-    (3, 1000 + 13),  # shares of uneven length, each starting on a multiple of 64 pairs
-    (2, 40),  # fewer pairs than one share's alignment: the later shares are empty
-    (1, (1 << 18) + 37),  # a share big enough for remove's streaming stores, with a tail after them
-    (3, 512 * 7 + 100),  # bit-sliced shares of whole 512-pair blocks, uneven, the last with a part block
-])
+@pytest.mark.parametrize(
+    "threads, size",
+    [
+        (3, 1000 + 13),  # shares of uneven length, each starting on a multiple of 64 pairs
+        (2, 40),  # fewer pairs than one share's alignment: the later shares are empty
+        (1, (1 << 18) + 37),  # a share big enough for remove's streaming stores, with a tail after them
+        (3, 512 * 7 + 100),  # bit-sliced shares of whole 512-pair blocks, uneven, the last with a part block
+    ],
+)
 def test_the_split_variants_cover_every_pair(monkeypatch, threads, size):
     from swarbench.suites.cards import native
 
@@ -211,10 +218,21 @@ def test_the_posts_report_sets_its_benchmarks_beside_ours():
     from swarbench.suites.cards.report import post_table
 
     ns = {"c-loop": 10.0, "c-unrolled": 8.0, "c-swar": 1.0, "c-sliced-avx512": 0.25}
-    frame = pd.DataFrame([{"kernel": "cards.contains", "implementation": impl, "status": "PASS", "n": 4096,
-                           "ns_per_op_median": x} for impl, x in ns.items()]
-                         + [{"kernel": "cards.contains", "implementation": "wrong", "status": "FAIL", "n": 4096,
-                             "ns_per_op_median": 0.01}])
+    frame = pd.DataFrame(
+        [
+            {"kernel": "cards.contains", "implementation": impl, "status": "PASS", "n": 4096, "ns_per_op_median": x}
+            for impl, x in ns.items()
+        ]
+        + [
+            {
+                "kernel": "cards.contains",
+                "implementation": "wrong",
+                "status": "FAIL",
+                "n": 4096,
+                "ns_per_op_median": 0.01,
+            }
+        ]
+    )
     table = post_table(frame).table.set_index("post_benchmark")
     assert table.loc["BenchmarkVecBContains-2", "speedup_over_loop"] == 10.0
     assert round(table.loc["BenchmarkVecBContains-2", "post_speedup_over_loop"], 2) == round(64.3 / 1.09, 2)

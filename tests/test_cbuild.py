@@ -1,4 +1,5 @@
 """C builds: cached by source and flags, safe when two processes build at once, and honest when they fail."""
+
 import subprocess
 import sys
 import textwrap
@@ -51,7 +52,9 @@ def test_a_compile_error_names_the_compilers_complaint(tmp_path, monkeypatch):
 
 
 def test_requirements_explain_themselves(monkeypatch):
-    assert features.why_unavailable("module:surely_not_a_module_xyz").startswith("surely_not_a_module_xyz not importable")
+    assert features.why_unavailable("module:surely_not_a_module_xyz").startswith(
+        "surely_not_a_module_xyz not importable"
+    )
     assert features.why_unavailable("warp-drive") == "unknown requirement 'warp-drive'"
     monkeypatch.setenv("SWARBENCH_CPU_FLAGS", "sse2")
     features.cpu_flags.cache_clear()

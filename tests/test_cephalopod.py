@@ -1,4 +1,5 @@
 """The cephalopod suite: rules, the contest's data, every family against the reference, bad input, the client."""
+
 import argparse
 import csv
 import io
@@ -18,21 +19,45 @@ DATA = Path(spec.__file__).parent / "data" / "cephalopod_cases.csv"
 REG = registry.load()
 KERNEL = REG.kernels["cephalopod.hashsum"]
 IMPLS = {i.name: i for i in REG.implementations_of(KERNEL.id)}
-FAST = [n for n in ("numba-bfs", "numba-sym", "numba-fast", "c-hash", "c-lut", "c-sym", "c-direct", "c-avx2",
-                    "c-avx2-prefetch", "c-fast", "c-fast-fresh", "c-fast-mmap", "c-fast-nt", "c-fast-pf32",
-                    "c-fast-pf1024", "c-fast-byte-forms", "c-fast-cell-loop", "c-fast-cores", "c-fast-kept", "c-fast-split",
-                    "c-fast-split-deal")
-        if not features.unavailable(IMPLS[n].requires)]
+FAST = [
+    n
+    for n in (
+        "numba-bfs",
+        "numba-sym",
+        "numba-fast",
+        "c-hash",
+        "c-lut",
+        "c-sym",
+        "c-direct",
+        "c-avx2",
+        "c-avx2-prefetch",
+        "c-fast",
+        "c-fast-fresh",
+        "c-fast-mmap",
+        "c-fast-nt",
+        "c-fast-pf32",
+        "c-fast-pf1024",
+        "c-fast-byte-forms",
+        "c-fast-cell-loop",
+        "c-fast-cores",
+        "c-fast-kept",
+        "c-fast-split",
+        "c-fast-split-deal",
+    )
+    if not features.unavailable(IMPLS[n].requires)
+]
 
 
 def _rows():
     with open(DATA) as fh:
-        return [dict(r, depth=int(r["depth"]), expected=int(r["expected"]), path_count=int(r["path_count"]))
-                for r in csv.DictReader(fh)]
+        return [
+            dict(r, depth=int(r["depth"]), expected=int(r["expected"]), path_count=int(r["path_count"]))
+            for r in csv.DictReader(fh)
+        ]
 
 
 ROWS = _rows()
-SMALL = [r for r in ROWS if r["path_count"] < 10 ** 6 or r["name"] in ("cg_test_06", "empty_board_d12")]
+SMALL = [r for r in ROWS if r["path_count"] < 10**6 or r["name"] in ("cg_test_06", "empty_board_d12")]
 
 
 def _inputs(rows):
@@ -48,8 +73,9 @@ def _run(name, inputs):
 def test_data_file_holds_what_the_spec_says():
     names = [r["name"] for r in ROWS]
     assert names[:12] == [f"cg_test_{i:02d}" for i in range(1, 13)]
-    assert [r["name"] for r in ROWS if r["name"].startswith("empty_board")] == [f"empty_board_d{d:02d}"
-                                                                                 for d in range(21)]
+    assert [r["name"] for r in ROWS if r["name"].startswith("empty_board")] == [
+        f"empty_board_d{d:02d}" for d in range(21)
+    ]
     # the kernel's official workload is the contest's twelve tests, as the data file records them
     for (name, depth, board, expected), row in zip(spec.OFFICIAL, ROWS):
         assert (name, depth, board, expected) == (row["name"], row["depth"], row["board"], row["expected"])
@@ -71,7 +97,7 @@ def test_exact_path_counts_match_the_data():
     # an answer the families do not compute: the number of paths, in arbitrary precision
     for r in SMALL:
         assert spec.path_count(r["depth"], spec.parse_board(r["board"])) == r["path_count"], r["name"]
-    assert spec.path_count(8, spec.EMPTY, limit=10 ** 5) is None  # 6,301,152 paths: cut off early
+    assert spec.path_count(8, spec.EMPTY, limit=10**5) is None  # 6,301,152 paths: cut off early
 
 
 def test_rules_on_paper():
@@ -81,8 +107,9 @@ def test_rules_on_paper():
     assert sorted(b[4] for b in centre) == [3, 4, 5, 6]
     assert sorted(b[1] + b[3] + b[5] for b in centre) == [0, 1, 2, 3]
     # two 6s cannot be captured (12 > 6): every empty cell takes a plain 1
-    assert spec.successors(spec.parse_board("060 600 666")) == [spec.parse_board(b) for b in (
-        "160 600 666", "061 600 666", "060 610 666", "060 601 666")]
+    assert spec.successors(spec.parse_board("060 600 666")) == [
+        spec.parse_board(b) for b in ("160 600 666", "061 600 666", "060 610 666", "060 601 666")
+    ]
     assert spec.successors(spec.parse_board("123456123")) == []  # full: the game is over
     assert spec.solve_reference(5, spec.parse_board("123456123")) == 123456123
 
@@ -98,8 +125,9 @@ def test_symmetry_tables_form_the_group_of_the_square():
             assert spec.transform(spec.transform(board, b), a) == spec.transform(board, spec.COMPOSE[a][b])
     # moves commute with the symmetries (what lets a solver keep one board per class)
     for k in range(8):
-        assert sorted(spec.successors(spec.transform(board, k))) == \
-            sorted(spec.transform(s, k) for s in spec.successors(board))
+        assert sorted(spec.successors(spec.transform(board, k))) == sorted(
+            spec.transform(s, k) for s in spec.successors(board)
+        )
 
 
 def test_packed_tables_agree_with_the_rules():
@@ -116,14 +144,14 @@ def test_packed_tables_agree_with_the_rules():
 def test_byte_tables_give_the_eight_forms_and_their_hashes(board):
     s = tables.pack(board)
     u = [(s >> tables._outer_bit(q)) & 1 for q in range(24)]
-    chunks = [sum(bit << q for q, bit in enumerate(u[8 * g:8 * g + 8])) for g in range(3)]
+    chunks = [sum(bit << q for q, bit in enumerate(u[8 * g : 8 * g + 8])) for g in range(3)]
     b = tables.byte_tables()
     for k in range(8):
         form = s & ~tables.OUTER_MASK  # the centre and the empty count stay
         for g in range(3):
             form |= int(b["land"][g, chunks[g], k])
         assert form == tables.pack(spec.transform(board, k))
-        h = sum(int(b["hash"][g, chunks[g], k]) for g in range(3)) + board[4] * 10 ** 4
+        h = sum(int(b["hash"][g, chunks[g], k]) for g in range(3)) + board[4] * 10**4
         assert h == spec.board_hash(spec.transform(board, k))
 
 
@@ -164,13 +192,19 @@ def test_c_fast_grows_past_its_reservation():
     d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
     # tables of 4 slots per parent from 16 up: layers outgrow their tables while being built, and are re-placed;
     # and layer tags that wrap after 7 layers, so that the table is cleared many times in one search
-    tiny = build("cephalopod_fast_tiny", native.C_DIR / "fast.c", native.FAST_CDEF, ("avx2", "bmi2"),
-                 ("-DTABLE_MUL=1", "-DTABLE_MIN=16", "-DTAG_MAX=7"))
+    tiny = build(
+        "cephalopod_fast_tiny",
+        native.C_DIR / "fast.c",
+        native.FAST_CDEF,
+        ("avx2", "bmi2"),
+        ("-DTABLE_MUL=1", "-DTABLE_MIN=16", "-DTAG_MAX=7"),
+    )
     t = native._bind(tiny.ffi, "fast_tables", arrays)
     work = tiny.ffi.gc(tiny.lib.fast_new(), tiny.lib.fast_free)
     for r in rows + [d4] * 5:
-        assert tiny.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards) == \
-            r["expected"], r["name"]
+        assert (
+            tiny.lib.fast_solve(work, t, tables.pack(spec.parse_board(r["board"])), r["depth"], boards) == r["expected"]
+        ), r["name"]
 
 
 @pytest.mark.skipif(bool(features.unavailable(IMPLS["c-fast-split"].requires)), reason="needs a C compiler and AVX2")
@@ -182,14 +216,31 @@ def test_c_fast_split_grows_past_its_reservation(threads):
     from swarbench.cbuild import build
     from swarbench.suites.cephalopod import native
 
-    rows = [r for r in ROWS if r["name"] in ("cg_test_03", "cg_test_06", "cg_test_07", "empty_board_d00",
-                                             "empty_board_d01", "empty_board_d02", "empty_board_d20")]
+    rows = [
+        r
+        for r in ROWS
+        if r["name"]
+        in (
+            "cg_test_03",
+            "cg_test_06",
+            "cg_test_07",
+            "empty_board_d00",
+            "empty_board_d01",
+            "empty_board_d02",
+            "empty_board_d20",
+        )
+    ]
     d4 = next(r for r in ROWS if r["name"] == "empty_board_d04")
     rows += [d4] * 5
     # then tables that layers outgrow while being built, and layer tags that wrap after 7 layers
     for flags in ((), ("-DTABLE_MUL=1", "-DTABLE_MIN=16", "-DTAG_MAX=7")):
-        mod = build("cephalopod_split" + ("_tiny" if flags else ""), native.C_DIR / "split.c", native.SPLIT_CDEF,
-                    ("avx2", "bmi2"), flags + (native._header_flag("fast.c"),))
+        mod = build(
+            "cephalopod_split" + ("_tiny" if flags else ""),
+            native.C_DIR / "split.c",
+            native.SPLIT_CDEF,
+            ("avx2", "bmi2"),
+            flags + (native._header_flag("fast.c"),),
+        )
         ffi, lib = mod.ffi, mod.lib
         arrays = tables.fast_tables()
         t = native._bind(ffi, "fast_tables", arrays)
@@ -201,9 +252,21 @@ def test_c_fast_split_grows_past_its_reservation(threads):
         order = np.arange(len(rows), dtype=np.int32)[::-1].copy()
         for n_split in (len(rows), 3, 0):  # every test split, the first three split and the rest dealt, all dealt
             answers[:] = -1
-            assert lib.split_solve_many(pool, t, cast("uint32_t *", starts), cast("int32_t *", depths),
-                                        cast("int32_t *", order), len(rows), n_split, cast("int64_t *", answers),
-                                        cast("int64_t *", boards), cast("double *", seconds)) == 0
+            assert (
+                lib.split_solve_many(
+                    pool,
+                    t,
+                    cast("uint32_t *", starts),
+                    cast("int32_t *", depths),
+                    cast("int32_t *", order),
+                    len(rows),
+                    n_split,
+                    cast("int64_t *", answers),
+                    cast("int64_t *", boards),
+                    cast("double *", seconds),
+                )
+                == 0
+            )
             assert answers.tolist() == [r["expected"] for r in rows]
             assert (seconds > 0).all()
 
@@ -247,8 +310,9 @@ def test_a_wrong_row_hash_table_is_caught_by_the_oracle(monkeypatch):
     moves, base, _ = tables.array_moves()
     broken["rowhash"][base[4]] += 1  # the centre with four empty neighbours: the empty board's first move
     monkeypatch.setattr(native.tables, "fast_tables", lambda: broken)
-    impl = Implementation(KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast("cephalopod_fast"),
-                          requires=("cc", "avx2"))
+    impl = Implementation(
+        KERNEL.id, "c-fast-broken", "cffi-avx2", native._prepare_fast("cephalopod_fast"), requires=("cc", "avx2")
+    )
     workload = KERNEL.make_workload(KERNEL.workload_kind("empty"), 3)
     verdict = oracle.verify(KERNEL, impl, workload, oracle.reference_outputs(KERNEL, workload))
     assert verdict.status == oracle.FAIL and "depth 1" in verdict.reason
@@ -329,8 +393,9 @@ def test_every_implementation_passes_the_oracle(impl, kind):
     kind = KERNEL.workload_kind(kind)
     workload = KERNEL.make_workload(kind, kind.test_size)
     verdict = oracle.verify(KERNEL, IMPLS[impl], workload, oracle.reference_outputs(KERNEL, workload))
-    assert verdict.status == (oracle.SKIP if features.unavailable(IMPLS[impl].requires) else oracle.PASS), \
+    assert verdict.status == (oracle.SKIP if features.unavailable(IMPLS[impl].requires) else oracle.PASS), (
         verdict.reason
+    )
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -373,16 +438,19 @@ def test_symmetric_searches_count_fewer_boards():
 
 
 # -- bad input -----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text, words", [
-    ("20\n0 6 0\n2 7 2\n1 6 1\n", "board value 7 is not in 0..6"),
-    ("20\n0 6 0\n2 -1 2\n1 6 1\n", "board value -1 is not in 0..6"),
-    ("-2\n0 6 0\n2 2 2\n1 6 1\n", "depth -2 is negative"),
-    ("20\n0 6 0\n2 2 2\n", "missing board line"),
-    ("20\n0 6 0\n2 2\n1 6 1\n", "board line 2 has 2 values"),
-    ("x\n0 6 0\n2 2 2\n1 6 1\n", "depth 'x' is not a whole number"),
-    ("20\n0 6 0\n2 a 2\n1 6 1\n", "board value 'a'"),
-    ("", "empty input"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("20\n0 6 0\n2 7 2\n1 6 1\n", "board value 7 is not in 0..6"),
+        ("20\n0 6 0\n2 -1 2\n1 6 1\n", "board value -1 is not in 0..6"),
+        ("-2\n0 6 0\n2 2 2\n1 6 1\n", "depth -2 is negative"),
+        ("20\n0 6 0\n2 2 2\n", "missing board line"),
+        ("20\n0 6 0\n2 2\n1 6 1\n", "board line 2 has 2 values"),
+        ("x\n0 6 0\n2 2 2\n1 6 1\n", "depth 'x' is not a whole number"),
+        ("20\n0 6 0\n2 a 2\n1 6 1\n", "board value 'a'"),
+        ("", "empty input"),
+    ],
+)
 def test_bad_contest_input_is_one_clear_line(text, words):
     with pytest.raises(InvalidInput) as err:
         spec.parse_contest_input(text)
@@ -431,15 +499,28 @@ def test_solve_refuses_an_unknown_or_too_slow_implementation(monkeypatch):
 
 # -- the write-up's report -----------------------------------------------------------------------------------
 def _record(impl, workload, n, s, summary, status="PASS"):
-    return {"kernel": KERNEL.id, "suite": "cephalopod", "implementation": impl, "family": IMPLS[impl].family,
-            "workload": workload, "n": n, "status": status, "reason": "", "baseline": "bfs", "unit": "case",
-            "samples_s": [s, s, s] if status == "PASS" else [], "summary": summary}
+    return {
+        "kernel": KERNEL.id,
+        "suite": "cephalopod",
+        "implementation": impl,
+        "family": IMPLS[impl].family,
+        "workload": workload,
+        "n": n,
+        "status": status,
+        "reason": "",
+        "baseline": "bfs",
+        "unit": "case",
+        "samples_s": [s, s, s] if status == "PASS" else [],
+        "summary": summary,
+    }
 
 
 def test_reports_shape_the_run_like_the_write_up():
-    official = [_record("bfs", "official", 12, 2.0, {"case_ms": [1.0] * 12, "boards": 1783570}),
-                _record("c-avx2", "official", 12, 0.03, {"case_ms": [0.5] * 12, "boards": 595219}),
-                _record("paths", "official", 12, 0, None, status="SKIP")]
+    official = [
+        _record("bfs", "official", 12, 2.0, {"case_ms": [1.0] * 12, "boards": 1783570}),
+        _record("c-avx2", "official", 12, 0.03, {"case_ms": [0.5] * 12, "boards": 595219}),
+        _record("paths", "official", 12, 0, None, status="SKIP"),
+    ]
     empty = [_record("c-lut", "empty", 3, 0.01, {"case_ms": [0.1, 0.2, 0.4]})]
     frame = results.frame_from_records(official + empty, "r1", {})
     section = report.official_table(frame)

@@ -1,4 +1,5 @@
 """The command line end to end: list, run, report, and bad input as one line with exit code 2."""
+
 import json
 import os
 import signal
@@ -29,8 +30,15 @@ def test_run_checks_times_saves_and_reports(env):
     assert proc.returncode == 0, proc.stderr
     assert "BenchmarkContains/naive-" in proc.stdout and "ns/op" in proc.stdout
     run_dir = _run_dir(env)
-    for name in ("results.csv", "report.html", "report.md", "benchmark-w0.json", "benchmark-w1.json",
-                 "machine.json", "records.jsonl"):
+    for name in (
+        "results.csv",
+        "report.html",
+        "report.md",
+        "benchmark-w0.json",
+        "benchmark-w1.json",
+        "machine.json",
+        "records.jsonl",
+    ):
         assert os.path.exists(os.path.join(run_dir, name)), name
     frame = pd.read_csv(os.path.join(run_dir, "results.csv"))
     passed = frame[(frame.status == "PASS") & (frame.kernel != "swarbench.overhead")]
@@ -60,10 +68,19 @@ def test_run_checks_times_saves_and_reports(env):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fmt, marker", [("text", "BenchmarkRemove/"), ("md", "| implementation "),
-                                         ("csv", "ns_per_op_median"), ("html", "<!doctype html>")])
+@pytest.mark.parametrize(
+    "fmt, marker",
+    [
+        ("text", "BenchmarkRemove/"),
+        ("md", "| implementation "),
+        ("csv", "ns_per_op_median"),
+        ("html", "<!doctype html>"),
+    ],
+)
 def test_report_renders_a_saved_run_in_every_format(env, fmt, marker):
-    assert swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--size", "64", *FAST, env=env).returncode == 0
+    assert (
+        swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--size", "64", *FAST, env=env).returncode == 0
+    )
     run_id = os.path.basename(_run_dir(env))
     proc = swarbench("report", run_id, "--format", fmt, env=env)
     assert proc.returncode == 0 and marker in proc.stdout, proc.stderr
@@ -87,20 +104,26 @@ def test_missing_features_skip_with_a_reason_and_never_crash(env):
     assert "BenchmarkContains/numba-swar" in proc.stdout
 
 
-WRONG_PLUGIN = contains_plugin("wrong", "numpy", "prepare", """
+WRONG_PLUGIN = contains_plugin(
+    "wrong",
+    "numpy",
+    "prepare",
+    """
     import numpy as np
 
     def prepare(workload):
         a, b = workload.inputs["a"], workload.inputs["b"]
         return lambda: a >= b  # wrong: compares whole words
-""")
+""",
+)
 
 
 @pytest.mark.slow
 def test_a_wrong_plugin_implementation_is_reported_fail_never_ranked_and_the_run_exits_1(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "wrongdoer", WRONG_PLUGIN))
-    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "wrong", "--impl", "naive", "--size", "128",
-                     *FAST, env=env)
+    proc = swarbench(
+        "run", "--kernel", "cards.contains", "--impl", "wrong", "--impl", "naive", "--size", "128", *FAST, env=env
+    )
     assert proc.returncode == 1, proc.stderr
     assert "--- FAIL: BenchmarkContains/wrong-" in proc.stdout and "expected" in proc.stdout
     assert "FAIL: cards.contains/wrong" in proc.stderr
@@ -123,18 +146,21 @@ def test_a_plugin_that_fails_to_import_is_named_and_the_run_goes_on(tmp_path):
     assert "shaky" not in quiet.stderr and "disabled plugins: shaky" in quiet.stdout
 
 
-@pytest.mark.parametrize("args, words", [
-    (["run", "--kernel", "nope.*"], ["no kernel matches 'nope.*'", "cards.contains"]),
-    (["run", "--kernel", "cards.contains", "--impl", "c-quantum"], ["no implementation", "'c-quantum'"]),
-    (["run", "--size", "0"], ["--size", "'0' is not a positive integer"]),
-    (["run", "--size", "lots"], ["'lots' is not a positive integer"]),
-    (["run", "--size", "1e15"], ["--size 1000000000000000 needs about", "GiB"]),
-    (["run", "--workload", "marathon"], ["no workload 'marathon'"]),
-    (["run", "--max-time", "-1"], ["must be above 0"]),
-    (["run", "--short-rounds", "-1"], ["--short-rounds", "'-1'"]),
-    (["report", "no-such-run"], ["no run 'no-such-run'"]),
-    (["frobnicate"], ["invalid choice: 'frobnicate'"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["run", "--kernel", "nope.*"], ["no kernel matches 'nope.*'", "cards.contains"]),
+        (["run", "--kernel", "cards.contains", "--impl", "c-quantum"], ["no implementation", "'c-quantum'"]),
+        (["run", "--size", "0"], ["--size", "'0' is not a positive integer"]),
+        (["run", "--size", "lots"], ["'lots' is not a positive integer"]),
+        (["run", "--size", "1e15"], ["--size 1000000000000000 needs about", "GiB"]),
+        (["run", "--workload", "marathon"], ["no workload 'marathon'"]),
+        (["run", "--max-time", "-1"], ["must be above 0"]),
+        (["run", "--short-rounds", "-1"], ["--short-rounds", "'-1'"]),
+        (["report", "no-such-run"], ["no run 'no-such-run'"]),
+        (["frobnicate"], ["invalid choice: 'frobnicate'"]),
+    ],
+)
 def test_bad_arguments_are_one_line_and_exit_2(env, args, words):
     assert_one_line_error(swarbench(*args, env=env), *words)
 
@@ -142,15 +168,19 @@ def test_bad_arguments_are_one_line_and_exit_2(env, args, words):
 def test_an_unwritable_reports_folder_is_one_line(env, tmp_path):
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("")
-    assert_one_line_error(swarbench("run", *SMALL, "--reports", str(blocker / "sub"), env=env),
-                          "cannot write to the reports folder")
+    assert_one_line_error(
+        swarbench("run", *SMALL, "--reports", str(blocker / "sub"), env=env), "cannot write to the reports folder"
+    )
 
 
-@pytest.mark.parametrize("content, words", [
-    ("\x00\x01garbage\xff", ["not a swarbench results file"]),
-    ("name,value\nx,1\n", ["not a swarbench results file", "missing column"]),
-    ("", ["not a swarbench results file"]),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("\x00\x01garbage\xff", ["not a swarbench results file"]),
+        ("name,value\nx,1\n", ["not a swarbench results file", "missing column"]),
+        ("", ["not a swarbench results file"]),
+    ],
+)
 def test_corrupt_or_foreign_results_files_are_refused(env, tmp_path, content, words):
     path = tmp_path / "results.csv"
     path.write_text(content, errors="surrogateescape")
@@ -161,11 +191,30 @@ def test_corrupt_or_foreign_results_files_are_refused(env, tmp_path, content, wo
 def test_ctrl_c_keeps_what_was_measured(env):
     # Interrupted in its second pass (wherever that lands: Python, C or Numba code), a run keeps the samples of
     # every case its first pass timed.
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.remove", "--impl", "*swar*",
-           "--impl", "naive", "--impl", "unrolled", "--size", "200000", "--min-rounds", "50", "--max-time", "6",
-           "--quiet"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "--kernel",
+        "cards.remove",
+        "--impl",
+        "*swar*",
+        "--impl",
+        "naive",
+        "--impl",
+        "unrolled",
+        "--size",
+        "200000",
+        "--min-rounds",
+        "50",
+        "--max-time",
+        "6",
+        "--quiet",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline, records = time.time() + 240, None
     while time.time() < deadline:
         reports = env["SWARBENCH_REPORTS"]
@@ -185,16 +234,34 @@ def test_ctrl_c_keeps_what_was_measured(env):
     frame = pd.read_csv(os.path.join(os.path.dirname(records), "results.csv"))
     kept = frame[frame.kernel == "cards.remove"]
     passed = kept[kept.status == "PASS"]
-    assert len(passed) >= 2 and passed.reason.str.startswith("stopped after").all() and "interrupted" in out, \
-        kept[["implementation", "status", "reason"]]
+    assert len(passed) >= 2 and passed.reason.str.startswith("stopped after").all() and "interrupted" in out, kept[
+        ["implementation", "status", "reason"]
+    ]
     assert not kept.status.isin(["ERROR", "FAIL"]).any(), kept[["implementation", "status", "reason"]]
 
 
 @pytest.mark.slow
 def test_a_reader_that_stops_reading_does_not_stop_the_run(env):
     # `swarbench run 2>&1 | head -1`: the progress display loses its pipe after one line; the run goes on.
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.contains", "--impl", "c-swar*",
-           "--size", "256", "--max-time", "0.005", "--min-rounds", "1", "--no-overhead", "--processes", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "--kernel",
+        "cards.contains",
+        "--impl",
+        "c-swar*",
+        "--size",
+        "256",
+        "--max-time",
+        "0.005",
+        "--min-rounds",
+        "1",
+        "--no-overhead",
+        "--processes",
+        "2",
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     proc.stdout.readline()
     proc.stdout.close()
@@ -262,17 +329,36 @@ def test_workload_parameters_reach_the_generator_and_bad_values_are_one_line(tmp
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "toy", TOY_KERNEL))
     listed = swarbench("list", "--kernel", "toy.*", env=env)
     assert "--param low=...: smallest number (default '0')" in listed.stdout
-    proc = swarbench("run", "--kernel", "toy.*", "--impl", "right", "--workload", "from", "--param", "low=1000",
-                     "--size", "64", *FAST, env=env)
+    proc = swarbench(
+        "run",
+        "--kernel",
+        "toy.*",
+        "--impl",
+        "right",
+        "--workload",
+        "from",
+        "--param",
+        "low=1000",
+        "--size",
+        "64",
+        *FAST,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     row = pd.read_csv(os.path.join(_run_dir(env), "results.csv")).iloc[0]
     assert json.loads(row.params) == {"low": "1000"} and json.loads(row.summary)["total"] >= 2 * 1000 * 64
-    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--workload", "from", "--param", "low=ten",
-                                    env=env), "low 'ten' is not a whole number")
-    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "high=3", env=env),
-                          "takes --param high", "parameters: low")
-    assert_one_line_error(swarbench("run", "--kernel", "toy.*", "--param", "low=3", env=env),
-                          "--param low is for workload from", "add --workload")
+    assert_one_line_error(
+        swarbench("run", "--kernel", "toy.*", "--workload", "from", "--param", "low=ten", env=env),
+        "low 'ten' is not a whole number",
+    )
+    assert_one_line_error(
+        swarbench("run", "--kernel", "toy.*", "--param", "high=3", env=env), "takes --param high", "parameters: low"
+    )
+    assert_one_line_error(
+        swarbench("run", "--kernel", "toy.*", "--param", "low=3", env=env),
+        "--param low is for workload from",
+        "add --workload",
+    )
 
 
 def test_suite_section_cells_are_formatted_not_dumped():
@@ -280,6 +366,15 @@ def test_suite_section_cells_are_formatted_not_dumped():
 
     from swarbench.render import fmt_cell
 
-    assert [fmt_cell(x) for x in (1783570.0, 3667.5384905, 0.76950333, float("nan"), np.float64(58.990825),
-                                  np.int64(65536), "73.9 / 64.3")] == \
-        ["1,783,570", "3,667.5", "0.7695", "", "58.99", "65,536", "73.9 / 64.3"]
+    assert [
+        fmt_cell(x)
+        for x in (
+            1783570.0,
+            3667.5384905,
+            0.76950333,
+            float("nan"),
+            np.float64(58.990825),
+            np.int64(65536),
+            "73.9 / 64.3",
+        )
+    ] == ["1,783,570", "3,667.5", "0.7695", "", "58.99", "65,536", "73.9 / 64.3"]

@@ -1,4 +1,5 @@
 """[tool.swarbench] in ./pyproject.toml: the options' defaults, the command line winning, bad keys as one line."""
+
 from __future__ import annotations
 
 import os
@@ -20,10 +21,21 @@ def project(tmp_path, table: str):
 
 def test_every_key_is_checked_and_given_to_its_option(monkeypatch):
     monkeypatch.delenv("SWARBENCH_REPORTS", raising=False)  # (set, it would win over the table's folder)
-    settings = config.check({"kernels": "cards.*", "implementations": ["c-*", "numpy-*"], "size": 1e6,
-                             "sizes": [1000, 10000], "processes": 3, "max-time": 0.5, "overhead": False,
-                             "params": {"hero": "7h 2c", "boards": 10}, "format": "md", "reports": "out",
-                             "disable-plugins": ["poker"]})
+    settings = config.check(
+        {
+            "kernels": "cards.*",
+            "implementations": ["c-*", "numpy-*"],
+            "size": 1e6,
+            "sizes": [1000, 10000],
+            "processes": 3,
+            "max-time": 0.5,
+            "overhead": False,
+            "params": {"hero": "7h 2c", "boards": 10},
+            "format": "md",
+            "reports": "out",
+            "disable-plugins": ["poker"],
+        }
+    )
     run = settings.defaults("run")
     assert run["kernels"] == ["cards.*"] and run["implementations"] == ["c-*", "numpy-*"]
     assert run["size"] == 1_000_000 and isinstance(run["size"], int) and run["sizes"] == [1000, 10000]
@@ -33,26 +45,29 @@ def test_every_key_is_checked_and_given_to_its_option(monkeypatch):
     assert settings.disabled_plugins == ["poker"]
 
 
-@pytest.mark.parametrize("table, words", [
-    ({"processes": "two"}, ["processes", '"two"', "positive integer"]),
-    ({"processes": 0}, ["processes", "positive integer"]),
-    ({"processes": True}, ["processes", "positive integer"]),
-    ({"size": 1.5}, ["size", "positive integer"]),
-    ({"max-time": 0}, ["max-time", "above 0"]),
-    ({"timeout": float("inf")}, ["timeout", "above 0"]),
-    ({"overhead": "no"}, ["overhead", "true or false"]),
-    ({"kernels": 3}, ["kernels", "string or a list"]),
-    ({"kernels": ["cards.*", 3]}, ["kernels", "string or a list"]),
-    ({"format": "pdf"}, ["format", "text, md, csv, html"]),
-    ({"params": {"hero": ["7h"]}}, ["params", "table"]),
-    ({"settle": -1}, ["settle", "0 or more"]),
-    ({"processes": 1e9}, ["processes = 1000000000.0", "at most 1,000"]),  # the command line's limits, too
-    ({"min-rounds": 10**7}, ["min-rounds", "at most 1,000,000"]),
-    ({"size": 2**63}, ["size", "at most 4,611,686,018,427,387,904"]),
-    ({"seed": -1}, ["seed", "a whole number, 0 or more"]),
-    ({"max_time": 1}, ["unknown key 'max_time'", "did you mean 'max-time'"]),
-    ({"colour": 1}, ["unknown key 'colour'", "keys: "]),
-])
+@pytest.mark.parametrize(
+    "table, words",
+    [
+        ({"processes": "two"}, ["processes", '"two"', "positive integer"]),
+        ({"processes": 0}, ["processes", "positive integer"]),
+        ({"processes": True}, ["processes", "positive integer"]),
+        ({"size": 1.5}, ["size", "positive integer"]),
+        ({"max-time": 0}, ["max-time", "above 0"]),
+        ({"timeout": float("inf")}, ["timeout", "above 0"]),
+        ({"overhead": "no"}, ["overhead", "true or false"]),
+        ({"kernels": 3}, ["kernels", "string or a list"]),
+        ({"kernels": ["cards.*", 3]}, ["kernels", "string or a list"]),
+        ({"format": "pdf"}, ["format", "text, md, csv, html"]),
+        ({"params": {"hero": ["7h"]}}, ["params", "table"]),
+        ({"settle": -1}, ["settle", "0 or more"]),
+        ({"processes": 1e9}, ["processes = 1000000000.0", "at most 1,000"]),  # the command line's limits, too
+        ({"min-rounds": 10**7}, ["min-rounds", "at most 1,000,000"]),
+        ({"size": 2**63}, ["size", "at most 4,611,686,018,427,387,904"]),
+        ({"seed": -1}, ["seed", "a whole number, 0 or more"]),
+        ({"max_time": 1}, ["unknown key 'max_time'", "did you mean 'max-time'"]),
+        ({"colour": 1}, ["unknown key 'colour'", "keys: "]),
+    ],
+)
 def test_a_bad_key_or_value_names_the_key(table, words):
     with pytest.raises(UsageError) as err:
         config.check(table)
@@ -74,17 +89,19 @@ def test_a_pyproject_that_is_not_toml_is_one_line(tmp_path):
 
 
 def test_a_bad_value_stops_the_command_line_before_anything_runs(tmp_path):
-    proc = swarbench("run", "-k", "cards.contains", cwd=project(tmp_path, "processes = 'two'\n"),
-                     env=cli_env(tmp_path))
+    proc = swarbench("run", "-k", "cards.contains", cwd=project(tmp_path, "processes = 'two'\n"), env=cli_env(tmp_path))
     assert_one_line_error(proc, "[tool.swarbench]", "processes", "positive integer")
     assert not (tmp_path / "reports").exists()
 
 
 def test_kernels_and_disabled_plugins_come_from_the_table_and_the_command_line_wins(tmp_path):
-    project(tmp_path, """\
+    project(
+        tmp_path,
+        """\
         kernels = ["cards.contains"]
         disable-plugins = ["poker"]
-        """)
+        """,
+    )
     listed = swarbench("list", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "cards.contains:" in listed.stdout and "cards.remove:" not in listed.stdout
@@ -97,7 +114,9 @@ def test_kernels_and_disabled_plugins_come_from_the_table_and_the_command_line_w
 
 @pytest.mark.slow
 def test_a_run_takes_its_options_from_the_table_and_the_command_line_wins(tmp_path):
-    project(tmp_path, """\
+    project(
+        tmp_path,
+        """\
         kernels = "cards.remove"
         implementations = ["*swar*"]
         size = 64
@@ -107,7 +126,8 @@ def test_a_run_takes_its_options_from_the_table_and_the_command_line_wins(tmp_pa
         overhead = false
         quiet = true
         reports = "saved"
-        """)
+        """,
+    )
     env = {k: v for k, v in os.environ.items() if k != "SWARBENCH_REPORTS"}
     proc = swarbench("run", "--size", "32", cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr

@@ -1,5 +1,6 @@
 """The out-of-tree example plugins: swarbench-example loaded through its own entry point as `pip install` would
 leave it; swarbench-parse8, a kernel of its own, built as a wheel, installed and run, its own tests too."""
+
 import shutil
 import subprocess
 import sys
@@ -32,8 +33,9 @@ def test_the_example_plugin_adds_an_implementation_that_is_checked_and_timed(tmp
     env = cli_env(tmp_path, _installed_like_pip(tmp_path / "site"))
     listing = swarbench("list", "--kernel", "cards.contains", env=env).stdout
     assert "example-bytewise" in listing
-    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "example-*", "--impl", "naive",
-                     "--size", "300", *FAST, env=env)
+    proc = swarbench(
+        "run", "--kernel", "cards.contains", "--impl", "example-*", "--impl", "naive", "--size", "300", *FAST, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     assert "BenchmarkContains/example-bytewise-" in proc.stdout
     (run,) = (tmp_path / "reports").iterdir()
@@ -61,9 +63,23 @@ def build_wheel(project: Path, work: Path) -> Path:
     src = work / project.name
     shutil.copytree(project, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     offline = importlib.util.find_spec("wheel") or tuple(map(int, setuptools.__version__.split(".")[:2])) >= (70, 1)
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(work / "dist"),
-                           *(["--no-build-isolation"] if offline else []), str(src)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(work / "dist"),
+            *(["--no-build-isolation"] if offline else []),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     (wheel,) = (work / "dist").glob("*.whl")
     return wheel
@@ -71,16 +87,26 @@ def build_wheel(project: Path, work: Path) -> Path:
 
 def install_wheel(wheel: Path, site: Path) -> Path:
     """``pip install --target``: the package and its .dist-info (with the entry point), as a user's install."""
-    proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
-                           str(site), str(wheel)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return site
 
 
 def run_own_tests(tests: Path, env: dict, cwd: Path) -> subprocess.CompletedProcess:
     """A plugin's own tests against the installed package (run from ``cwd``, not beside the source copy)."""
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@ loops and hot loop found in them, the CPU named for llvm-mca, and the arithmetic
 asserted. The recorded outputs in tests/explain_data/ were made on the 2-vCPU AMD EPYC (Zen 5) VM the suite
 was developed on: objdump 2.40 of the cards suite's c-swar and c-swar-avx2 modules, Numba 0.68's assembly of
 contains_swar, llvm-mca 19.1.7 (-mcpu=znver5) and 14.0.6 (-mcpu=znver3) on the AVX2 loop."""
+
 import math
 import os
 import re
@@ -25,17 +26,27 @@ def objdump_functions(name: str) -> dict:
 
 # ---- objdump --------------------------------------------------------------------------------------------------
 
+
 def test_objdump_of_c_swar_parses_into_functions_and_its_one_loop_is_the_hot_loop():
     functions = objdump_functions("cards_swar.objdump")
     assert {"contains_batch", "remove_batch", "_cffi_f_contains_batch"} <= set(functions)
     contains = functions["contains_batch"]
-    assert contains.instructions[0].address == 0x11d0 and contains.instructions[0].text == "test %rcx,%rcx"
+    assert contains.instructions[0].address == 0x11D0 and contains.instructions[0].text == "test %rcx,%rcx"
     branch = next(i for i in contains.instructions if i.address == 0x1204)
-    assert (branch.mnemonic, branch.target, branch.target_name) == ("jne", 0x11e8, "contains_batch+0x18")
+    assert (branch.mnemonic, branch.target, branch.target_name) == ("jne", 0x11E8, "contains_batch+0x18")
     (loop,) = asm.loops(contains)
-    assert loop.header == 0x11e8 and loop.innermost
-    assert [hex(a) for a in loop.addresses] == ["0x11e8", "0x11ec", "0x11ef", "0x11f3", "0x11f6", "0x11f9",
-                                                "0x11fd", "0x1201", "0x1204"]
+    assert loop.header == 0x11E8 and loop.innermost
+    assert [hex(a) for a in loop.addresses] == [
+        "0x11e8",
+        "0x11ec",
+        "0x11ef",
+        "0x11f3",
+        "0x11f6",
+        "0x11f9",
+        "0x11fd",
+        "0x1201",
+        "0x1204",
+    ]
     cost = asm.cost(contains, loop)
     assert (cost.instructions, cost.loaded, cost.stored, cost.vector_bytes, cost.calls) == (9, 16, 1, 8, 0)
 
@@ -45,14 +56,14 @@ def test_the_cffi_wrapper_reaches_the_function_through_the_plt_and_its_free_loop
     reached = [f.name for f in asm.reachable(functions, "_cffi_f_contains_batch")]
     assert reached[:2] == ["_cffi_f_contains_batch", "contains_batch"]
     hot_function, loop = asm.hot_loop(functions[n] for n in reached)
-    assert hot_function.name == "contains_batch" and loop.header == 0x11e8  # the wrapper's loop calls PyObject_Free
+    assert hot_function.name == "contains_batch" and loop.header == 0x11E8  # the wrapper's loop calls PyObject_Free
 
 
 def test_a_backward_jump_to_a_block_that_does_not_dominate_it_is_no_loop():
     """c-swar-avx2: the cold path at 0x1440 jumps back to 0x13a2, after the vector loop; only 0x1368 loops."""
     contains = objdump_functions("cards_avx2.objdump")["contains_batch"]
     jump = next(i for i in contains.instructions if i.address == 0x1442)
-    assert jump.mnemonic == "jmp" and jump.target == 0x13a2
+    assert jump.mnemonic == "jmp" and jump.target == 0x13A2
     assert [lp.header for lp in asm.loops(contains)] == [0x1368]
     cost = asm.cost(contains, asm.loops(contains)[0])
     assert (cost.instructions, cost.loaded, cost.stored, cost.vector_bytes) == (10, 68, 4, 32)
@@ -74,7 +85,7 @@ def test_loops_behind_an_indirect_jump_are_found_too():
 
 def test_the_sampled_hot_loop_is_the_one_most_samples_fell_in():
     functions = objdump_functions("cards_avx2.objdump")
-    samples = Counter({0x1386: 40, 0x1375: 20, 0x13d2: 3, 0x1435: 7})
+    samples = Counter({0x1386: 40, 0x1375: 20, 0x13D2: 3, 0x1435: 7})
     _, loop, hits = asm.sampled_hot_loop(functions.values(), samples)
     assert loop.header == 0x1368 and hits == 60
     assert asm.sampled_hot_loop(functions.values(), Counter({0x1435: 9})) is None
@@ -90,36 +101,49 @@ def test_the_loop_is_handed_to_llvm_mca_as_att_text_with_its_branch_on_a_label()
 def test_listing_marks_the_hot_loop_and_keeps_a_window_of_a_long_function():
     contains = objdump_functions("cards_swar.objdump")["contains_batch"]
     rows = asm.listing(contains, asm.loops(contains)[0])
-    assert [r[0] for r in rows if r[2] == ">"] == ["11e8", "11ec", "11ef", "11f3", "11f6", "11f9", "11fd", "1201",
-                                                   "1204"]
+    assert [r[0] for r in rows if r[2] == ">"] == [
+        "11e8",
+        "11ec",
+        "11ef",
+        "11f3",
+        "11f6",
+        "11f9",
+        "11fd",
+        "1201",
+        "1204",
+    ]
     assert rows[0] == ["11d0", "test    %rcx,%rcx", ""]
     long = asm.listing(contains, asm.loops(contains)[0], most=6)
     assert len(long) == 6 and any(r[2] for r in long)
 
 
-@pytest.mark.parametrize("text, moved", [
-    ("sete (%rdx,%rax,1)", (0, 1)),
-    ("mov (%rdi,%rax,8),%r8", (8, 0)),
-    ("mov %edx,-0x4(%rsi,%rax,1)", (0, 4)),
-    ("sub (%rsi,%rax,8),%r8", (8, 0)),
-    ("add %rax,(%rdx)", (8, 8)),
-    ("cmp %r9,(%rax)", (8, 0)),
-    ("movzbl (%rax),%edx", (1, 0)),
-    ("vpor -0x20(%r8,%rax,8),%ymm1,%ymm0", (32, 0)),
-    ("vmovdqu64 %zmm0,(%rdi)", (0, 64)),
-    ("vpbroadcastq (%rax),%ymm0", (8, 0)),
-    ("vpaddq (%rax){1to8},%zmm1,%zmm2", (8, 0)),
-    ("vmovq %xmm1,(%r13,%r8)", (0, 8)),
-    ("movb $0x1,(%rax)", (0, 1)),
-    ("lea 0x8(%rax),%rbx", (0, 0)),
-    ("nopw 0x0(%rax,%rax,1)", (0, 0)),
-])
+@pytest.mark.parametrize(
+    "text, moved",
+    [
+        ("sete (%rdx,%rax,1)", (0, 1)),
+        ("mov (%rdi,%rax,8),%r8", (8, 0)),
+        ("mov %edx,-0x4(%rsi,%rax,1)", (0, 4)),
+        ("sub (%rsi,%rax,8),%r8", (8, 0)),
+        ("add %rax,(%rdx)", (8, 8)),
+        ("cmp %r9,(%rax)", (8, 0)),
+        ("movzbl (%rax),%edx", (1, 0)),
+        ("vpor -0x20(%r8,%rax,8),%ymm1,%ymm0", (32, 0)),
+        ("vmovdqu64 %zmm0,(%rdi)", (0, 64)),
+        ("vpbroadcastq (%rax),%ymm0", (8, 0)),
+        ("vpaddq (%rax){1to8},%zmm1,%zmm2", (8, 0)),
+        ("vmovq %xmm1,(%r13,%r8)", (0, 8)),
+        ("movb $0x1,(%rax)", (0, 1)),
+        ("lea 0x8(%rax),%rbx", (0, 0)),
+        ("nopw 0x0(%rax,%rax,1)", (0, 0)),
+    ],
+)
 def test_bytes_an_instruction_loads_and_stores(text, moved):
     mnemonic, _, operands = text.partition(" ")
     assert asm.memory_access(asm.Instruction(0, mnemonic, operands)) == moved
 
 
 # ---- Numba's assembly (LLVM's printout) ----------------------------------------------------------------------
+
 
 def test_numbas_assembly_parses_and_its_hot_loop_is_the_avx512_one():
     functions = asm.parse_llvm((DATA / "contains_swar.numba.s").read_text())
@@ -158,10 +182,11 @@ def test_a_loop_inside_one_op_is_set_in_the_loop_around_it_that_stores_the_outpu
 """
     function = asm.parse_objdump(text)["f"]
     inner = next(lp for lp in asm.loops(function) if lp.innermost)
-    (outer, children, own), = asm.nest(function, inner)
-    assert outer.header == 0x1002 and children == [inner] and own == [0x1002, 0x1006, 0x101e, 0x1022, 0x1026, 0x1029]
-    taken = Counter({0x1010: 40, 0x1014: 40, 0x1018: 40, 0x101c: 40, 0x101e: 15, 0x1022: 15, 0x1026: 10,
-                     0x1029: 20})  # 160 samples on 4 instructions, 60 on the 6 of its own: 4 runs an op
+    ((outer, children, own),) = asm.nest(function, inner)
+    assert outer.header == 0x1002 and children == [inner] and own == [0x1002, 0x1006, 0x101E, 0x1022, 0x1026, 0x1029]
+    taken = Counter(
+        {0x1010: 40, 0x1014: 40, 0x1018: 40, 0x101C: 40, 0x101E: 15, 0x1022: 15, 0x1026: 10, 0x1029: 20}
+    )  # 160 samples on 4 instructions, 60 on the 6 of its own: 4 runs an op
     around, estimate = nested(function, inner, taken, 1.0, None)
     assert around == outer and estimate["ops_per_iteration"] == 1.0  # the spill to the stack is no output
     assert estimate["nest"]["inner"][0]["runs_per_outer_iteration"] == 4.0
@@ -177,6 +202,7 @@ def test_operations_an_iteration_from_stores_then_loads_else_unknown():
 
 
 # ---- llvm-mca ---------------------------------------------------------------------------------------------------
+
 
 def test_llvm_mca_19_output_parses_into_cycles_and_its_bottleneck():
     p = mca.parse((DATA / "mca19_znver5_avx2_loop.txt").read_text())
@@ -237,8 +263,10 @@ def test_llvm_mca_hidden_is_said_in_a_line(monkeypatch):
         mca.find.cache_clear()
 
 
-@pytest.mark.skipif(not shutil.which("llvm-mca") and not any(shutil.which(f"llvm-mca-{n}") for n in range(10, 40)),
-                    reason="no llvm-mca on this machine")
+@pytest.mark.skipif(
+    not shutil.which("llvm-mca") and not any(shutil.which(f"llvm-mca-{n}") for n in range(10, 40)),
+    reason="no llvm-mca on this machine",
+)
 def test_the_newest_llvm_mca_here_predicts_the_recorded_loop():
     mca.find.cache_clear()
     tool, why = mca.find()
@@ -251,10 +279,12 @@ def test_the_newest_llvm_mca_here_predicts_the_recorded_loop():
 
 # ---- the limits -------------------------------------------------------------------------------------------------
 
-LEVELS = [{"level": "L1", "bytes": 48 << 10, "read_gbs": 200.0, "write_gbs": 100.0},
-          {"level": "L2", "bytes": 1 << 20, "read_gbs": 80.0, "write_gbs": 40.0},
-          {"level": "L3", "bytes": 32 << 20, "read_gbs": 40.0, "write_gbs": 20.0},
-          {"level": "DRAM", "bytes": 0, "read_gbs": 10.0, "write_gbs": 5.0}]
+LEVELS = [
+    {"level": "L1", "bytes": 48 << 10, "read_gbs": 200.0, "write_gbs": 100.0},
+    {"level": "L2", "bytes": 1 << 20, "read_gbs": 80.0, "write_gbs": 40.0},
+    {"level": "L3", "bytes": 32 << 20, "read_gbs": 40.0, "write_gbs": 20.0},
+    {"level": "DRAM", "bytes": 0, "read_gbs": 10.0, "write_gbs": 5.0},
+]
 
 
 def test_limit_arithmetic():
@@ -294,11 +324,24 @@ def test_working_sets_probe_each_level_above_the_one_below_and_dram_beyond_the_l
     assert sets[0][2] == 24 << 10 and sets[1][2] > 48 << 10 and sets[3][2] >= 128 << 20
 
 
-EXPLAIN = {"bytes_read_per_op": 16.0, "bytes_written_per_op": 1.0, "working_set_bytes": 1_114_112,
-           "function": "contains_batch", "origin": "objdump -d m.so", "sha256": "ab" * 32,
-           "loop": {"header": "11e8", "instructions": 9}, "ops_per_iteration": 1.0, "instructions_per_op": 9.0,
-           "mca": {"tool": "llvm-mca 19.1.7", "cpu": "znver5", "cpu_note": "", "cycles_per_iteration": 2.35,
-                   "bottleneck": "Zn4ALU0/3 (2.08 cycles busy an iteration)"}}
+EXPLAIN = {
+    "bytes_read_per_op": 16.0,
+    "bytes_written_per_op": 1.0,
+    "working_set_bytes": 1_114_112,
+    "function": "contains_batch",
+    "origin": "objdump -d m.so",
+    "sha256": "ab" * 32,
+    "loop": {"header": "11e8", "instructions": 9},
+    "ops_per_iteration": 1.0,
+    "instructions_per_op": 9.0,
+    "mca": {
+        "tool": "llvm-mca 19.1.7",
+        "cpu": "znver5",
+        "cpu_note": "",
+        "cycles_per_iteration": 2.35,
+        "bottleneck": "Zn4ALU0/3 (2.08 cycles busy an iteration)",
+    },
+}
 
 
 def test_columns_set_a_row_against_both_limits_and_name_the_one_that_binds():
@@ -328,6 +371,7 @@ def test_columns_say_why_a_limit_is_missing():
 
 # ---- on this machine -------------------------------------------------------------------------------------------
 
+
 def test_the_tools_count_of_the_c_swar_loop_matches_a_plain_reading_of_objdump(tmp_path):
     """The hot loop `swarbench asm` reports for cards.contains c-swar has as many instructions as objdump's own
     lines from the loop's branch target to the branch back, read without the module's parser."""
@@ -344,14 +388,20 @@ def test_the_tools_count_of_the_c_swar_loop_matches_a_plain_reading_of_objdump(t
     counted = re.search(r"hot loop at (\w+): (\d+) instructions", out.stdout)
     from swarbench.cbuild import cache_dir
 
-    text = subprocess.run(["objdump", "-d", str(cache_dir() / module)], check=True, capture_output=True,
-                          text=True).stdout
+    text = subprocess.run(
+        ["objdump", "-d", str(cache_dir() / module)], check=True, capture_output=True, text=True
+    ).stdout
     body = text.split("<contains_batch>:", 1)[1].split("\n\n", 1)[0].splitlines()
     # an instruction's line has address, bytes and mnemonic; a long one's further bytes follow on a line without
-    addresses = [int(line.split(":")[0], 16) for line in body if re.match(r"\s+[0-9a-f]+:", line)
-                 and line.count("\t") >= 2]
-    back = next(line for line in body if re.search(r"\sj\w+\s+[0-9a-f]+ <contains_batch\+", line)
-                and int(line.split()[-2], 16) < int(line.split(":")[0], 16))
+    addresses = [
+        int(line.split(":")[0], 16) for line in body if re.match(r"\s+[0-9a-f]+:", line) and line.count("\t") >= 2
+    ]
+    back = next(
+        line
+        for line in body
+        if re.search(r"\sj\w+\s+[0-9a-f]+ <contains_batch\+", line)
+        and int(line.split()[-2], 16) < int(line.split(":")[0], 16)
+    )
     start, end = int(back.split()[-2], 16), int(back.split(":")[0], 16)
     assert int(counted.group(1), 16) == start
     assert int(counted.group(2)) == sum(start <= a <= end for a in addresses)
@@ -367,8 +417,25 @@ def test_a_row_far_faster_than_its_predicted_core_limit_is_not_claimed_against_i
 
 # ---- a run, with the tools and without ------------------------------------------------------------------------
 
-RUN = ["run", "-k", "cards.contains", "-i", "c-swar", "-i", "numba-swar", "-n", "4096", "--max-time", "0.005",
-       "--passes", "2", "--processes", "1", "--no-overhead", "-q"]
+RUN = [
+    "run",
+    "-k",
+    "cards.contains",
+    "-i",
+    "c-swar",
+    "-i",
+    "numba-swar",
+    "-n",
+    "4096",
+    "--max-time",
+    "0.005",
+    "--passes",
+    "2",
+    "--processes",
+    "1",
+    "--no-overhead",
+    "-q",
+]
 
 
 def _needs_c_and_numba():
@@ -397,7 +464,7 @@ def _limits_table(text: str) -> dict:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith("implementation ") and "instr/op" in line)
     rows = {}
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("  ") or line.startswith("    "):
             break
         cells = re.split(r"\s{2,}", line.strip())
@@ -446,16 +513,21 @@ def test_asm_refuses_what_it_cannot_show_in_one_line(explained_run):
     env, _, run_dir = explained_run
     assert_one_line_error(swarbench("asm", "cards.nothing", "c-swar", env=env), "no kernel 'cards.nothing'")
     assert_one_line_error(swarbench("asm", "cards.contains", "c-nothing", env=env), "no implementation 'c-nothing'")
-    assert_one_line_error(swarbench("asm", "cards.contains", "c-loop", "--run", run_dir.name, env=env),
-                          "has no timed code of cards.contains c-loop")
+    assert_one_line_error(
+        swarbench("asm", "cards.contains", "c-loop", "--run", run_dir.name, env=env),
+        "has no timed code of cards.contains c-loop",
+    )
 
 
-@pytest.mark.parametrize("hidden, reason, without", [
-    ("SWARBENCH_LLVM_MCA", "no llvm-mca", {"c-swar", "numba-swar"}),
-    # Numba's code is then read from LLVM's printout of it instead of its bytes in memory
-    ("SWARBENCH_OBJDUMP", "no disassembler", {"c-swar"})])
-def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_missing(tmp_path, hidden, reason,
-                                                                                       without):
+@pytest.mark.parametrize(
+    "hidden, reason, without",
+    [
+        ("SWARBENCH_LLVM_MCA", "no llvm-mca", {"c-swar", "numba-swar"}),
+        # Numba's code is then read from LLVM's printout of it instead of its bytes in memory
+        ("SWARBENCH_OBJDUMP", "no disassembler", {"c-swar"}),
+    ],
+)
+def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_missing(tmp_path, hidden, reason, without):
     from conftest import cli_env, swarbench
 
     _needs_c_and_numba()
@@ -465,8 +537,9 @@ def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_mis
     rows = _limits_table(proc.stdout)
     assert set(rows) == {"c-swar", "numba-swar"}
     assert all(rows[impl][2] == "-" for impl in without)  # no core limit, and a line below says why
-    note = next(line for line in proc.stdout.replace("\n      ", " ").splitlines() if line.strip().startswith(
-        f"- {reason}"))
+    note = next(
+        line for line in proc.stdout.replace("\n      ", " ").splitlines() if line.strip().startswith(f"- {reason}")
+    )
     assert set(note.rsplit(": ", 1)[1].split(", ")) == without
     frame = __import__("pandas").read_csv(next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "results.csv")
     rows = frame[frame.implementation.isin(sorted(without))]

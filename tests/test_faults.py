@@ -3,6 +3,7 @@ or die): each ends in one line naming the culprit and a non-zero exit, and nothi
 
 The plugin faults come from the throw-away plugins in tests/faults/, installed through a site folder of their own.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,18 +54,21 @@ def one_line(proc: subprocess.CompletedProcess, code: int, *words: str) -> str:
 
 
 # -- arguments ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("args, words", [
-    (["run", "--size", "1e400"], ["--size", "'1e400' is too large"]),
-    (["run", "--sizes", "1e3,1e400"], ["--sizes", "'1e400' is too large"]),
-    (["run", "--min-rounds", "1e999"], ["--min-rounds", "'1e999' is too large"]),
-    (["run", "--processes", "1e30"], ["--processes", "too large"]),
-    (["run", "--passes", "1e6"], ["--passes", "too large"]),
-    (["run", "--seed", "-1"], ["--seed", "'-1'"]),
-    (["run", "--max-time", "inf"], ["--max-time", "'inf' is not a finite number"]),
-    (["run", "--timeout", "nan"], ["--timeout", "'nan'"]),
-    (["compare", "a", "b", "--fail-on-regression", "1e400"], ["--fail-on-regression", "not a finite number"]),
-    (["run", "-k", "cephalopod.*", "-w", "empty", "--size", "41"], ["--size 41", "empty", "up to 40"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["run", "--size", "1e400"], ["--size", "'1e400' is too large"]),
+        (["run", "--sizes", "1e3,1e400"], ["--sizes", "'1e400' is too large"]),
+        (["run", "--min-rounds", "1e999"], ["--min-rounds", "'1e999' is too large"]),
+        (["run", "--processes", "1e30"], ["--processes", "too large"]),
+        (["run", "--passes", "1e6"], ["--passes", "too large"]),
+        (["run", "--seed", "-1"], ["--seed", "'-1'"]),
+        (["run", "--max-time", "inf"], ["--max-time", "'inf' is not a finite number"]),
+        (["run", "--timeout", "nan"], ["--timeout", "'nan'"]),
+        (["compare", "a", "b", "--fail-on-regression", "1e400"], ["--fail-on-regression", "not a finite number"]),
+        (["run", "-k", "cephalopod.*", "-w", "empty", "--size", "41"], ["--size 41", "empty", "up to 40"]),
+    ],
+)
 def test_out_of_range_arguments_are_one_line_naming_the_option(env, args, words):
     assert_one_line_error(swarbench(*args, env=env), *words)
 
@@ -121,8 +125,17 @@ def test_an_error_before_the_size_is_known_shows_in_every_report(tmp_path, fmt):
 @pytest.mark.slow
 def test_result_files_follow_the_umask(tmp_path):
     env = fault_env(tmp_path)
-    proc = subprocess.run(["sh", "-c", f"umask 022 && exec {sys.executable} -m swarbench.cli " + " ".join(
-        [*CONTAINS, "--impl", "naive"])], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            "sh",
+            "-c",
+            f"umask 022 && exec {sys.executable} -m swarbench.cli " + " ".join([*CONTAINS, "--impl", "naive"]),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     folder = run_dir(env)
     out = tmp_path / "report.md"
@@ -134,14 +147,19 @@ def test_result_files_follow_the_umask(tmp_path):
 # -- output that cannot be written ----------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
-@pytest.mark.parametrize("args", [["report", "latest", "-o", "/dev/full"], ["report", "latest"], ["list"],
-                                  ["--help"]])
+@pytest.mark.parametrize("args", [["report", "latest", "-o", "/dev/full"], ["report", "latest"], ["list"], ["--help"]])
 def test_output_to_a_full_device_is_one_line(tmp_path, args):
     env = fault_env(tmp_path)
     assert swarbench(*CONTAINS, "--impl", "naive", env=env).returncode == 0
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "swarbench.cli", *args], stdout=full, stderr=subprocess.PIPE,
-                              text=True, env=env, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "swarbench.cli", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "No space left on device" in lines[0], lines
@@ -152,8 +170,9 @@ def test_output_to_a_full_device_is_one_line(tmp_path, args):
 def started_until(cmd: list[str], env: dict, ready, timeout: float, never: str) -> subprocess.Popen:
     """``cmd`` started in a session of its own, returned once ``ready(text of its run's records)``; killed and
     the test failed with ``never`` if that does not come within ``timeout`` seconds."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline = time.time() + timeout
     while time.time() < deadline:
         runs = list(Path(env["SWARBENCH_REPORTS"]).glob("*/records.jsonl"))
@@ -169,9 +188,13 @@ def _stopped_in_timing(tmp_path, send) -> tuple[subprocess.CompletedProcess, dic
     in and sleeper is being timed."""
     env = fault_env(tmp_path, "impls")
     cmd = [sys.executable, "-m", "swarbench.cli", *CONTAINS, "--impl", "naive", "--impl", "sleeper"]
-    proc = started_until(cmd, env, lambda text: '"implementation": "naive"' in text
-                         and '"phase": "timing"' in text.split('"sleeper"', 1)[-1],
-                         120, "naive never finished before sleeper hung")
+    proc = started_until(
+        cmd,
+        env,
+        lambda text: '"implementation": "naive"' in text and '"phase": "timing"' in text.split('"sleeper"', 1)[-1],
+        120,
+        "naive never finished before sleeper hung",
+    )
     time.sleep(0.3)  # sleeper is inside its timed call
     send(proc)
     out, err = proc.communicate(timeout=60)
@@ -193,6 +216,7 @@ def test_a_second_ctrl_c_still_saves_the_results(tmp_path):
         os.killpg(p.pid, signal.SIGINT)
         time.sleep(0.2)
         os.killpg(p.pid, signal.SIGINT)
+
     proc, env = _stopped_in_timing(tmp_path, twice)
     assert proc.returncode == 130, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -208,7 +232,7 @@ def _saved_run(tmp_path) -> tuple[dict, Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("junk", [b"\x00\xff\xfe binary junk\n", b"[1, 2]\n\"a string\"\n42\n", "samples"])
+@pytest.mark.parametrize("junk", [b"\x00\xff\xfe binary junk\n", b'[1, 2]\n"a string"\n42\n', "samples"])
 def test_compare_on_junk_records_is_one_line_or_renders_what_is_valid(tmp_path, junk):
     env, folder = _saved_run(tmp_path)
     other = tmp_path / "other"
@@ -267,8 +291,13 @@ def small_disk(tmp_path):
     """A 1 MiB filesystem of its own (tmpfs: needs root; skipped elsewhere)."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                                           capture_output=True).returncode != 0:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("mounting a small tmpfs needs root")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], capture_output=True)
@@ -313,8 +342,20 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_written_readable(tmp_path, s
 @pytest.mark.slow
 def test_an_implementation_writing_into_its_inputs_is_blamed_and_harms_no_other(tmp_path):
     env = fault_env(tmp_path, "impls")
-    proc = swarbench(*CONTAINS, "--impl", "naive", "--impl", "writer", "--impl", "prepare-writer",
-                     "--impl", "unrolled", "--impl", "swar", env=env)
+    proc = swarbench(
+        *CONTAINS,
+        "--impl",
+        "naive",
+        "--impl",
+        "writer",
+        "--impl",
+        "prepare-writer",
+        "--impl",
+        "unrolled",
+        "--impl",
+        "swar",
+        env=env,
+    )
     one_line(proc, 1, "writer", "prepare-writer")
     frame = results_of(env).set_index("implementation")
     assert (frame.loc[["naive", "unrolled", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
@@ -333,8 +374,9 @@ def test_an_implementation_wrong_after_its_first_call_fails_with_one_worker(tmp_
 @pytest.mark.slow
 def test_a_cached_answer_is_not_ranked(tmp_path):
     env = fault_env(tmp_path, "impls")
-    proc = swarbench("run", "--kernel", "cards.contains", "--size", "1e6", "--passes", "1", *FAST,
-                     "--impl", "cached", env=env)
+    proc = swarbench(
+        "run", "--kernel", "cards.contains", "--size", "1e6", "--passes", "1", *FAST, "--impl", "cached", env=env
+    )
     one_line(proc, 1, "cached")
     row = results_of(env).set_index("implementation").loc["cached"]
     assert row.status == "FAIL" and "cycle" in row.reason, row.reason

@@ -4,6 +4,7 @@ prepare returns no batch, is a FAIL or ERROR row naming what it did; a kernel wh
 raising or returning what its contract does not allow) is blamed once, on its spec, not on its implementations.
 
 The faults are the throw-away plugins of tests/faults/, each run once with every one of its implementations."""
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,23 @@ pytestmark = pytest.mark.slow  # each test is one real run
 
 # enough timed rounds (a 1 ms round of a few-microsecond batch, about 20 a pass) that a row wrong on one call in
 # seven of its later calls is caught with a probability of 1 - (6/7)**40 (about 0.998), whatever its luck
-CHECKED = ["run", "--kernel", "cards.contains", "--size", "4096", "--passes", "2", "--max-time", "0.04",
-           "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead"]
+CHECKED = [
+    "run",
+    "--kernel",
+    "cards.contains",
+    "--size",
+    "4096",
+    "--passes",
+    "2",
+    "--max-time",
+    "0.04",
+    "--min-rounds",
+    "1",
+    "--quiet",
+    "--processes",
+    "1",
+    "--no-overhead",
+]
 
 
 def _run(tmp_path, plugin: str, *impls: str):
@@ -30,8 +46,17 @@ def _run(tmp_path, plugin: str, *impls: str):
 
 
 WRONG_ON_SOME_CALLS = ["every-third", "calls-3-to-9", "after-40", "every-7th-late"]
-NO_WORK = ["copy-kept", "kept-array", "view-kept", "readonly-kept", "widened-kept", "list-kept", "global-kept",
-           "lazy-kept", "method-kept"]
+NO_WORK = [
+    "copy-kept",
+    "kept-array",
+    "view-kept",
+    "readonly-kept",
+    "widened-kept",
+    "list-kept",
+    "global-kept",
+    "lazy-kept",
+    "method-kept",
+]
 
 
 def test_a_row_wrong_on_some_calls_or_doing_no_work_in_its_calls_is_never_ranked(tmp_path):
@@ -50,8 +75,17 @@ def test_a_row_wrong_on_some_calls_or_doing_no_work_in_its_calls_is_never_ranked
 
 
 def test_a_batch_ending_in_any_base_exception_or_a_prepare_with_no_batch_is_its_error(tmp_path):
-    faults = ["base-exception", "generator-exit", "base-exception-late", "generator-exit-late",
-              "prepare-base-exception", "prepare-generator-exit", "pytest-skip", "prepare-none", "prepare-number"]
+    faults = [
+        "base-exception",
+        "generator-exit",
+        "base-exception-late",
+        "generator-exit-late",
+        "prepare-base-exception",
+        "prepare-generator-exit",
+        "pytest-skip",
+        "prepare-none",
+        "prepare-number",
+    ]
     proc, frame = _run(tmp_path, "process", "right", "swar", *faults)
     line = one_line(proc, 1, "FAIL: ")
     for name in faults:
@@ -59,8 +93,10 @@ def test_a_batch_ending_in_any_base_exception_or_a_prepare_with_no_batch_is_its_
     assert "OwnBaseException" in frame.loc["base-exception", "reason"]
     assert "GeneratorExit" in frame.loc["generator-exit-late", "reason"]
     # its 41st call: in the warm-up round or a timed one, as this machine's speed sizes the rounds
-    assert re.match(r"an? (warm-up|timed) batch call \(pass \d of \d\) raised OwnBaseException",
-                    frame.loc["base-exception-late", "reason"]), frame.loc["base-exception-late", "reason"]
+    assert re.match(
+        r"an? (warm-up|timed) batch call \(pass \d of \d\) raised OwnBaseException",
+        frame.loc["base-exception-late", "reason"],
+    ), frame.loc["base-exception-late", "reason"]
     assert "Skipped" in frame.loc["pytest-skip", "reason"]
     assert frame.loc["prepare-none", "reason"].startswith("prepare returned no callable (it returned None)")
     assert "prepare returned no callable (it returned an int)" in frame.loc["prepare-number", "reason"]
@@ -73,17 +109,28 @@ def test_a_spec_that_goes_wrong_is_blamed_once_and_no_implementation_for_it(tmp_
     one_line(proc, 1, "FAIL: ", "spec.describe/wrong", "are wrong (see the report)")
     frame = results_of(env)
     spec_rows = frame[frame.implementation == "(kernel spec)"].set_index("kernel")
-    hooks = {"spec.generator": "generator raised ZeroDivisionError", "spec.negative": "returned -5 as its number",
-             "spec.zero": "returned 0 as its number", "spec.fraction": "returned 2.5", "spec.nan": "returned nan",
-             "spec.untupled": "not (inputs, number of operations)", "spec.validate": "its validate raised",
-             "spec.reference": "its reference raised", "spec.nothing": "its reference returned None",
-             "spec.compare": "its compare raised", "spec.describe": "its describe_input raised",
-             "spec.summarize": "its summarize raised", "spec.summary-type": "its summarize returned a list",
-             "spec.expected": "published outputs (expected) raised"}
+    hooks = {
+        "spec.generator": "generator raised ZeroDivisionError",
+        "spec.negative": "returned -5 as its number",
+        "spec.zero": "returned 0 as its number",
+        "spec.fraction": "returned 2.5",
+        "spec.nan": "returned nan",
+        "spec.untupled": "not (inputs, number of operations)",
+        "spec.validate": "its validate raised",
+        "spec.reference": "its reference raised",
+        "spec.nothing": "its reference returned None",
+        "spec.compare": "its compare raised",
+        "spec.describe": "its describe_input raised",
+        "spec.summarize": "its summarize raised",
+        "spec.summary-type": "its summarize returned a list",
+        "spec.expected": "published outputs (expected) raised",
+    }
     for kernel, words in hooks.items():
         row = spec_rows.loc[kernel]
-        assert row.status == "ERROR" and f"kernel {kernel}'s spec is wrong" in row.reason and words in row.reason, \
-            (kernel, row.reason)
+        assert row.status == "ERROR" and f"kernel {kernel}'s spec is wrong" in row.reason and words in row.reason, (
+            kernel,
+            row.reason,
+        )
     assert spec_rows.index.is_unique  # once per kernel, whatever its implementations
     impls = frame[frame.implementation != "(kernel spec)"].set_index("kernel")
     for kernel in ("spec.generator", "spec.reference", "spec.compare", "spec.validate", "spec.negative"):

@@ -3,6 +3,7 @@ of settings; a plugin that takes a built-in suite's names, or names that would b
 refused in one line and the built-in suite keeps its own; a slow plugin is named and `run --help` does not wait
 on it; `history` honours [tool.swarbench] and says what it leaves out; `latest` is never an empty run; a kernel
 with no default workload runs its only one, or says which to add."""
+
 from __future__ import annotations
 
 import json
@@ -22,19 +23,22 @@ from swarbench.suites.cards import spec as cards_spec
 
 
 # -- settings: the same limits from the command line, [tool.swarbench], the environment and the library ----------
-@pytest.mark.parametrize("key, toml, words", [
-    ("processes", "1e9", ["processes", "at most 1,000"]),
-    ("passes", "1e8", ["passes", "at most 1,000"]),
-    ("min-rounds", "1e12", ["min-rounds", "at most 1,000,000"]),
-    ("short-rounds", "-1", ["short-rounds"]),
-    ("settle", "1e9", ["settle", "at most 1,000"]),
-    ("max-time", "inf", ["max-time"]),
-    ("timeout", "nan", ["timeout"]),
-    ("seed", "-1", ["seed"]),
-    ("size", "0", ["size"]),
-    ("sizes", "[1, 1e400]", ["sizes"]),
-    ("reports", "''", ["reports", "a folder"]),
-])
+@pytest.mark.parametrize(
+    "key, toml, words",
+    [
+        ("processes", "1e9", ["processes", "at most 1,000"]),
+        ("passes", "1e8", ["passes", "at most 1,000"]),
+        ("min-rounds", "1e12", ["min-rounds", "at most 1,000,000"]),
+        ("short-rounds", "-1", ["short-rounds"]),
+        ("settle", "1e9", ["settle", "at most 1,000"]),
+        ("max-time", "inf", ["max-time"]),
+        ("timeout", "nan", ["timeout"]),
+        ("seed", "-1", ["seed"]),
+        ("size", "0", ["size"]),
+        ("sizes", "[1, 1e400]", ["sizes"]),
+        ("reports", "''", ["reports", "a folder"]),
+    ],
+)
 def test_a_setting_beyond_its_limits_is_refused_from_every_source(tmp_path, key, toml, words):
     table = config.tomllib.loads(f"{key} = {toml}\n")
     with pytest.raises(UsageError, match=key):  # [tool.swarbench], as the command line reads it
@@ -50,8 +54,9 @@ def test_a_setting_beyond_its_limits_is_refused_from_every_source(tmp_path, key,
 
 def test_an_environment_variable_set_to_nothing_is_refused_where_it_is_used(tmp_path, monkeypatch):
     env = cli_env(tmp_path, SWARBENCH_REPORTS="")
-    assert_one_line_error(swarbench("run", "-k", "cards.contains", env=env, cwd=tmp_path), "$SWARBENCH_REPORTS",
-                          "a folder")
+    assert_one_line_error(
+        swarbench("run", "-k", "cards.contains", env=env, cwd=tmp_path), "$SWARBENCH_REPORTS", "a folder"
+    )
     assert swarbench("list", "-k", "cards.contains", env=env).returncode == 0  # it has no use for the folder
     assert list(tmp_path.iterdir()) == []  # nothing saved into the current folder
     monkeypatch.setenv("SWARBENCH_REPORTS", "")
@@ -69,18 +74,32 @@ def _kind(name="w"):
     return WorkloadKind(name, lambda size, seed: ({"x": list(range(size))}, size), "numbers", 4)
 
 
-FOREIGN = Kernel("cards.contains", "a foreign kernel under a built-in's id", "thing", (_kind(),),
-                 reference=lambda inputs: [0] * len(inputs["x"]))
+FOREIGN = Kernel(
+    "cards.contains",
+    "a foreign kernel under a built-in's id",
+    "thing",
+    (_kind(),),
+    reference=lambda inputs: [0] * len(inputs["x"]),
+)
 
 
-@pytest.mark.parametrize("hook, add", [
-    ("swarbench_add_kernels", lambda registry: registry.add_kernel(FOREIGN)),
-    ("swarbench_add_implementations", lambda registry: registry.add_implementation(
-        Implementation("cards.contains", "naive", "python-naive", lambda w: (lambda: None)))),
-    ("swarbench_add_reports", lambda registry: registry.add_report(SuiteReport("cards.post", lambda frame: None))),
-    ("swarbench_add_commands", lambda registry: registry.add_command(Command("poker", "not the suite's",
-                                                                             lambda p: None, lambda a, r: 0))),
-])
+@pytest.mark.parametrize(
+    "hook, add",
+    [
+        ("swarbench_add_kernels", lambda registry: registry.add_kernel(FOREIGN)),
+        (
+            "swarbench_add_implementations",
+            lambda registry: registry.add_implementation(
+                Implementation("cards.contains", "naive", "python-naive", lambda w: lambda: None)
+            ),
+        ),
+        ("swarbench_add_reports", lambda registry: registry.add_report(SuiteReport("cards.post", lambda frame: None))),
+        (
+            "swarbench_add_commands",
+            lambda registry: registry.add_command(Command("poker", "not the suite's", lambda p: None, lambda a, r: 0)),
+        ),
+    ],
+)
 def test_a_plugin_called_before_a_built_in_suite_cannot_take_its_names(hook, add):
     reg = registry.load(extra_plugins=[("aaa", _plugin(**{hook: add}))])
     assert [f.plugin for f in reg.failures] == ["aaa"], reg.failures
@@ -91,14 +110,18 @@ def test_a_plugin_called_before_a_built_in_suite_cannot_take_its_names(hook, add
 
 
 def test_a_plugin_named_before_a_suite_is_refused_and_the_suites_rows_keep_their_oracle(tmp_path):
-    site = make_plugin_site(tmp_path / "site", "aaa", """
+    site = make_plugin_site(
+        tmp_path / "site",
+        "aaa",
+        """
         from swarbench import Kernel, WorkloadKind, hookimpl
 
         @hookimpl
         def swarbench_add_kernels(registry):
             kind = WorkloadKind("deals", lambda size, seed: ({"x": list(range(size))}, size), "numbers", 4)
             registry.add_kernel(Kernel("cards.contains", "foreign", "thing", (kind,), reference=lambda i: [0]))
-        """)
+        """,
+    )
     env = cli_env(tmp_path, site)
     listed = swarbench("list", "-k", "cards.contains", env=env)
     assert listed.returncode == 1 and "plugin 'aaa' failed" in listed.stdout and "is swarbench's own" in listed.stdout
@@ -114,12 +137,14 @@ HOSTILE_NAMES = ["xss.k'><script>alert(1)</script>", "k.a:b", "k.a/b", "k.with s
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_names_that_would_break_case_ids_or_reports_are_refused_naming_the_plugin(name):
     ok = Kernel("ok.k", "d", "op", (_kind(),), reference=len)
-    cases = [lambda registry: registry.add_kernel(Kernel(name, "d", "op", (_kind(),), reference=len)),
-             lambda registry: registry.add_implementation(Implementation("ok.k", name, "python", lambda w: len)),
-             lambda registry: registry.add_implementation(Implementation("ok.k", "fine", name, lambda w: len)),
-             lambda registry: registry.add_kernel(Kernel("hostile.k", "d", "op", (_kind(name),), reference=len)),
-             lambda registry: registry.add_report(SuiteReport(name, lambda frame: None)),
-             lambda registry: registry.add_command(Command(name, "h", lambda p: None, lambda a, r: 0))]
+    cases = [
+        lambda registry: registry.add_kernel(Kernel(name, "d", "op", (_kind(),), reference=len)),
+        lambda registry: registry.add_implementation(Implementation("ok.k", name, "python", lambda w: len)),
+        lambda registry: registry.add_implementation(Implementation("ok.k", "fine", name, lambda w: len)),
+        lambda registry: registry.add_kernel(Kernel("hostile.k", "d", "op", (_kind(name),), reference=len)),
+        lambda registry: registry.add_report(SuiteReport(name, lambda frame: None)),
+        lambda registry: registry.add_command(Command(name, "h", lambda p: None, lambda a, r: 0)),
+    ]
     for add in cases:
         good = types.SimpleNamespace(swarbench_add_kernels=hookimpl(lambda registry: registry.add_kernel(ok)))
         hostile = types.SimpleNamespace(swarbench_add_implementations=hookimpl(add))
@@ -129,16 +154,21 @@ def test_names_that_would_break_case_ids_or_reports_are_refused_naming_the_plugi
         assert "ok.k" in reg.kernels  # the other plugin is untouched
 
 
-@pytest.mark.parametrize("kernel, words", [
-    (Kernel("bad.unit", "d", 5, (_kind(),), reference=len), "unit must be text"),
-    (Kernel("bad.none", "d", "op", (), reference=len), "at least one WorkloadKind"),
-    (Kernel("bad.kind", "d", "op", ("w",), reference=len), "WorkloadKind objects"),
-    (Kernel("bad.ref", "d", "op", (_kind(),), reference="len"), "reference must be a function"),
-    (Kernel("bad.size", "d", "op", (WorkloadKind("w", len, "d", 0),), reference=len), "default_size"),
-    (Kernel("bad.twice", "d", "op", (_kind(), _kind()), reference=len), "two workloads named 'w'"),
-    (Kernel("bad.params", "d", "op", (WorkloadKind("w", len, "d", 4, params={"x": object()}),), reference=len),
-     "params['x']"),
-])
+@pytest.mark.parametrize(
+    "kernel, words",
+    [
+        (Kernel("bad.unit", "d", 5, (_kind(),), reference=len), "unit must be text"),
+        (Kernel("bad.none", "d", "op", (), reference=len), "at least one WorkloadKind"),
+        (Kernel("bad.kind", "d", "op", ("w",), reference=len), "WorkloadKind objects"),
+        (Kernel("bad.ref", "d", "op", (_kind(),), reference="len"), "reference must be a function"),
+        (Kernel("bad.size", "d", "op", (WorkloadKind("w", len, "d", 0),), reference=len), "default_size"),
+        (Kernel("bad.twice", "d", "op", (_kind(), _kind()), reference=len), "two workloads named 'w'"),
+        (
+            Kernel("bad.params", "d", "op", (WorkloadKind("w", len, "d", 4, params={"x": object()}),), reference=len),
+            "params['x']",
+        ),
+    ],
+)
 def test_kernel_fields_of_the_wrong_kind_are_refused_when_registered(kernel, words):
     plugin = _plugin(swarbench_add_kernels=lambda registry: registry.add_kernel(kernel))
     reg = registry.load(extra_plugins=[("odd", plugin)], entry_points=False)
@@ -182,9 +212,21 @@ def test_a_slow_plugin_is_named_and_the_help_of_swarbenchs_own_commands_waits_on
 
 # -- saved runs: history and latest --------------------------------------------------------------------------
 def _records(impl="naive", commit="c1"):
-    rec = {"event": "result", "case": f"k.x:{impl}:w:n=10", "kernel": "k.x", "implementation": impl,
-           "workload": "w", "n": 10, "status": "PASS", "samples_s": [1e-6, 1.1e-6, 1.2e-6], "iterations": 1,
-           "worker": 0, "baseline": "naive", "family": "python", "unit": "op"}
+    rec = {
+        "event": "result",
+        "case": f"k.x:{impl}:w:n=10",
+        "kernel": "k.x",
+        "implementation": impl,
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6, 1.2e-6],
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "naive",
+        "family": "python",
+        "unit": "op",
+    }
     return [rec]
 
 
@@ -236,11 +278,14 @@ def test_latest_is_never_a_run_that_measured_nothing(tmp_path):
 
 
 # -- a kernel with no default workload -----------------------------------------------------------------------
-@pytest.mark.parametrize("args, words", [
-    (["-k", "poker.next_subset"], ["kernel poker.next_subset has no default workload", "-w 5of30", "-w 2of45"]),
-    (["-k", "poker.a*"], ["nothing to measure", "poker.atoi8", "-k poker.atoi8"]),
-    (["-k", "poker.atoi8", "-i", "no-such-*"], ["no implementation"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["-k", "poker.next_subset"], ["kernel poker.next_subset has no default workload", "-w 5of30", "-w 2of45"]),
+        (["-k", "poker.a*"], ["nothing to measure", "poker.atoi8", "-k poker.atoi8"]),
+        (["-k", "poker.atoi8", "-i", "no-such-*"], ["no implementation"]),
+    ],
+)
 def test_a_run_that_would_measure_nothing_is_refused_before_a_run_folder_is_made(tmp_path, args, words):
     env = cli_env(tmp_path)
     assert_one_line_error(swarbench("run", *args, env=env), *words)
@@ -250,8 +295,9 @@ def test_a_run_that_would_measure_nothing_is_refused_before_a_run_folder_is_made
 @pytest.mark.slow
 def test_a_kernel_named_by_itself_runs_its_only_workload(tmp_path):
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "poker.atoi8", "-i", "c-swar", "-i", "python-swar", "-n", "256", "--passes", "1",
-                     *FAST, env=env)
+    proc = swarbench(
+        "run", "-k", "poker.atoi8", "-i", "c-swar", "-i", "python-swar", "-n", "256", "--passes", "1", *FAST, env=env
+    )
     assert proc.returncode == 0, proc.stderr
     frame = api.load("latest", reports=env["SWARBENCH_REPORTS"])
     assert set(frame[frame.kernel == "poker.atoi8"].workload) == {"random"}

@@ -3,6 +3,7 @@ case that patches state the harness relies on, leaks file descriptors or leaves 
 the rows around it are measured as usual; a worker never outlives its engine; two Ctrl-C keep what was
 measured; a signal while the reports are written leaves every report written; closed standard streams are
 /dev/null. The faults are the throw-away plugins of tests/faults/ (process.py, impls.py)."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,23 @@ from test_faults import CONTAINS, _stopped_in_timing, fault_env, one_line, resul
 
 pytestmark = pytest.mark.slow  # each test is one real run, or more
 
-ROWS = ["run", "--kernel", "cards.contains", "--size", "4096", "--passes", "2", "--max-time", "0.02",
-        "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead"]
+ROWS = [
+    "run",
+    "--kernel",
+    "cards.contains",
+    "--size",
+    "4096",
+    "--passes",
+    "2",
+    "--max-time",
+    "0.02",
+    "--min-rounds",
+    "1",
+    "--quiet",
+    "--processes",
+    "1",
+    "--no-overhead",
+]
 PATCHES = ["patch-timer", "patch-numpy", "patch-harness", "patch-cwd", "patch-sigint", "patch-gc"]
 
 
@@ -35,12 +51,19 @@ def test_a_case_that_patches_what_others_rely_on_is_blamed_and_its_neighbours_ar
     proc = swarbench(*ROWS, *_impls("right", "swar", "always-wrong", *PATCHES), env=env, timeout=900)
     line = one_line(proc, 1, "FAIL: ")
     frame = results_of(env).set_index("implementation")
-    words = {"patch-timer": "time.perf_counter replaced", "patch-numpy": "numpy.flatnonzero replaced",
-             "patch-harness": "Kernel.check replaced", "patch-cwd": "working directory changed",
-             "patch-sigint": "signal handlers changed", "patch-gc": "gc enabled changed"}
+    words = {
+        "patch-timer": "time.perf_counter replaced",
+        "patch-numpy": "numpy.flatnonzero replaced",
+        "patch-harness": "Kernel.check replaced",
+        "patch-cwd": "working directory changed",
+        "patch-sigint": "signal handlers changed",
+        "patch-gc": "gc enabled changed",
+    }
     for name, what in words.items():
-        assert name in line and frame.loc[name, "status"] == "ERROR" and what in frame.loc[name, "reason"], \
-            (name, frame.loc[name, "reason"])
+        assert name in line and frame.loc[name, "status"] == "ERROR" and what in frame.loc[name, "reason"], (
+            name,
+            frame.loc[name, "reason"],
+        )
     # whatever order the worker drew, the rows after a patch were judged and timed in an unpatched process
     assert (frame.loc[["right", "swar"], "status"] == "PASS").all(), frame[["status", "reason"]]
     assert frame.loc["always-wrong", "status"] == "FAIL"
@@ -49,8 +72,9 @@ def test_a_case_that_patches_what_others_rely_on_is_blamed_and_its_neighbours_ar
 
 def test_descriptor_leaks_are_blamed_and_a_thread_left_running_neither_hangs_nor_goes_unnamed(tmp_path):
     env = fault_env(tmp_path, "process")
-    proc = swarbench(*ROWS, *_impls("right", "swar", "leaks-per-call", "leaks-in-prepare", "leaves-a-thread"),
-                     env=env, timeout=600)
+    proc = swarbench(
+        *ROWS, *_impls("right", "swar", "leaks-per-call", "leaks-in-prepare", "leaves-a-thread"), env=env, timeout=600
+    )
     line = one_line(proc, 1, "FAIL: ", "leaks-per-call", "leaks-in-prepare")
     assert "cards.contains/leaves-a-thread left" in line and "'never-ends'" in line
     frame = results_of(env).set_index("implementation")
@@ -96,13 +120,35 @@ def test_two_ctrl_c_in_quick_succession_keep_what_was_measured(tmp_path):
     """Three passes: when sleeper hangs, naive's samples of its first pass are in the worker's memory only; the
     second Ctrl-C must not cut short their writing."""
     env = fault_env(tmp_path, "impls")
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "--kernel", "cards.contains", "--size", "64", "--passes",
-           "3", "--max-time", "0.005", "--min-rounds", "1", "--quiet", "--processes", "1", "--no-overhead",
-           "--impl", "naive", "--impl", "sleeper"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "--kernel",
+        "cards.contains",
+        "--size",
+        "64",
+        "--passes",
+        "3",
+        "--max-time",
+        "0.005",
+        "--min-rounds",
+        "1",
+        "--quiet",
+        "--processes",
+        "1",
+        "--no-overhead",
+        "--impl",
+        "naive",
+        "--impl",
+        "sleeper",
+    ]
 
     def both_timed(text: str) -> bool:
         timed = [json.loads(ln)["case"] for ln in text.splitlines() if '"phase": "timing' in ln]
         return any("naive" in c for c in timed) and any("sleeper" in c for c in timed)
+
     proc = started_until(cmd, env, both_timed, 300, "sleeper was never timed")
     time.sleep(0.5)
     for _ in range(2):
@@ -136,8 +182,13 @@ SLOW_REPORT = textwrap.dedent("""
 def test_a_signal_while_the_reports_are_written_leaves_every_report_written_and_says_so(tmp_path, sig):
     mark = tmp_path / "writing"
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "slowreport", SLOW_REPORT), SBFAULT_MARK=str(mark))
-    proc = subprocess.Popen([sys.executable, "-m", "swarbench.cli", *CONTAINS, "--impl", "naive"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "swarbench.cli", *CONTAINS, "--impl", "naive"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 300
     while not mark.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -151,14 +202,23 @@ def test_a_signal_while_the_reports_are_written_leaves_every_report_written_and_
         assert (folder / name).stat().st_size > 0, name
 
 
-@pytest.mark.parametrize("args", [["report", "latest"], ["list"], ["run", *CONTAINS[1:], "--impl", "naive"],
-                                  ["--help"], ["compare", "latest", "latest"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "latest"],
+        ["list"],
+        ["run", *CONTAINS[1:], "--impl", "naive"],
+        ["--help"],
+        ["compare", "latest", "latest"],
+    ],
+)
 def test_closed_standard_output_is_dev_null(tmp_path, args):
     env = fault_env(tmp_path)
     assert swarbench(*CONTAINS, "--impl", "naive", env=env).returncode == 0
     command = " ".join([sys.executable, "-m", "swarbench.cli", *(f"'{a}'" for a in args)])
     for closing in (">&-", ">&- 2>&-", "<&- >&-"):
-        proc = subprocess.run(["sh", "-c", f"exec {command} {closing}"], env=env, capture_output=True, text=True,
-                              timeout=300)
+        proc = subprocess.run(
+            ["sh", "-c", f"exec {command} {closing}"], env=env, capture_output=True, text=True, timeout=300
+        )
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, (closing, proc.stderr)
     assert len(list(Path(env["SWARBENCH_REPORTS"]).iterdir())) == (4 if args[0] == "run" else 1)

@@ -3,6 +3,7 @@
 The clusters here are real ones on this machine: `--cluster local:2`, or a `dask scheduler` and `dask worker`
 processes started by the test, so that a worker can be killed or can carry another swarbench version.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,10 +55,28 @@ def test_local_cluster_gives_one_run_with_both_machines(env):
 
 
 def test_ctrl_c_stops_every_machine_and_keeps_what_came_back(env):
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "-k", "cards.*", "--size", "1024", "--max-time", "0.005",
-           "-p", "1", "--no-overhead", "--cluster", "local:2", "--machine-names", "a,b"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "-k",
+        "cards.*",
+        "--size",
+        "1024",
+        "--max-time",
+        "0.005",
+        "-p",
+        "1",
+        "--no-overhead",
+        "--cluster",
+        "local:2",
+        "--machine-names",
+        "a,b",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     finished = 0
     for line in proc.stderr:
         finished += line.startswith(("[a: ", "[b: ")) and ": PASS " in line
@@ -76,20 +95,52 @@ def scheduler(tmp_path, env):
     """A `dask scheduler` of the test's own, and a starter of `dask worker` processes for it."""
     env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "5s"
     address_file = tmp_path / "scheduler.json"
-    started = [subprocess.Popen([*DASK, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                                 "--no-dashboard", "--scheduler-file", str(address_file)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    started = [
+        subprocess.Popen(
+            [
+                *DASK,
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(address_file),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    ]
     deadline = time.time() + 60
     while not address_file.exists() and time.time() < deadline:
         time.sleep(0.2)
     address = json.loads(address_file.read_text())["address"]
 
     def worker(name: str, extra_env: dict | None = None) -> subprocess.Popen:
-        proc = subprocess.Popen([*DASK, "distributed.cli.dask_worker", address, "--name", name, "--nthreads", "1",
-                                 "--resources", "swarbench=1", "--no-nanny", "--no-dashboard"],
-                                # (not in the checkout, whose swarbench.egg-info would come first on the path)
-                                cwd=tmp_path, env=dict(env, **(extra_env or {})), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                *DASK,
+                "distributed.cli.dask_worker",
+                address,
+                "--name",
+                name,
+                "--nthreads",
+                "1",
+                "--resources",
+                "swarbench=1",
+                "--no-nanny",
+                "--no-dashboard",
+            ],
+            # (not in the checkout, whose swarbench.egg-info would come first on the path)
+            cwd=tmp_path,
+            env=dict(env, **(extra_env or {})),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         started.append(proc)
         return proc
 
@@ -113,8 +164,25 @@ def test_a_machine_lost_mid_run_keeps_the_others_results(env, scheduler):
     worker("a")
     doomed = worker("b")
     wait_for(2)
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "-k", "cards.*", "--size", "1024", "--max-time", "0.005",
-           "-p", "1", "--passes", "2", "--no-overhead", "--cluster", address]
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "-k",
+        "cards.*",
+        "--size",
+        "1024",
+        "--max-time",
+        "0.005",
+        "-p",
+        "1",
+        "--passes",
+        "2",
+        "--no-overhead",
+        "--cluster",
+        address,
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stderr:  # progress lines, one per finished case, each led by its machine
         if line.startswith("[b: "):
@@ -137,8 +205,9 @@ def test_a_machine_with_another_swarbench_version_is_refused(env, scheduler, tmp
     # a distribution record ahead of the installed one on the worker's path: it reports another version
     site = tmp_path / "other-site"
     (site / "swarbench-9.9.9.dist-info").mkdir(parents=True)
-    (site / "swarbench-9.9.9.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: swarbench\n"
-                                                                 "Version: 9.9.9\n")
+    (site / "swarbench-9.9.9.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: swarbench\nVersion: 9.9.9\n"
+    )
     worker("old", {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH", "")]))})
     wait_for(1)
     proc = swarbench(*SMALL, "--cluster", address, env=env, timeout=300)
@@ -148,14 +217,17 @@ def test_a_machine_with_another_swarbench_version_is_refused(env, scheduler, tmp
 
 def test_an_unreachable_cluster_is_one_line(env):
     env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "2s"
-    assert_one_line_error(swarbench(*SMALL, "--cluster", "tcp://127.0.0.1:9", env=env, timeout=120),
-                          "cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert_one_line_error(
+        swarbench(*SMALL, "--cluster", "tcp://127.0.0.1:9", env=env, timeout=120),
+        "cannot reach the Dask scheduler at tcp://127.0.0.1:9",
+    )
 
 
 def test_machine_names_need_a_local_cluster(env):
     assert_one_line_error(swarbench(*SMALL, "--machines", "a*", env=env), "give --cluster ADDRESS")
-    assert_one_line_error(swarbench(*SMALL, "--cluster", "local:2", "--machine-names", "a", env=env),
-                          "give 2 different names")
+    assert_one_line_error(
+        swarbench(*SMALL, "--cluster", "local:2", "--machine-names", "a", env=env), "give 2 different names"
+    )
 
 
 def test_divisible_work_merges_to_the_whole():
@@ -170,8 +242,7 @@ def test_divisible_work_merges_to_the_whole():
 
 def test_class_table_over_a_cluster_agrees_with_the_plain_evaluator(env):
     # the first boards, C counts against spec.py's plain evaluator, both spread over two machines
-    proc = swarbench("poker", "classes", "--boards", "6", "--shards", "2", "--cluster", "local:2", env=env,
-                     timeout=600)
+    proc = swarbench("poker", "classes", "--boards", "6", "--shards", "2", "--cluster", "local:2", env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "checked against the plain evaluator on the same 6 boards: all agree" in proc.stdout
 
@@ -191,12 +262,18 @@ def test_the_problems_a_fleet_run_found_are_kept_for_its_later_reports_each_once
     from swarbench.runfolder import RunFolder, note_line
 
     machines = {name: fleet.Machine(name, f"tcp://{name}", {"name": name}) for name in "ab"}
-    machines["a"].payload = {"records": [note_line("a thread left running").to_json()], "files": {},
-                             "interrupted": False, "problems": ["a thread left running"]}
+    machines["a"].payload = {
+        "records": [note_line("a thread left running").to_json()],
+        "files": {},
+        "interrupted": False,
+        "problems": ["a thread left running"],
+    }
     machines["b"].lost = "its worker died"
     run_dir = tmp_path / "20260101-000000-abcd"
     run_dir.mkdir()
     fleet.gather(run_dir.name, run_dir, machines, plugins(), interrupted=False)
     notes = RunFolder(run_dir).notes()
-    assert notes == ["machine a: a thread left running", "machine b was lost mid-run (its worker died): 0 case(s) "
-                                                          "LOST"], notes
+    assert notes == [
+        "machine a: a thread left running",
+        "machine b was lost mid-run (its worker died): 0 case(s) LOST",
+    ], notes

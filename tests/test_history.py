@@ -1,5 +1,6 @@
 """`swarbench history` over five saved runs of two commits: every kernel shows both commits, and a measurement
 made thirty times slower in the later commit is marked slower, as `compare` calls it."""
+
 import json
 import shutil
 from pathlib import Path
@@ -9,8 +10,25 @@ import pytest
 
 from conftest import cli_env, swarbench
 
-RUN = ["--kernel", "cards.*", "--size", "4096", "--max-time", "0.01", "--processes", "1", "--passes", "2", "--quiet",
-       "--impl", "naive", "--impl", "swar", "--impl", "c-swar"]
+RUN = [
+    "--kernel",
+    "cards.*",
+    "--size",
+    "4096",
+    "--max-time",
+    "0.01",
+    "--processes",
+    "1",
+    "--passes",
+    "2",
+    "--quiet",
+    "--impl",
+    "naive",
+    "--impl",
+    "swar",
+    "--impl",
+    "c-swar",
+]
 
 
 def clone(run: Path, reports: Path, run_id: str, commit: str, slower: str = "") -> Path:

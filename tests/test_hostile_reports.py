@@ -2,6 +2,7 @@
 cells as text (HTML escaped in text and attributes alike, Markdown with no markup, the terminal with no control
 sequence), the HTML page runs nothing in a real Chromium, and a hand-edited results.csv with cells no run writes
 is one line naming the column and line, or renders safely."""
+
 from __future__ import annotations
 
 import html.parser
@@ -20,8 +21,15 @@ from swarbench.runfolder import RECORDS, RunFolder
 
 # a value of each kind that breaks out of an HTML text node, an attribute in either quote, a style or SVG element,
 # a terminal, a Markdown table or code span; and one that is already an entity (it must show as written)
-HOSTILE = ["x'><script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</style><svg onload=alert(1)>",
-           "\x1b]0;pwned\x07\x1b[2J", "a|b\nc `d`", "javascript:alert(1)", "&lt;script&gt;"]
+HOSTILE = [
+    "x'><script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "</style><svg onload=alert(1)>",
+    "\x1b]0;pwned\x07\x1b[2J",
+    "a|b\nc `d`",
+    "javascript:alert(1)",
+    "&lt;script&gt;",
+]
 
 
 def hostile_records() -> list[dict]:
@@ -31,17 +39,47 @@ def hostile_records() -> list[dict]:
     for i, h in enumerate(HOSTILE):
         kernel = f"xss{i}.{h.replace(':', ';')}"  # (a colon would split the case id itself)
         impl, workload = h.replace(":", ";"), h.replace(":", ";")
-        base = dict(event="result", kernel=kernel, workload=workload, n=64, worker=0, baseline=h, family=h, unit=h,
-                    iterations=1, params={h: h}, summary={h: h}, suite=h)
-        for prefix, status, samples in (("", "PASS", [1e-6, 1.2e-6, 1.1e-6]), ("b", "PASS", [2e-6, 2.2e-6]),
-                                        ("f", "FAIL", []), ("s", "SKIP", [])):
-            out.append(dict(base, case=f"{kernel}:{prefix}{impl}:{workload}:n=64", implementation=prefix + impl,
-                            status=status, samples_s=samples, reason=h if status != "PASS" else ""))
+        base = dict(
+            event="result",
+            kernel=kernel,
+            workload=workload,
+            n=64,
+            worker=0,
+            baseline=h,
+            family=h,
+            unit=h,
+            iterations=1,
+            params={h: h},
+            summary={h: h},
+            suite=h,
+        )
+        for prefix, status, samples in (
+            ("", "PASS", [1e-6, 1.2e-6, 1.1e-6]),
+            ("b", "PASS", [2e-6, 2.2e-6]),
+            ("f", "FAIL", []),
+            ("s", "SKIP", []),
+        ):
+            out.append(
+                dict(
+                    base,
+                    case=f"{kernel}:{prefix}{impl}:{workload}:n=64",
+                    implementation=prefix + impl,
+                    status=status,
+                    samples_s=samples,
+                    reason=h if status != "PASS" else "",
+                )
+            )
     return out
 
 
-HOSTILE_MACHINE = {"cpu": HOSTILE[0], "git_commit": HOSTILE[4], "simd_flags": [HOSTILE[1]], "hostname": HOSTILE[2],
-                   "packages": {HOSTILE[2]: HOSTILE[3]}, "compiler": HOSTILE[5]}
+HOSTILE_MACHINE = {
+    "cpu": HOSTILE[0],
+    "git_commit": HOSTILE[4],
+    "simd_flags": [HOSTILE[1]],
+    "hostname": HOSTILE[2],
+    "packages": {HOSTILE[2]: HOSTILE[3]},
+    "compiler": HOSTILE[5],
+}
 RUN_ID = "20260101-000000-x'><script>alert(2)</script>"
 
 
@@ -68,11 +106,13 @@ def active_parts(page: str) -> list[str]:
     out = []
     for tag, attrs in parser.tags:
         if tag in ("script", "iframe", "object", "embed", "img", "base", "form", "link") or (
-                tag == "meta" and any(k == "http-equiv" for k, _ in attrs)):
+            tag == "meta" and any(k == "http-equiv" for k, _ in attrs)
+        ):
             out.append(tag)
         for name, value in attrs:
-            if name.startswith("on") or (name in ("href", "src", "xlink:href", "action") and
-                                         str(value).strip().lower().startswith("javascript")):
+            if name.startswith("on") or (
+                name in ("href", "src", "xlink:href", "action") and str(value).strip().lower().startswith("javascript")
+            ):
                 out.append(f"{tag} {name}={value!r}")
     return out
 
@@ -91,8 +131,7 @@ def test_every_renderer_shows_hostile_cells_as_text(fmt):
         assert "\\x1b]0;pwned" in page  # written as an escape, not lost
     if fmt == "md":
         assert not re.search(r"<[A-Za-z/!]", page), re.search(r"<[A-Za-z/!].{0,40}", page).group()
-        widths = [len(re.findall(r"(?<!\\)\|", line)) if line.startswith("| ") else None
-                  for line in page.splitlines()]
+        widths = [len(re.findall(r"(?<!\\)\|", line)) if line.startswith("| ") else None for line in page.splitlines()]
         for before, after in zip(widths, widths[1:]):  # a table's rows keep its columns: no cell breaks out
             assert before is None or after is None or before == after
     if fmt == "text":
@@ -124,18 +163,21 @@ def _frame(tmp_path) -> pd.DataFrame:
     return results.frame_from_records(hostile_records()[:8], "20260101-000000-abcd", {})
 
 
-@pytest.mark.parametrize("column, value, words", [
-    ("kernel", "", ["column kernel is empty", "line 2"]),
-    ("implementation", " ", ["column implementation is empty"]),
-    ("n", 0, ["column n", "not a number of operations"]),
-    ("n", -5, ["column n", "-5"]),
-    ("n", 2.5, ["column n", "2.5"]),
-    ("ns_per_op_median", float("inf"), ["column ns_per_op_median", "inf"]),
-    ("ns_per_op_median", -1.0, ["column ns_per_op_median", "-1.0"]),
-    ("speedup", float("-inf"), ["column speedup", "-inf"]),
-    ("samples", -3, ["column samples"]),
-    ("prepare_s", float("inf"), ["column prepare_s"]),
-])
+@pytest.mark.parametrize(
+    "column, value, words",
+    [
+        ("kernel", "", ["column kernel is empty", "line 2"]),
+        ("implementation", " ", ["column implementation is empty"]),
+        ("n", 0, ["column n", "not a number of operations"]),
+        ("n", -5, ["column n", "-5"]),
+        ("n", 2.5, ["column n", "2.5"]),
+        ("ns_per_op_median", float("inf"), ["column ns_per_op_median", "inf"]),
+        ("ns_per_op_median", -1.0, ["column ns_per_op_median", "-1.0"]),
+        ("speedup", float("-inf"), ["column speedup", "-inf"]),
+        ("samples", -3, ["column samples"]),
+        ("prepare_s", float("inf"), ["column prepare_s"]),
+    ],
+)
 def test_cells_no_run_writes_are_one_line_naming_column_and_line(tmp_path, column, value, words):
     frame = _frame(tmp_path)
     frame[column] = frame[column].astype(object)
@@ -189,8 +231,10 @@ def test_a_hostile_report_runs_nothing_in_chromium(tmp_path):
     folder = _saved(tmp_path, results.frame_from_records(hostile_records(), RUN_ID, HOSTILE_MACHINE))
     env = cli_env(tmp_path)
     pages = []
-    for args, name in ((["report", str(folder), "-f", "html"], "report.html"),
-                       (["compare", str(folder), str(folder), "-f", "html"], "compare.html")):
+    for args, name in (
+        (["report", str(folder), "-f", "html"], "report.html"),
+        (["compare", str(folder), str(folder), "-f", "html"], "compare.html"),
+    ):
         shown = swarbench(*args, env=env)
         assert shown.returncode == 0, shown.stderr
         (tmp_path / name).write_text(shown.stdout)
@@ -203,7 +247,8 @@ def test_a_hostile_report_runs_nothing_in_chromium(tmp_path):
             assert browser.evaluate("document.querySelectorAll('script, iframe, object, embed, img').length") == 0
             handlers = browser.evaluate(
                 "[...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))"
-                ".filter(n => n.startsWith('on')).length")
+                ".filter(n => n.startsWith('on')).length"
+            )
             assert handlers == 0, page
             dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
             assert dialogs == [] and browser.problems() == [], (page, dialogs, browser.problems())

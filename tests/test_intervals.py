@@ -1,6 +1,7 @@
 """Honest intervals (issue 38), asserted on synthetic records, never on a timing: a median's interval resamples
 the units that vary between runs (processes, passes), two runs of one distribution are rarely called different,
 a real change is, and the gate says when it cannot tell."""
+
 from __future__ import annotations
 
 import math
@@ -57,11 +58,14 @@ def test_a_layout_that_splits_passes_into_two_speeds_widens_the_interval():
 def test_the_interval_covers_the_true_median_about_as_often_as_it_says():
     rng = np.random.default_rng(5)
     for processes, passes, process_sd in ((1, 6, 0.0), (2, 6, 0.0), (1, 12, 0.0)):
-        population = np.concatenate([np.concatenate(list(chain.from_iterable(run_units(rng, processes, passes))))
-                                     for _ in range(3000)])
+        population = np.concatenate(
+            [np.concatenate(list(chain.from_iterable(run_units(rng, processes, passes)))) for _ in range(3000)]
+        )
         truth = float(np.median(population))
-        covered = [low <= truth <= high for low, high in
-                   (sample_stats.units_interval(run_units(rng, processes, passes)) for _ in range(200))]
+        covered = [
+            low <= truth <= high
+            for low, high in (sample_stats.units_interval(run_units(rng, processes, passes)) for _ in range(200))
+        ]
         assert 0.90 <= np.mean(covered) <= 1.0, (processes, passes, np.mean(covered))
 
 
@@ -71,6 +75,7 @@ def test_an_a_a_pair_from_one_distribution_is_not_called_changed():
     called = sum(r.significant for r in rows)
     assert called / len(rows) <= 0.08  # about 5% where the intervals hold
     assert all(r.change_ci_low <= r.change <= r.change_ci_high for r in rows)
+
     # the same samples compared as if each were independent: most pairs called changed (what the issue saw)
     def pooled():  # a run's samples with their passes forgotten
         return [np.concatenate(list(chain.from_iterable(run_units(rng, samples=20))))]
@@ -93,8 +98,9 @@ def test_a_row_with_too_few_passes_has_no_interval_and_says_so():
     rng = np.random.default_rng(2)
     units = run_units(rng, passes=3, samples=10)
     assert all(math.isnan(x) for x in sample_stats.units_interval(units))
-    s = sample_stats.summarize(list(np.concatenate(units[0]) * 1e-6), 1000, 1,
-                               units=[[list(p * 1e-6) for p in units[0]]])
+    s = sample_stats.summarize(
+        list(np.concatenate(units[0]) * 1e-6), 1000, 1, units=[[list(p * 1e-6) for p in units[0]]]
+    )
     assert s["units"] == 3 and s["ns_per_op_ci_low"] != s["ns_per_op_ci_low"]
     assert "3 independent passes: too few for an interval" in s["stability"]
     from swarbench.render.summary import caveat_marks
@@ -136,11 +142,22 @@ def test_a_pair_whose_every_row_moved_together_is_not_judged_row_by_row():
 def test_the_frame_takes_its_units_from_the_passes_of_every_worker():
     def line(worker, pass_medians):
         samples = [m * 1e-6 for m in pass_medians for _ in range(3)]
-        return {"event": "result", "case": "k.x:p:w:n=1000", "worker": worker, "kernel": "k.x",
-                "implementation": "p", "family": "c", "workload": "w", "n": 1000, "status": "PASS",
-                "samples_s": samples, "rounds": len(samples), "iterations": 1,
-                "pass_canary_s": [[1e-4, 1e-4, 3] for _ in pass_medians],
-                "pass_t": [[100.0 + i, 100.5 + i] for i in range(len(pass_medians))]}
+        return {
+            "event": "result",
+            "case": "k.x:p:w:n=1000",
+            "worker": worker,
+            "kernel": "k.x",
+            "implementation": "p",
+            "family": "c",
+            "workload": "w",
+            "n": 1000,
+            "status": "PASS",
+            "samples_s": samples,
+            "rounds": len(samples),
+            "iterations": 1,
+            "pass_canary_s": [[1e-4, 1e-4, 3] for _ in pass_medians],
+            "pass_t": [[100.0 + i, 100.5 + i] for i in range(len(pass_medians))],
+        }
 
     records = [{"event": "run", "keep_slowed": True}, line(0, [1.0, 1.2, 1.0]), line(1, [1.2, 1.0, 1.2])]
     (merged,) = results.merge_records(records)
@@ -154,10 +171,18 @@ def test_the_machines_speed_is_read_from_the_passes_and_other_programs_only_wher
 
     def case(name, slow_from):  # 20 passes a second apart; from ``slow_from`` on, the machine runs 1.4x slower
         medians = [(1.4 if t >= slow_from else 1.0) * (1 + 0.02 * rng.standard_normal()) for t in range(20)]
-        return {"event": "result", "case": f"k.x:{name}:w:n=10", "worker": 0, "kernel": "k.x", "n": 10,
-                "implementation": name, "status": "PASS", "samples_s": [m * 1e-6 for m in medians],
-                "pass_canary_s": [[1e-4, 1e-4, 1] for _ in medians],
-                "pass_t": [[1000.0 + t, 1000.05 + t] for t in range(20)]}
+        return {
+            "event": "result",
+            "case": f"k.x:{name}:w:n=10",
+            "worker": 0,
+            "kernel": "k.x",
+            "n": 10,
+            "implementation": name,
+            "status": "PASS",
+            "samples_s": [m * 1e-6 for m in medians],
+            "pass_canary_s": [[1e-4, 1e-4, 1] for _ in medians],
+            "pass_t": [[1000.0 + t, 1000.05 + t] for t in range(20)],
+        }
 
     records = [case(f"i{i}", slow_from=15) for i in range(6)]
     speed = results.machine_speed(records)
@@ -165,16 +190,21 @@ def test_the_machines_speed_is_read_from_the_passes_and_other_programs_only_wher
     assert speed["machine_slowdown"] == pytest.approx(0.4, abs=0.05)
     steady = results.machine_speed([case(f"i{i}", slow_from=99) for i in range(6)])
     assert steady["machine_slowed_share"] == 0
-    loads = [{"event": "load", "worker": 0, "t": [0, 1], "others_cpus": 1.2, "steal_cpus": 0.2, "queue": 2.0,
-              "cpus": 2}, {"event": "load", "worker": 0, "t": [1, 4], "others_cpus": 0.0, "steal_cpus": 0.0,
-                           "queue": 0.0, "cpus": 2}]
+    loads = [
+        {"event": "load", "worker": 0, "t": [0, 1], "others_cpus": 1.2, "steal_cpus": 0.2, "queue": 2.0, "cpus": 2},
+        {"event": "load", "worker": 0, "t": [1, 4], "others_cpus": 0.0, "steal_cpus": 0.0, "queue": 0.0, "cpus": 2},
+    ]
     load = results.machine_load(loads)
-    assert load == {"machine_others_cpus": pytest.approx(0.3), "machine_steal_share": pytest.approx(0.025),
-                    "machine_queue": pytest.approx(0.5)}
+    assert load == {
+        "machine_others_cpus": pytest.approx(0.3),
+        "machine_steal_share": pytest.approx(0.025),
+        "machine_queue": pytest.approx(0.5),
+    }
     from swarbench.render import load_words
 
-    assert load_words(load) == ("other programs kept 0.3 CPUs busy on average, 0.5 waited to run, the hypervisor "
-                                "took 2% of the CPUs (steal)")
+    assert load_words(load) == (
+        "other programs kept 0.3 CPUs busy on average, 0.5 waited to run, the hypervisor took 2% of the CPUs (steal)"
+    )
     assert load_words(results.machine_load(loads[1:])) == "no other program was seen running"
     assert load_words(results.machine_load([])) == ""  # no load lines (no /proc): nothing said either way
 
@@ -235,12 +265,30 @@ def _saved_run(folder: Path, rows: dict, rng) -> str:
     for name, (level, pass_sd) in rows.items():
         units = run_units(rng, level=level, pass_sd=pass_sd)[0]
         samples = [float(x) * 1e-6 for p in units for x in p]
-        lines.append({"event": "result", "case": f"cards.contains:{name}:deals:n=default", "worker": 0,
-                      "kernel": "cards.contains", "implementation": name, "family": "c", "workload": "deals",
-                      "n": 1000, "seed": 0, "params": {}, "status": "PASS", "reason": "", "expected_to_fail": "",
-                      "prepare_s": 0.01, "check_s": 0.001, "samples_s": samples, "rounds": len(samples),
-                      "iterations": 1, "pass_canary_s": [[1e-4, 1e-4, len(p)] for p in units],
-                      "pass_t": [[100.0 + i, 100.5 + i] for i in range(len(units))]})
+        lines.append(
+            {
+                "event": "result",
+                "case": f"cards.contains:{name}:deals:n=default",
+                "worker": 0,
+                "kernel": "cards.contains",
+                "implementation": name,
+                "family": "c",
+                "workload": "deals",
+                "n": 1000,
+                "seed": 0,
+                "params": {},
+                "status": "PASS",
+                "reason": "",
+                "expected_to_fail": "",
+                "prepare_s": 0.01,
+                "check_s": 0.001,
+                "samples_s": samples,
+                "rounds": len(samples),
+                "iterations": 1,
+                "pass_canary_s": [[1e-4, 1e-4, len(p)] for p in units],
+                "pass_t": [[100.0 + i, 100.5 + i] for i in range(len(units))],
+            }
+        )
     (folder / "records.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     return str(folder)
 
@@ -259,8 +307,14 @@ def test_the_gate_exits_3_where_it_cannot_resolve_its_threshold_1_on_a_regressio
     proc = swarbench("compare", base, slower, "--fail-on-regression", "10", env=env)
     assert proc.returncode == 1 and "1 regression(s) beyond 10%" in proc.stderr
     noisy = {"a": (1.0, 0.01), "b": (2.0, 0.15), "c": (3.0, 0.01)}
-    proc = swarbench("compare", _saved_run(tmp_path / "n1", noisy, rng), _saved_run(tmp_path / "n2", noisy, rng),
-                     "--fail-on-regression", "10", env=env)
+    proc = swarbench(
+        "compare",
+        _saved_run(tmp_path / "n1", noisy, rng),
+        _saved_run(tmp_path / "n2", noisy, rng),
+        "--fail-on-regression",
+        "10",
+        env=env,
+    )
     assert proc.returncode == 3, proc.stdout + proc.stderr
     (line,) = proc.stderr.splitlines()
     assert line.startswith("swarbench: cannot resolve 10% here: intervals +-") and line.endswith("% on 1 row")

@@ -2,6 +2,7 @@
 the same file as a pytest test, its history across its own commits; ./benchmarks/ found and a broken module
 isolated; rows as plain functions refused in one line where they do not fit; a registry that cannot reach the
 workers refused, never run without its kernel."""
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,12 @@ def the_documented_file() -> str:
 
 
 def git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(folder), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(folder), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def test_one_file_is_checked_timed_tested_and_followed_across_its_own_commits(tmp_path):
@@ -60,21 +65,31 @@ def test_one_file_is_checked_timed_tested_and_followed_across_its_own_commits(tm
     assert html.returncode == 0 and "zero.bytes" in (home / "zero.html").read_text()
 
     # a row wrong on purpose, committed: its first mismatch is shown, in text and in HTML
-    source = (home / "bench_zero.py").read_text().replace("def test_swar(", textwrap.dedent('''\
+    source = (
+        (home / "bench_zero.py")
+        .read_text()
+        .replace(
+            "def test_swar(",
+            textwrap.dedent("""\
         @zero.numpy(expected_to_fail="a zero byte's borrow marks a 0x01 byte above it")
         def borrow(words):
             found = (words - np.uint64(0x0101010101010101)) & ~words & np.uint64(0x8080808080808080)
             return ((found >> np.uint64(7)) * np.uint64(0x0101010101010101) >> np.uint64(56)).astype(np.uint8)
 
 
-        def test_swar('''))
+        def test_swar("""),
+        )
+    )
     (home / "bench_zero.py").write_text(source)
     git(home, "commit", "-qam", "a borrow row")
     commits.append(git(home, "rev-parse", "--short=12", "HEAD"))
     second = swarbench("run", "bench_zero.py", *SMALL, "--no-overhead", env=env, cwd=home)
     assert second.returncode == 0, second.stdout + second.stderr
-    caught = re.search(r"BenchmarkBytes/borrow-\d+ \[numpy\]: as expected, kept wrong on purpose \(.*?\): at \d+: "
-                       r"input words=0x[0-9a-f]+: expected \d", " ".join(second.stdout.split()))
+    caught = re.search(
+        r"BenchmarkBytes/borrow-\d+ \[numpy\]: as expected, kept wrong on purpose \(.*?\): at \d+: "
+        r"input words=0x[0-9a-f]+: expected \d",
+        " ".join(second.stdout.split()),
+    )
     assert caught, second.stdout
     saved = sorted((home / "reports").glob("*/report.html"))[-1].read_text()
     assert re.search(r"borrow: FAIL as expected \(kept wrong on purpose: .*?\): at \d+: input words=0x", saved)
@@ -94,12 +109,18 @@ def test_one_file_is_checked_timed_tested_and_followed_across_its_own_commits(tm
     assert compared.returncode == 0, compared.stderr
     assert f"(bench_zero.py {commits[0]})" in compared.stdout and f"(bench_zero.py {commits[2]})" in compared.stdout
 
-    tested = subprocess.run([sys.executable, "-m", "pytest", "bench_zero.py", "-q", "-p", "no:cacheprovider",
-                             "--benchmark-disable"], cwd=home, env=env, capture_output=True, text=True, timeout=600)
+    tested = subprocess.run(
+        [sys.executable, "-m", "pytest", "bench_zero.py", "-q", "-p", "no:cacheprovider", "--benchmark-disable"],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert tested.returncode == 0 and "1 passed" in tested.stdout, tested.stdout + tested.stderr
 
 
-TINY = '''
+TINY = """
     import numpy as np
     import swarbench
 
@@ -118,7 +139,7 @@ TINY = '''
     @tiny.numpy
     def plus(x):
         return x + np.uint64(1)
-'''
+"""
 
 
 def test_a_benchmarks_folder_is_what_a_plain_run_measures_and_a_broken_module_is_one_line(tmp_path):
@@ -133,18 +154,31 @@ def test_a_benchmarks_folder_is_what_a_plain_run_measures_and_a_broken_module_is
     assert listed.returncode == 1  # a plugin failed: listed, then exit 1
     assert listed.stdout.splitlines()[0] == "tiny  (local plugin benchmarks/tiny.py)"
     assert "cards" not in listed.stdout  # --kernel shows only what matches
-    assert ("plugin failed: plugin 'benchmarks/broken.py' failed in import: NameError: name 'undefined_name' is not "
-            "defined (broken.py:2)") in listed.stdout
+    assert (
+        "plugin failed: plugin 'benchmarks/broken.py' failed in import: NameError: name 'undefined_name' is not "
+        "defined (broken.py:2)"
+    ) in listed.stdout
 
     run = swarbench("run", *FAST, env=env, cwd=home)
     assert run.returncode == 0, run.stdout + run.stderr
     assert [line for line in run.stderr.splitlines() if line.strip()] == [
         "swarbench: warning: plugin 'benchmarks/broken.py' failed in import: NameError: name 'undefined_name' is "
-        "not defined (broken.py:2); skipped"]
+        "not defined (broken.py:2); skipped"
+    ]
     assert "BenchmarkNext/plus-" in run.stdout and "cards." not in run.stdout and "helper" not in run.stdout
 
-    wanted = swarbench("--disable-plugin", "benchmarks/broken.py", "run", "-k", "cards.contains", "-i", "naive",
-                       *FAST, env=env, cwd=home)
+    wanted = swarbench(
+        "--disable-plugin",
+        "benchmarks/broken.py",
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "naive",
+        *FAST,
+        env=env,
+        cwd=home,
+    )
     assert wanted.returncode == 0 and "BenchmarkContains/naive-" in wanted.stdout and "tiny" not in wanted.stdout
     assert wanted.stderr.strip() == ""
 
@@ -163,14 +197,22 @@ def test_a_registry_the_workers_cannot_load_is_refused_and_a_local_one_runs(tmp_
 
     (tmp_path / "tiny.py").write_text(textwrap.dedent(TINY))
     assert api.plugins(local=[str(tmp_path / "tiny.py")]).local_kernels() == ["tiny.next"]
-    frame = api.run(plugins=[str(tmp_path / "tiny.py")], reports=tmp_path / "r", max_time=0.005, min_rounds=1,
-                    processes=1, size=64, overhead=False)
+    frame = api.run(
+        plugins=[str(tmp_path / "tiny.py")],
+        reports=tmp_path / "r",
+        max_time=0.005,
+        min_rounds=1,
+        processes=1,
+        size=64,
+        overhead=False,
+    )
     assert frame[["kernel", "implementation", "status"]].values.tolist() == [["tiny.next", "plus", "PASS"]]
     # a file outside the folder run from is named by its whole path
     assert frame.attrs["machine"]["plugins"][str(tmp_path / "tiny.py")]["rows"] == ["tiny.next/plus"]
 
 
 # -- rows as plain functions, without a run -------------------------------------------------------------------
+
 
 def _declared(tmp_path, extra: str):
     """A module of a declared kernel plus ``extra`` rows, imported from a file (as a local plugin is)."""
@@ -185,8 +227,10 @@ def _verdicts(declared):
     from swarbench import testing
 
     kernel = declared.kernel()
-    return {impl.name: [v for _, v in testing.verdicts(impl, sizes=(1, 9), seeds=(0,), against=kernel)][-1]
-            for impl in declared.implementations}
+    return {
+        impl.name: [v for _, v in testing.verdicts(impl, sizes=(1, 9), seeds=(0,), against=kernel)][-1]
+        for impl in declared.implementations
+    }
 
 
 C_ROWS = '''
@@ -231,9 +275,16 @@ def test_rows_as_plain_functions_are_checked_and_what_does_not_fit_is_one_line(t
 
     declared = _declared(tmp_path, C_ROWS)
     assert [(i.name, i.family) for i in declared.implementations] == [
-        ("plus", "numpy"), ("c-next", "cffi-scalar"), ("c-narrow", "cffi-scalar"), ("c-writes", "cffi-scalar"),
-        ("c-named", "cffi-scalar"), ("loop", "python"), ("wrong_names", "numpy"), ("into", "numpy"),
-        ("numba-loop", "numba")]
+        ("plus", "numpy"),
+        ("c-next", "cffi-scalar"),
+        ("c-narrow", "cffi-scalar"),
+        ("c-writes", "cffi-scalar"),
+        ("c-named", "cffi-scalar"),
+        ("loop", "python"),
+        ("wrong_names", "numpy"),
+        ("into", "numpy"),
+        ("numba-loop", "numba"),
+    ]
     assert declared.kernel().baseline == "plus"
     verdicts = _verdicts(declared)
     assert [verdicts[name].status for name in ("plus", "loop", "into")] == ["PASS"] * 3, verdicts
@@ -243,8 +294,9 @@ def test_rows_as_plain_functions_are_checked_and_what_does_not_fit_is_one_line(t
     if features.unavailable(("cc", "module:cffi")):
         pytest.skip("no C compiler here")
     assert verdicts["c-next"].status == "PASS", verdicts["c-next"].reason
-    assert "out is uint32_t *, but the reference returns uint64 (declare it uint64_t *out)" in \
-        verdicts["c-narrow"].reason
+    assert (
+        "out is uint32_t *, but the reference returns uint64 (declare it uint64_t *out)" in verdicts["c-narrow"].reason
+    )
     assert "parameter x must be const uint64_t *: inputs are read-only" in verdicts["c-writes"].reason
     assert "parameter y names no input array (inputs: x; out for the output)" in verdicts["c-named"].reason
 
@@ -254,13 +306,16 @@ def test_a_c_compile_error_names_the_python_file_and_line_of_the_c_text(tmp_path
 
     if features.unavailable(("cc", "module:cffi")):
         pytest.skip("no C compiler here")
-    declared = _declared(tmp_path, '''
+    declared = _declared(
+        tmp_path,
+        '''
         tiny.c("c-broken", r"""
         #include <stdint.h>
         #include <stddef.h>
         void broken(const uint64_t *x, uint64_t *out, size_t n) { out[0] = x[0] + 1 }
         """, "broken")
-    ''')
+    ''',
+    )
     verdict = _verdicts(declared)["c-broken"]
     assert verdict.status == "ERROR"
     file, line = re.search(r"C compile error: (\S+?\.py):(\d+):", verdict.reason).groups()
@@ -269,7 +324,9 @@ def test_a_c_compile_error_names_the_python_file_and_line_of_the_c_text(tmp_path
 
 
 def test_the_fixture_checks_then_times_and_a_wrong_row_fails_with_its_input(tmp_path):
-    (tmp_path / "test_rows.py").write_text(textwrap.dedent(TINY) + textwrap.dedent('''
+    (tmp_path / "test_rows.py").write_text(
+        textwrap.dedent(TINY)
+        + textwrap.dedent("""
 
         @tiny.numpy
         def off(x):
@@ -297,14 +354,22 @@ def test_the_fixture_checks_then_times_and_a_wrong_row_fails_with_its_input(tmp_
             def contains(a, b):
                 return ((a & b) == b)
             swarbench_benchmark(contains, kernel="cards.contains", size=64)
-    '''))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfx",
-                           "--benchmark-disable", "test_rows.py"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600)
+    """)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfx", "--benchmark-disable", "test_rows.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = proc.stdout
     assert "2 failed, 1 passed, 1 xfailed" in out, out
-    assert re.search(r"\ntiny.next/off FAIL on random/n=64 seed 0: at 0: input x=0x[0-9a-f]+: expected \d+ "
-                     r"\(0x[0-9a-f]+\), got", out), out
+    assert re.search(
+        r"\ntiny.next/off FAIL on random/n=64 seed 0: at 0: input x=0x[0-9a-f]+: expected \d+ "
+        r"\(0x[0-9a-f]+\), got",
+        out,
+    ), out
     assert "XFAIL test_rows.py::test_on_purpose - tiny.next/off_on_purpose is wrong on purpose (adds two)" in out
     # cards.contains asks whether hand b is within hand a, nibble by nibble: a bitwise AND is wrong, and said so
     assert "\ncards.contains/contains FAIL on known answers: known answer " in out, out

@@ -1,5 +1,6 @@
 """The Mastermind suite: the spec's examples, validation, an independent brute-force scorer and Knuth player,
 the shared data files, and every registered implementation checked against the reference."""
+
 import csv
 import functools
 import itertools
@@ -63,9 +64,12 @@ def brute_knuth_game(secret, everything, first, strategy, score=brute_score):
             for s in possible:
                 parts[score(s, g)] = parts.get(score(s, g), 0) + 1
             sizes = parts.values()
-            rank = {"knuth": lambda: len(possible) - max(sizes), "most_parts": lambda: len(parts),
-                    "expected_size": lambda: -sum(v * v for v in sizes),
-                    "entropy": lambda: -math.prod(v ** v for v in sizes)}[strategy]()
+            rank = {
+                "knuth": lambda: len(possible) - max(sizes),
+                "most_parts": lambda: len(parts),
+                "expected_size": lambda: -sum(v * v for v in sizes),
+                "entropy": lambda: -math.prod(v**v for v in sizes),
+            }[strategy]()
             key = (rank, g in possible)
             if best is None or key > best[0]:
                 best = (key, g)
@@ -102,27 +106,35 @@ def test_reference_equals_brute_force_on_all_pairs_of_small_games(pins, colors):
 def test_every_score_of_a_game_occurs_and_p_minus_1_1_never_does():
     for pins in range(2, 6):
         inputs = spec.all_pairs_inputs(pins, pins + 1)
-        inputs["guesses"] = inputs["guesses"][::29 if pins == 5 else 1].copy()
+        inputs["guesses"] = inputs["guesses"][:: 29 if pins == 5 else 1].copy()
         got = set(np.unique(spec.reference_score(inputs)).tolist())
         assert len(got) == spec.n_scores(pins) and ((pins - 1) << 4 | 1) not in got
 
 
-@pytest.mark.parametrize("call, words_in_message", [
-    (lambda: spec.check_game(9, 6), "pins = 9"),
-    (lambda: spec.check_game(4, 16), "colors = 16"),
-    (lambda: spec.check_game(1, 6), "pins = 1"),
-    (lambda: spec.pack("1172", 4, 6), "pin color 7"),
-    (lambda: spec.pack("112", 4, 6), "3 pins"),
-    (lambda: spec.score("1102", "1111"), "pin color 0"),
-])
+@pytest.mark.parametrize(
+    "call, words_in_message",
+    [
+        (lambda: spec.check_game(9, 6), "pins = 9"),
+        (lambda: spec.check_game(4, 16), "colors = 16"),
+        (lambda: spec.check_game(1, 6), "pins = 1"),
+        (lambda: spec.pack("1172", 4, 6), "pin color 7"),
+        (lambda: spec.pack("112", 4, 6), "3 pins"),
+        (lambda: spec.score("1102", "1111"), "pin color 0"),
+    ],
+)
 def test_bad_games_and_codewords_are_named(call, words_in_message):
     with pytest.raises(InvalidInput, match=words_in_message):
         call()
 
 
-@pytest.mark.parametrize("code, words_in_message", [
-    (0x1172, "color 7 above 6"), (0x1102, "zero pin at position 3"), (0x11122, "pins beyond the game's 4"),
-])
+@pytest.mark.parametrize(
+    "code, words_in_message",
+    [
+        (0x1172, "color 7 above 6"),
+        (0x1102, "zero pin at position 3"),
+        (0x11122, "pins beyond the game's 4"),
+    ],
+)
 def test_score_validation_names_the_bad_codeword(code, words_in_message):
     inputs = dict(spec.random_pairs_inputs(4, 6, 5, 0))
     inputs["guesses"] = inputs["guesses"].copy()
@@ -147,7 +159,7 @@ def test_workload_generators_are_seeded_and_valid():
     blacks = spec.reference_score(a) >> 4
     assert set(np.unique(blacks)) == set(range(7))  # copied pins make every black count occur
     s = spec.sampled_cross_inputs(5, 8, 3, 1)
-    assert len(s["guesses"]) == 3 and len(s["secrets"]) == 8 ** 5
+    assert len(s["guesses"]) == 3 and len(s["secrets"]) == 8**5
 
 
 # -- the shared data files ----------------------------------------------------------------------------------
@@ -162,22 +174,32 @@ SCORE_COLUMNS = [f"b{b}w{w}" for b in range(5) for w in range(5 - b) if (b, w) !
 @pytest.mark.parametrize("row", _rows("mastermind_4p6c_first_guess_partitions.csv"), ids=lambda r: r["first_guess"])
 def test_first_guess_partitions_of_the_data(row):
     g = spec.pack(row["first_guess"], 4, 6)
-    inputs = {"pins": 4, "colors": 6, "secrets": spec.all_codewords(4, 6), "guesses": np.array([g], np.uint32),
-              "cross": True}
+    inputs = {
+        "pins": 4,
+        "colors": 6,
+        "secrets": spec.all_codewords(4, 6),
+        "guesses": np.array([g], np.uint32),
+        "cross": True,
+    }
     scores = spec.reference_score(inputs)
     counts = {c: int((scores == int(c[1]) << 4 | int(c[3])).sum()) for c in SCORE_COLUMNS}
     assert counts == {c: int(row[c]) for c in SCORE_COLUMNS}
     sizes = np.array([v for v in counts.values() if v])
     assert sizes.max() == int(row["max_part"]) and len(sizes) == int(row["num_parts"])
-    assert round(float((sizes ** 2).sum()) / 1296, 1) == float(row["expected_size"])
+    assert round(float((sizes**2).sum()) / 1296, 1) == float(row["expected_size"])
 
 
 @pytest.mark.parametrize("first", ["1213", "3456", "1223", "6655"])
 def test_partitions_of_first_guesses_the_data_lacks_by_brute_force(first):
     g = tuple(int(c) for c in first)
     want = np.bincount([brute_score(s, g) for s in words(4, 6)], minlength=256)
-    inputs = {"pins": 4, "colors": 6, "secrets": spec.all_codewords(4, 6),
-              "guesses": np.array([spec.pack(first, 4, 6)], np.uint32), "cross": True}
+    inputs = {
+        "pins": 4,
+        "colors": 6,
+        "secrets": spec.all_codewords(4, 6),
+        "guesses": np.array([spec.pack(first, 4, 6)], np.uint32),
+        "cross": True,
+    }
     assert (np.bincount(spec.reference_score(inputs), minlength=256) == want).all()
 
 
@@ -198,8 +220,11 @@ def test_strategy_totals_of_the_data(row):
     first = row["strategy"].split("first guess ")[1].rstrip(")")
     inputs = spec.knuth_inputs(4, 6, first, strategy=strategy, method="shared")
     out = _fastest_player().prepare(Workload("mastermind.knuth", "t", 1296, inputs))()
-    assert spec.summarize_knuth(out) == {"total": int(row["total_guesses"]), "max": int(row["max_guesses"]),
-                                         "games": 1296}
+    assert spec.summarize_knuth(out) == {
+        "total": int(row["total_guesses"]),
+        "max": int(row["max_guesses"]),
+        "games": 1296,
+    }
 
 
 def test_knuths_sample_game_and_the_reference_totals():
@@ -216,9 +241,14 @@ def _play(impl, pins, colors, first, strategy, method="shared", secrets=None):
     return impl.prepare(Workload("mastermind.knuth", "t", len(inputs["secrets"]), inputs))()
 
 
-@pytest.mark.parametrize("first, strategy, arithmetic, total, worst", [
-    ("1122", "expected_size", "cuda-fast-math", 5764, 5), ("1122", "expected_size", "cpu-float", 5764, 5),
-    ("1123", "entropy", "cpu-float", 5680, 6)])
+@pytest.mark.parametrize(
+    "first, strategy, arithmetic, total, worst",
+    [
+        ("1122", "expected_size", "cuda-fast-math", 5764, 5),
+        ("1122", "expected_size", "cpu-float", 5764, 5),
+        ("1123", "entropy", "cpu-float", 5680, 6),
+    ],
+)
 def test_the_float_arithmetics_reproduce_the_projects_4p6c_figures(first, strategy, arithmetic, total, worst):
     """The project's float keys emulated (spec.float_keys), nothing fitted to the totals: its published 4p6c Expected
     Size total, and the 4p6c Entropy total its CPU build gives when built without contraction (issue 42 measured
@@ -239,11 +269,12 @@ def test_the_float_keys_as_the_project_computes_them():
     # cpu-float Expected Size: float32 s*s/n summed in score order, round(1e6 * sum) negated as a uint32
     want = np.float32(np.float32(1) / np.float32(3)) + np.float32(np.float32(4) / np.float32(3))
     es = spec.rank_parts(parts, 3, "expected_size", "cpu-float")
-    assert es[0] == es[1] == 2 ** 32 - int(np.floor(float(want) * 1e6 + 0.5)) and es[2] == 2 ** 32 - 3_000_000
+    assert es[0] == es[1] == 2**32 - int(np.floor(float(want) * 1e6 + 0.5)) and es[2] == 2**32 - 3_000_000
     # cuda-fast-math Expected Size: acc = fma(s*s, 1/n, acc), one rounding each; 4 * (1/3 in float) + 1/3 in float
     fused = np.float32(4 * float(third) + float(third))
-    assert spec.rank_parts(parts, 3, "expected_size", "cuda-fast-math")[0] == 2 ** 32 - int(np.floor(
-        float(fused) * 1e6 + 0.5))
+    assert spec.rank_parts(parts, 3, "expected_size", "cuda-fast-math")[0] == 2**32 - int(
+        np.floor(float(fused) * 1e6 + 0.5)
+    )
     # cpu-float Entropy: float p, the C library's float log, each product and difference rounded to float
     libm = spec._libm()
     acc = np.float32(0)
@@ -258,30 +289,32 @@ def test_the_float_keys_as_the_project_computes_them():
 
 
 def test_fma32_rounds_once():
-    a, b = np.float32(1 + 2 ** -12), np.float32(1 + 2 ** -12)
+    a, b = np.float32(1 + 2**-12), np.float32(1 + 2**-12)
     c = np.float32(-1)
     # a * b = 1 + 2^-11 + 2^-24: separately rounded the 2^-24 is lost to the tie, fused it is kept
-    assert spec.fma32(np.array([a]), np.array([b]), np.array([c]))[0] == np.float32(2 ** -11 + 2 ** -24)
-    assert np.float32(np.float32(a * b) + c) == np.float32(2 ** -11)
+    assert spec.fma32(np.array([a]), np.array([b]), np.array([c]))[0] == np.float32(2**-11 + 2**-24)
+    assert np.float32(np.float32(a * b) + c) == np.float32(2**-11)
     # a * b + c = 2^30 + 192 - 2^-40, just below the midpoint of 2^30 + 128 and 2^30 + 256: a double sum rounds to the
     # midpoint, and its float32 rounding to the even neighbour above; rounded once, the value is the one below
-    a, b, c = np.float32(1 + 2 ** -23), np.float32(64 - 2 ** -17), np.float32(2 ** 30 + 128)
-    assert spec.fma32(np.array([a]), np.array([b]), np.array([c]))[0] == np.float32(2 ** 30 + 128)
-    assert np.float32(float(a) * float(b) + float(c)) == np.float32(2 ** 30 + 256)
+    a, b, c = np.float32(1 + 2**-23), np.float32(64 - 2**-17), np.float32(2**30 + 128)
+    assert spec.fma32(np.array([a]), np.array([b]), np.array([c]))[0] == np.float32(2**30 + 128)
+    assert np.float32(float(a) * float(b) + float(c)) == np.float32(2**30 + 256)
     rng = np.random.default_rng(5)
     x, y, z = (rng.standard_normal(20000).astype(np.float32) for _ in range(3))
     from fractions import Fraction
 
     for i in range(0, 20000, 997):  # against exact rationals, rounded to float32 by the nearest of the neighbours
         exact = Fraction(float(x[i])) * Fraction(float(y[i])) + Fraction(float(z[i]))
-        got = spec.fma32(x[i:i + 1], y[i:i + 1], z[i:i + 1])[0]
+        got = spec.fma32(x[i : i + 1], y[i : i + 1], z[i : i + 1])[0]
         neighbours = [np.nextafter(got, np.float32(-np.inf)), got, np.nextafter(got, np.float32(np.inf))]
         assert min(neighbours, key=lambda v: abs(Fraction(float(v)) - exact)) == got
 
 
-@pytest.mark.parametrize("row", [r for r in PUBLISHED if r["strategy"] in ("knuth", "most_parts")
-                                 and int(r["colors"]) ** int(r["pins"]) <= 4096],
-                         ids=lambda r: f"{r['strategy']}-{r['pins']}p{r['colors']}c")
+@pytest.mark.parametrize(
+    "row",
+    [r for r in PUBLISHED if r["strategy"] in ("knuth", "most_parts") and int(r["colors"]) ** int(r["pins"]) <= 4096],
+    ids=lambda r: f"{r['strategy']}-{r['pins']}p{r['colors']}c",
+)
 def test_knuth_and_most_parts_give_the_published_totals(row):
     """Integer ranks: the project's published totals, every small game of the data, by the fastest C player."""
     out = _play(_fastest_player(), int(row["pins"]), int(row["colors"]), row["first_guess"], row["strategy"])
@@ -295,8 +328,9 @@ ARITHMETIC_GAMES = [(a, g) for a in spec.ARITHMETICS for g in (FLOAT_GAMES if a 
 
 
 @pytest.mark.parametrize("strategy", ["expected_size", "entropy"])
-@pytest.mark.parametrize("arithmetic, game", ARITHMETIC_GAMES, ids=lambda v: v if isinstance(v, str) else
-                         f"{v[0]}p{v[1]}c")
+@pytest.mark.parametrize(
+    "arithmetic, game", ARITHMETIC_GAMES, ids=lambda v: v if isinstance(v, str) else f"{v[0]}p{v[1]}c"
+)
 def test_every_player_equals_the_reference_on_whole_small_games(arithmetic, game, strategy):
     """Sizes nobody published for us to copy: every player, each game on its own and all at once, against the
     reference's every game, in every arithmetic."""
@@ -306,7 +340,7 @@ def test_every_player_equals_the_reference_on_whole_small_games(arithmetic, game
     for method in spec.METHODS:
         w = Workload("mastermind.knuth", "t", len(expected), dict(inputs, method=method))
         for impl in PLAYERS:
-            if impl.family == "cffi-scalar" and method == "each" and colors ** pins > 300:
+            if impl.family == "cffi-scalar" and method == "each" and colors**pins > 300:
                 continue  # the article's slowest loops: the shared walk covers them
             v = oracle.verify(spec.KNUTH, impl, w, expected, known_answers=False)
             assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name} {method}: {v.reason}"
@@ -354,8 +388,12 @@ def test_the_pairs_a_prefix_forces_into_one_part_change_no_game():
 
 def _cuts_play_as_the_full_players(pins, colors, first, strategy, secrets=None):
     impls = {i.name: i for i in PLAYERS if not oracle.features.unavailable(i.requires)}
-    pairs = [("c-sliced-avx2-full", "c-sliced-avx2"), ("c-sliced-avx2-full", "c-sliced-avx2-mt"),
-             ("c-sliced-avx512-full", "c-sliced-avx512"), ("c-sliced-avx512-full", "c-sliced-avx512-mt")]
+    pairs = [
+        ("c-sliced-avx2-full", "c-sliced-avx2"),
+        ("c-sliced-avx2-full", "c-sliced-avx2-mt"),
+        ("c-sliced-avx512-full", "c-sliced-avx512"),
+        ("c-sliced-avx512-full", "c-sliced-avx512-mt"),
+    ]
     pairs = [(a, b) for a, b in pairs if a in impls and b in impls]
     if not pairs:
         pytest.skip("no byte-sliced C player can run here")
@@ -383,8 +421,19 @@ def test_ctrl_c_stops_a_long_game_at_once():
     import time
 
     _fastest_player()  # skips where no C player can run
-    cmd = [sys.executable, "-m", "swarbench.cli", "mastermind", "play", "--pins", "6", "--colors", "9",
-           "--strategy", "entropy"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "mastermind",
+        "play",
+        "--pins",
+        "6",
+        "--colors",
+        "9",
+        "--strategy",
+        "entropy",
+    ]
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4)
     sent = time.monotonic()
@@ -394,8 +443,10 @@ def test_ctrl_c_stops_a_long_game_at_once():
     assert time.monotonic() - sent < 10  # about 0.1 s here, measured; the bound only allows for a loaded machine
 
 
-@pytest.mark.parametrize("pins, colors, first, strategy", [
-    (3, 4, "112", "knuth"), (3, 4, "123", "most_parts"), (2, 5, "12", "knuth"), (3, 3, "111", "knuth")])
+@pytest.mark.parametrize(
+    "pins, colors, first, strategy",
+    [(3, 4, "112", "knuth"), (3, 4, "123", "most_parts"), (2, 5, "12", "knuth"), (3, 3, "111", "knuth")],
+)
 def test_knuth_equals_an_independent_plain_player_on_small_games(pins, colors, first, strategy):
     everything = words(pins, colors)
     f = tuple(int(c) for c in first)
@@ -445,8 +496,11 @@ def test_exact_arithmetic_is_the_integer_rule_decision_by_decision(pins, colors,
             assert v.status in (oracle.PASS, oracle.SKIP), f"{impl.name} {method}: {v.reason}"
 
 
-@pytest.mark.parametrize("row", [r for r in PUBLISHED if int(r["colors"]) ** int(r["pins"]) <= 64],
-                         ids=lambda r: f"{r['strategy']}-{r['pins']}p{r['colors']}c-{r['first_guess']}")
+@pytest.mark.parametrize(
+    "row",
+    [r for r in PUBLISHED if int(r["colors"]) ** int(r["pins"]) <= 64],
+    ids=lambda r: f"{r['strategy']}-{r['pins']}p{r['colors']}c-{r['first_guess']}",
+)
 def test_the_datas_exact_totals_are_the_integer_rules(row):
     """The data file's exact totals, where games are small enough, against every game re-played by brute_knuth_game
     in Python integers: nothing is taken from the file but the game and the first guess."""
@@ -464,8 +518,9 @@ def test_an_exact_tie_of_different_parts_is_a_tie():
 
     def order(a, b):
         a, b = np.array(a, np.int64), np.array(b, np.int64)
-        return k.entropy_order(a, len(a), k.entropy_sum(a, len(a)), b, len(b), k.entropy_sum(b, len(b)), spf, exps,
-                               touched)
+        return k.entropy_order(
+            a, len(a), k.entropy_sum(a, len(a)), b, len(b), k.entropy_sum(b, len(b)), spf, exps, touched
+        )
 
     assert order([4, 1, 1, 1, 1], [2, 2, 2, 2]) == order([2, 2, 2, 2], [4, 1, 1, 1, 1]) == 0
     assert order([1, 4, 1, 1, 1], [2, 2, 2, 2]) == 0  # the parts' order does not matter to S
@@ -479,13 +534,11 @@ def test_the_products_decide_where_the_double_sums_cannot(monkeypatch):
     k = pytest.importorskip("swarbench.suites.mastermind.jit")._kernels()
     monkeypatch.setattr(k, "ENTROPY_SLACK", 1.0)  # read by the Python function behind the compiled one
     primes = np.array([2, 3], np.int64)
-    assert k.sign_of_log_product.py_func(primes, np.array([-1054, 665], np.int64), 2) == \
-        (1 if 3 ** 665 > 2 ** 1054 else -1)
-    assert k.sign_of_log_product.py_func(primes, np.array([1054, -665], np.int64), 2) == \
-        (1 if 2 ** 1054 > 3 ** 665 else -1)
+    assert k.sign_of_log_product.py_func(primes, np.array([-1054, 665], np.int64), 2) == (1 if 3**665 > 2**1054 else -1)
+    assert k.sign_of_log_product.py_func(primes, np.array([1054, -665], np.int64), 2) == (1 if 2**1054 > 3**665 else -1)
     assert k.sign_of_log_product.py_func(primes, np.array([0, 0], np.int64), 2) == 0
     limbs, n = k.power_product(primes, np.array([1054, 665], np.int64), 2, 1, 2200)
-    assert sum(int(limbs[i]) << (32 * i) for i in range(n)) == 2 ** 1054 * 3 ** 665
+    assert sum(int(limbs[i]) << (32 * i) for i in range(n)) == 2**1054 * 3**665
 
 
 def test_the_c_players_decide_every_entropy_near_tie_by_the_integers():
@@ -504,10 +557,20 @@ def test_the_c_players_decide_every_entropy_near_tie_by_the_integers():
         mod = native.knuth_module(source, ("avx2",), (*flags, "-DENTROPY_SLACK=1.0"), 4)
         out, status = np.zeros(len(codes), np.uint8), np.zeros(2, np.int64)
         ffi, lib = mod.ffi, mod.lib
-        rc = lib.knuth_shared(4, 4, native._ptr(ffi, "uint32_t *", codes), native._ptr(ffi, "uint8_t *", counts),
-                              len(codes), 3, 0, int(np.searchsorted(codes, inputs["first"])),
-                              native._ptr(ffi, "uint8_t *", want_all), native._ptr(ffi, "uint8_t *", out), 1,
-                              native._ptr(ffi, "int64_t *", status))
+        rc = lib.knuth_shared(
+            4,
+            4,
+            native._ptr(ffi, "uint32_t *", codes),
+            native._ptr(ffi, "uint8_t *", counts),
+            len(codes),
+            3,
+            0,
+            int(np.searchsorted(codes, inputs["first"])),
+            native._ptr(ffi, "uint8_t *", want_all),
+            native._ptr(ffi, "uint8_t *", out),
+            1,
+            native._ptr(ffi, "int64_t *", status),
+        )
         assert rc == 0 and (out == want).all(), source
 
 
@@ -553,7 +616,7 @@ def test_every_implementation_on_each_kernels_test_workload():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(2, 8), st.integers(2, 15), st.integers(1, 200), st.booleans(), st.integers(0, 2 ** 31))
+@given(st.integers(2, 8), st.integers(2, 15), st.integers(1, 200), st.booleans(), st.integers(0, 2**31))
 def test_fuzz_every_scorer_against_the_reference(pins, colors, n, cross, seed):
     inputs = spec.random_pairs_inputs(pins, colors, n, seed)
     if cross:
@@ -564,9 +627,16 @@ def test_fuzz_every_scorer_against_the_reference(pins, colors, n, cross, seed):
 # -- the article's table ---------------------------------------------------------------------------------------
 def test_the_article_table_divides_by_simple_loops_and_shows_the_articles_figures():
     names = [impl for _, _, impl in report.ARTICLE_TABLE]
-    frame = pd.DataFrame({
-        "run_id": "r1", "kernel": "mastermind.knuth", "workload": "each-4p6c", "implementation": names,
-        "status": ["PASS"] * (len(names) - 1) + ["SKIP"], "s_per_call_median": [4.0, 2.0, 1.0, 0.5, 0.25, 0.1]})
+    frame = pd.DataFrame(
+        {
+            "run_id": "r1",
+            "kernel": "mastermind.knuth",
+            "workload": "each-4p6c",
+            "implementation": names,
+            "status": ["PASS"] * (len(names) - 1) + ["SKIP"],
+            "s_per_call_median": [4.0, 2.0, 1.0, 0.5, 0.25, 0.1],
+        }
+    )
     section = report.build(frame)
     t = section.table.set_index("implementation")
     assert t.loc["c-simple-loops", "speedup"] == 1.0 and t.loc["c-sse2", "speedup"] == 8.0
@@ -593,26 +663,39 @@ def test_the_play_command_says_why_a_published_total_differs(monkeypatch, capsys
     import argparse
 
     want = int(spec.reference_knuth(spec.knuth_inputs(3, 4, "112")).astype(int).sum())
-    args = argparse.Namespace(pins=3, colors=4, first=None, strategy="knuth", method="shared", impl=None,
-                              arithmetic="exact", explain=False)
+    args = argparse.Namespace(
+        pins=3, colors=4, first=None, strategy="knuth", method="shared", impl=None, arithmetic="exact", explain=False
+    )
     for published_total, says_why in ((want + 3, True), (want, False)):
-        row = {"first_guess": "112", "total_guesses": str(published_total), "max_guesses": "4",
-               "why_it_differs": "a key that saturates"}
+        row = {
+            "first_guess": "112",
+            "total_guesses": str(published_total),
+            "max_guesses": "4",
+            "why_it_differs": "a key that saturates",
+        }
         monkeypatch.setattr(command, "published", lambda *game: row)
         assert command.run(args, REG) == 0
         out = capsys.readouterr().out
         assert f"(published: {published_total}, at most 4)" in out
         assert ("why the published total differs: a key that saturates" in out) is says_why
-    row = {"first_guess": "112", "total_guesses": str(want + 3), "max_guesses": "4", "why_it_differs": "",
-           "cuda_fast_math_total": str(want + 3), "ties_split": "2", "first_split": "after 112 scored 0-1: ..."}
+    row = {
+        "first_guess": "112",
+        "total_guesses": str(want + 3),
+        "max_guesses": "4",
+        "why_it_differs": "",
+        "cuda_fast_math_total": str(want + 3),
+        "ties_split": "2",
+        "first_split": "after 112 scored 0-1: ...",
+    }
     monkeypatch.setattr(command, "published", lambda *game: row)
     assert command.run(args, REG) == 0  # Knuth: integers, nothing to excuse
     assert "why the published total differs" not in capsys.readouterr().out
     args.strategy = "entropy"
     assert command.run(args, REG) == 0
-    assert ("why the published total differs: the project's float keys (cuda-fast-math, which gives the published "
-            "total) split 2 exact ties against the documented tie-break; the first: after 112 scored 0-1: ...") in \
-        capsys.readouterr().out
+    assert (
+        "why the published total differs: the project's float keys (cuda-fast-math, which gives the published "
+        "total) split 2 exact ties against the documented tie-break; the first: after 112 scored 0-1: ..."
+    ) in capsys.readouterr().out
     args.arithmetic = "cpu-float"
     assert command.run(args, REG) == 0
     assert "the published total was made in cuda-fast-math arithmetic" in capsys.readouterr().out
@@ -644,10 +727,9 @@ def test_every_published_difference_is_explained_and_every_integer_row_is_reache
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(2, 4), st.integers(2, 6), st.sampled_from(spec.STRATEGIES), st.sampled_from(spec.METHODS),
-       st.data())
+@given(st.integers(2, 4), st.integers(2, 6), st.sampled_from(spec.STRATEGIES), st.sampled_from(spec.METHODS), st.data())
 def test_fuzz_every_player_against_the_reference_on_small_games(pins, colors, strategy, method, data):
-    if colors ** pins > 300:
+    if colors**pins > 300:
         colors = 3
     codes = spec.all_codewords(pins, colors)
     first = int(data.draw(st.sampled_from(codes.tolist())))
@@ -682,8 +764,10 @@ def test_the_references_report_how_far_they_got():
 
 def test_the_reference_scores_random_pairs_as_the_brute_force_does():
     inputs = spec.random_pairs_inputs(8, 15, 700, 9)
-    want = [brute_score(tuple(int(c, 16) for c in spec.show(s, 8)), tuple(int(c, 16) for c in spec.show(g, 8)))
-            for s, g in zip(inputs["secrets"], inputs["guesses"])]
+    want = [
+        brute_score(tuple(int(c, 16) for c in spec.show(s, 8)), tuple(int(c, 16) for c in spec.show(g, 8)))
+        for s, g in zip(inputs["secrets"], inputs["guesses"])
+    ]
     assert (spec.reference_score(inputs) == np.array(want, np.uint8)).all()
 
 
@@ -691,17 +775,17 @@ def test_huge_crosses_run_in_parts_that_report_progress(monkeypatch):
     """Every scorer that splits a cross into parts of guesses gives the same scores; the parts say how far."""
     monkeypatch.setattr(spec, "PART_ABOVE", 0)
     inputs = spec.sampled_cross_inputs(5, 8, 70, 4)
-    assert len(spec.cross_parts(70, 8 ** 5)) == 35
+    assert len(spec.cross_parts(70, 8**5)) == 35
     _check_all(spec.SCORE, SCORERS, inputs)
     for name in ("numba-sliced", "c-sse2"):
         impl = REG.implementations[f"mastermind.score/{name}"]
         if oracle.features.unavailable(impl.requires):
             continue
-        batch = impl.prepare(Workload("mastermind.score", "t", 70 * 8 ** 5, inputs))
+        batch = impl.prepare(Workload("mastermind.score", "t", 70 * 8**5, inputs))
         events, reporting = _capture_progress()
         with reporting:
             batch()
-        assert events and events[-1] == (70 * 8 ** 5, 70 * 8 ** 5, "scores"), name
+        assert events and events[-1] == (70 * 8**5, 70 * 8**5, "scores"), name
 
 
 def test_a_cross_too_large_for_the_caches_streams_its_output_and_still_matches():
@@ -746,8 +830,8 @@ def test_cross_scorers_that_specialise_per_game_on_every_game(pins):
 
 def test_all_pairs_of_5p8c_is_named_only_and_the_slow_families_decline_it():
     kind = spec.SCORE.workload_kind("all-pairs-5p8c")
-    assert not kind.default and kind.fixed_size and kind.default_size == 8 ** 10
-    huge = Workload("mastermind.score", kind.name, 8 ** 10, spec.all_pairs_inputs(5, 8))  # no reference built
+    assert not kind.default and kind.fixed_size and kind.default_size == 8**10
+    huge = Workload("mastermind.score", kind.name, 8**10, spec.all_pairs_inputs(5, 8))  # no reference built
     for name in ("naive", "python-swar", "numpy-swar"):
         v = oracle.verify_call_only(REG.implementations[f"mastermind.score/{name}"], huge)
         assert v.status == oracle.SKIP and v.reason.startswith("too slow for this workload: "), name
@@ -810,8 +894,14 @@ def test_the_gpu_family_on_numbas_cuda_simulator():
 
     pytest.importorskip("numba")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", SIMULATED], capture_output=True, text=True, env=env, timeout=600,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", SIMULATED],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out.pop("oracle") == oracle.PASS
@@ -847,8 +937,14 @@ def _simulate(script):
 
     pytest.importorskip("numba.cuda.simulator", reason="numba's CUDA simulator is not available")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -888,14 +984,30 @@ def test_the_5p8c_workload_opens_with_knuths_own_first_choice():
 def test_the_default_run_shows_every_games_totals_beside_the_published_ones():
     import pandas as pd
 
-    frame = pd.DataFrame([
-        {"kernel": "mastermind.knuth", "workload": "shared-4p6c", "run_id": "r", "implementation": "right",
-         "status": "PASS", "ns_per_op_median": 1.0, "s_per_call_median": 0.004,
-         "summary": '{"total": 5801, "max": 5, "games": 1296}'},
-        {"kernel": "mastermind.knuth", "workload": "most-parts-shared-4p6c", "run_id": "r", "implementation": "off",
-         "status": "FAIL", "ns_per_op_median": float("nan"), "s_per_call_median": float("nan"),
-         "summary": '{"total": 5670, "max": 6, "games": 1296}'},
-    ])
+    frame = pd.DataFrame(
+        [
+            {
+                "kernel": "mastermind.knuth",
+                "workload": "shared-4p6c",
+                "run_id": "r",
+                "implementation": "right",
+                "status": "PASS",
+                "ns_per_op_median": 1.0,
+                "s_per_call_median": 0.004,
+                "summary": '{"total": 5801, "max": 5, "games": 1296}',
+            },
+            {
+                "kernel": "mastermind.knuth",
+                "workload": "most-parts-shared-4p6c",
+                "run_id": "r",
+                "implementation": "off",
+                "status": "FAIL",
+                "ns_per_op_median": float("nan"),
+                "s_per_call_median": float("nan"),
+                "summary": '{"total": 5670, "max": 6, "games": 1296}',
+            },
+        ]
+    )
     table = report.played(frame).table.set_index("implementation")
     assert table.loc["right", "total_guesses"] == table.loc["right", "published_total"] == 5801
     assert table.loc["off", "published_total"] == 5668 and table.loc["off", "total_guesses"] == 5670
@@ -910,10 +1022,21 @@ def test_the_report_shows_each_arithmetic_in_a_row_of_its_own_and_why_a_total_di
     row = command.published(4, 6, "entropy", "1123")
     exact, published_total = int(row["exact_total"]), int(row["total_guesses"])
     assert exact != published_total
-    frame = pd.DataFrame([
-        {"kernel": "mastermind.knuth", "workload": name, "run_id": "r", "implementation": "c-sse2", "status": "PASS",
-         "ns_per_op_median": 1.0, "s_per_call_median": 0.004, "summary": f'{{"total": {total}, "max": 6, "games": 1296}}'}
-        for name, total in (("entropy-shared-4p6c", exact), ("entropy-cuda-fast-math-shared-4p6c", published_total))])
+    frame = pd.DataFrame(
+        [
+            {
+                "kernel": "mastermind.knuth",
+                "workload": name,
+                "run_id": "r",
+                "implementation": "c-sse2",
+                "status": "PASS",
+                "ns_per_op_median": 1.0,
+                "s_per_call_median": 0.004,
+                "summary": f'{{"total": {total}, "max": 6, "games": 1296}}',
+            }
+            for name, total in (("entropy-shared-4p6c", exact), ("entropy-cuda-fast-math-shared-4p6c", published_total))
+        ]
+    )
     table = report.played(frame).table.set_index("workload")
     assert table.loc["entropy-shared-4p6c", "arithmetic"] == "exact"
     assert table.loc["entropy-cuda-fast-math-shared-4p6c", "arithmetic"] == "cuda-fast-math"

@@ -1,4 +1,5 @@
 """Measurement you can trust: workers, intervals, overhead, scaling, comparisons, and isolation of crashes."""
+
 import json
 from pathlib import Path
 import os
@@ -49,9 +50,33 @@ def _frame(env):
 @pytest.mark.slow
 def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "misbehaving", MISBEHAVING))
-    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "segfaults", "--impl", "hangs",
-                     "--impl", "swar", "--impl", "naive", "--impl", "c-swar", "--size", "128", "--timeout", "3",
-                     "--max-time", "0.01", "--min-rounds", "1", "--processes", "1", "--no-overhead", env=env)
+    proc = swarbench(
+        "run",
+        "--kernel",
+        "cards.contains",
+        "--impl",
+        "segfaults",
+        "--impl",
+        "hangs",
+        "--impl",
+        "swar",
+        "--impl",
+        "naive",
+        "--impl",
+        "c-swar",
+        "--size",
+        "128",
+        "--timeout",
+        "3",
+        "--max-time",
+        "0.01",
+        "--min-rounds",
+        "1",
+        "--processes",
+        "1",
+        "--no-overhead",
+        env=env,
+    )
     assert proc.returncode == 1, proc.stderr
     frame = _frame(env)
     assert frame.loc["segfaults", "status"] == "CRASH"
@@ -62,7 +87,11 @@ def test_a_crash_and_a_hang_are_reported_and_every_other_result_is_kept(tmp_path
     assert "crashed (signal 11" in proc.stdout and "timed out after 3 s" in proc.stdout
 
 
-STEADY = contains_plugin("steady", "numpy", "steady", """
+STEADY = contains_plugin(
+    "steady",
+    "numpy",
+    "steady",
+    """
     import os
     import numpy as np
     from swarbench.suites.cards.spec import HIGH
@@ -82,13 +111,28 @@ STEADY = contains_plugin("steady", "numpy", "steady", """
                 np.equal(tmp, h, out=out)
             return out
         return batch
-""")
+""",
+)
 
 
 def _steady_run(env, slowdown: str) -> str:
     env = dict(env, SB_SLOWDOWN=slowdown)
-    proc = swarbench("run", "--kernel", "cards.contains", "--impl", "steady", "--size", "20000",
-                     "--max-time", "0.4", "--processes", "4", "--no-overhead", "--quiet", env=env)
+    proc = swarbench(
+        "run",
+        "--kernel",
+        "cards.contains",
+        "--impl",
+        "steady",
+        "--size",
+        "20000",
+        "--max-time",
+        "0.4",
+        "--processes",
+        "4",
+        "--no-overhead",
+        "--quiet",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split("render again with `swarbench report ")[1].split("`")[0]
 
@@ -145,11 +189,14 @@ def test_a_20_percent_slowdown_is_called_but_a_slow_spell_of_one_process_is_not(
     # the gate's line says when fewer processes a side stood behind the call than it takes to see past a slow
     # spell that lasted one whole run
     from swarbench.render.comparison import render_text
+
     four = compare.compare_pair(base, slower)
-    assert (four.processes_a == 4).all() and "processes:" not in render_text(four, {"b": 0.2},
-                                                                              compare.regressions(four, 10))
-    two = compare.compare_pair(_loaded("a", [process(1.0) for _ in range(2)]),
-                               _loaded("b", [process(1.2) for _ in range(2)]))
+    assert (four.processes_a == 4).all() and "processes:" not in render_text(
+        four, {"b": 0.2}, compare.regressions(four, 10)
+    )
+    two = compare.compare_pair(
+        _loaded("a", [process(1.0) for _ in range(2)]), _loaded("b", [process(1.2) for _ in range(2)])
+    )
     said = render_text(two, {"b": 0.2}, compare.regressions(two, 10))
     assert "(2+2 processes: a slow spell of the machine through one whole run can look like this" in said
 
@@ -176,8 +223,25 @@ def test_statistics_of_one_measurement():
 
 @pytest.mark.slow
 def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
-    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "c-swar", "--impl", "numpy-swar",
-                     "--impl", "naive", "--size", "64", "--max-time", "0.02", "--processes", "3", "--quiet", env=env)
+    proc = swarbench(
+        "run",
+        "--kernel",
+        "cards.remove",
+        "--impl",
+        "c-swar",
+        "--impl",
+        "numpy-swar",
+        "--impl",
+        "naive",
+        "--size",
+        "64",
+        "--max-time",
+        "0.02",
+        "--processes",
+        "3",
+        "--quiet",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     frame = _frame(env)
     assert (frame.loc[["c-swar", "naive"], "processes"] == 3).all()
@@ -194,8 +258,7 @@ def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
 
 @pytest.mark.slow
 def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
-    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--sizes", "64,512,4096", *FAST,
-                     env=env)
+    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "*swar*", "--sizes", "64,512,4096", *FAST, env=env)
     assert proc.returncode == 0, proc.stderr
     frame = _frame(env)
     assert sorted(frame.loc["c-swar", "n"]) == [64, 512, 4096]
@@ -207,8 +270,10 @@ def test_scaling_mode_measures_each_size_and_the_html_plots_it(env):
 @pytest.mark.slow
 def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
     for _ in range(2):
-        assert swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--size", "64", *FAST,
-                         env=env).returncode == 0
+        assert (
+            swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--size", "64", *FAST, env=env).returncode
+            == 0
+        )
     a, b = sorted(os.listdir(env["SWARBENCH_REPORTS"]))
     out = swarbench("report", a, b, env=env).stdout
     assert f"BenchmarkRemove/swar@{a[-11:]}" in out and f"BenchmarkRemove/swar@{b[-11:]}" in out
@@ -219,8 +284,23 @@ def test_runs_merge_into_one_report_with_the_run_beside_each_row(env):
 
 @pytest.mark.slow
 def test_progress_says_which_case_and_how_many_are_left(env):
-    proc = swarbench("run", "--kernel", "cards.remove", "--impl", "swar", "--impl", "naive", "--size", "64",
-                     "--max-time", "0.005", "--processes", "1", "--no-overhead", env=env)
+    proc = swarbench(
+        "run",
+        "--kernel",
+        "cards.remove",
+        "--impl",
+        "swar",
+        "--impl",
+        "naive",
+        "--size",
+        "64",
+        "--max-time",
+        "0.005",
+        "--processes",
+        "1",
+        "--no-overhead",
+        env=env,
+    )
     assert "[worker 1/1, 1/2 done, 1 left] cards.remove" in proc.stderr
     assert "[worker 1/1, 2/2 done, 0 left]" in proc.stderr
 
@@ -252,19 +332,40 @@ def test_counters_count_a_batch_or_say_why_not():
 def test_counted_cycles_replace_the_estimate_in_reports():
     from swarbench.render import fmt_cycles
 
-    assert fmt_cycles({"hw_cycles_per_op": 2.0, "hw_instructions_per_op": 5.0, "cycles_per_op_est": 9.0}) \
+    assert (
+        fmt_cycles({"hw_cycles_per_op": 2.0, "hw_instructions_per_op": 5.0, "cycles_per_op_est": 9.0})
         == "2.000 (2.50 IPC)"
+    )
     assert fmt_cycles({"hw_cycles_per_op": float("nan"), "cycles_per_op_est": 9.0}).startswith("~9")
-    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
-           "samples_s": [1e-6, 1.1e-6, 0.9e-6], "iterations": 1, "worker": 0, "hw_cycles_per_op": 3.0,
-           "hw_instructions_per_op": 6.0, "baseline": "a"}
+    rec = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6, 0.9e-6],
+        "iterations": 1,
+        "worker": 0,
+        "hw_cycles_per_op": 3.0,
+        "hw_instructions_per_op": 6.0,
+        "baseline": "a",
+    }
     frame = results.frame_from_records([rec, dict(rec, worker=1, hw_cycles_per_op=5.0)], "r", {"clock_ghz": 2.0})
     assert frame.loc[0, "hw_cycles_per_op"] == 4.0 and frame.loc[0, "hw_instructions_per_op"] == 6.0
 
 
 def test_worker_medians_show_a_difference_between_processes():
-    base = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 1000,
-            "status": "PASS", "iterations": 1, "baseline": "a"}
+    base = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 1000,
+        "status": "PASS",
+        "iterations": 1,
+        "baseline": "a",
+    }
     fast = dict(base, worker=0, samples_s=[1.00e-6, 1.01e-6, 0.99e-6] * 5)
     slow = dict(base, worker=1, samples_s=[1.30e-6, 1.31e-6, 1.29e-6] * 5)
     frame = results.frame_from_records([fast, slow], "r", {})
@@ -275,8 +376,19 @@ def test_worker_medians_show_a_difference_between_processes():
 
 
 def test_merged_samples_are_each_workers_samples_once():
-    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
-           "samples_s": [1e-6, 2e-6], "rounds": 2, "iterations": 1, "worker": 0, "baseline": "a"}
+    rec = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 2e-6],
+        "rounds": 2,
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "a",
+    }
     (merged,) = results.merge_records([rec, dict(rec, worker=1, samples_s=[5e-6], rounds=1)])
     assert sorted(merged.samples_s) == [1e-6, 2e-6, 5e-6] and merged.line.rounds == 3
     frame = results.frame_from_records([rec], "r", {})
@@ -284,10 +396,12 @@ def test_merged_samples_are_each_workers_samples_once():
 
 
 def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
-    records = [{"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
-               {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
-               {"event": "result", "case": "k:wrong:w:n=1", "status": "FAIL", "check_s": 3.0},
-               {"event": "phase", "case": "k:slow:w:n=1"}]
+    records = [
+        {"event": "result", "case": "k:slow:w:n=1", "status": "PASS", "check_s": 2.5},
+        {"event": "result", "case": "k:fast:w:n=1", "status": "PASS", "check_s": 0.01},
+        {"event": "result", "case": "k:wrong:w:n=1", "status": "FAIL", "check_s": 3.0},
+        {"event": "phase", "case": "k:slow:w:n=1"},
+    ]
     assert workers.long_cases(records) == ["k:slow:w:n=1"]
     request = RunRequest(min_rounds=3, processes=2)
     assert [workers.worker_min_rounds(request, w) for w in (0, 1)] == [2, 1]
@@ -295,7 +409,11 @@ def test_only_the_first_min_rounds_workers_repeat_a_long_batch():
     assert [workers.worker_min_rounds(request, w) for w in range(4)] == [1, 1, 1, 1]
 
 
-SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
+SLOW_CALL = contains_plugin(
+    "slowcall",
+    "python-naive",
+    "slow",
+    """
     import os, time
     from swarbench.suites.cards.spec import reference_contains
 
@@ -308,15 +426,32 @@ SLOW_CALL = contains_plugin("slowcall", "python-naive", "slow", """
             time.sleep(0.6)  # a long batch: over oracle.LONG_BATCH_S
             return out
         return batch
-""")
+""",
+)
 
 
 @pytest.mark.slow
 def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(tmp_path):
     calls = tmp_path / "calls.txt"
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "slowcall", SLOW_CALL), SB_CALLS=str(calls))
-    proc = swarbench("run", "-k", "cards.contains", "-i", "slowcall", "-n", "64", "--processes", "2",
-                     "--min-rounds", "2", "--max-time", "0.01", "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "slowcall",
+        "-n",
+        "64",
+        "--processes",
+        "2",
+        "--min-rounds",
+        "2",
+        "--max-time",
+        "0.01",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     on_workload = [line for line in calls.read_text().split() if line == "deals"]
     assert len(on_workload) == 2  # worker 0 verifies (its sample), worker 1 times one cold call; no repeats
@@ -324,16 +459,25 @@ def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(
     assert row["samples"] == 2 and row["processes"] == 2
     assert 0.55 < row["s_per_call_median"] < 5
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
-    ends = [r for r in _json_lines(env, run)
-            if r.get("event") == "result"]
+    ends = [r for r in _json_lines(env, run) if r.get("event") == "result"]
     # each worker's one sample has a canary reading on either side, the verification call's as a pass's
     assert sorted(len(r["pass_canary_s"]) for r in ends) == [1, 1]
     assert all(n == 1 and 0 < before < 1 and 0 < after < 1 for r in ends for before, after, n in r["pass_canary_s"])
 
 
 def test_results_saved_before_the_later_columns_still_load(tmp_path):
-    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
-           "samples_s": [1e-6, 1.1e-6], "iterations": 1, "worker": 0, "baseline": "a"}
+    rec = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6],
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "a",
+    }
     frame = results.frame_from_records([rec], "r", {})
     old = tmp_path / "results.csv"
     frame.drop(columns=list(results.LATER_COLUMNS)).to_csv(old, index=False)
@@ -378,13 +522,31 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
 @pytest.mark.slow
 def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path):
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "cards.*", "-i", "c-*", "-i", "swar", "-n", "256", "--passes", "3",
-                     "--processes", "1", "--min-rounds", "3", "--max-time", "0.01", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.*",
+        "-i",
+        "c-*",
+        "-i",
+        "swar",
+        "-n",
+        "256",
+        "--passes",
+        "3",
+        "--processes",
+        "1",
+        "--min-rounds",
+        "3",
+        "--max-time",
+        "0.01",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = _json_lines(env, run)
-    timed = [(r["case"], r["phase"]) for r in records if r.get("event") == "phase"
-             and r["phase"].startswith("timing")]
+    timed = [(r["case"], r["phase"]) for r in records if r.get("event") == "phase" and r["phase"].startswith("timing")]
     by_pass = {k: [case for case, phase in timed if phase == f"timing (pass {k} of 3)"] for k in (1, 2, 3)}
     cases = sorted(by_pass[1])
     assert len(cases) > 5 and all(sorted(by_pass[k]) == cases for k in (2, 3))
@@ -393,8 +555,9 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
     # probes go through the passes as well, each pass's first
     assert [phase[-8:] for _, phase in timed] == sorted(phase[-8:] for _, phase in timed)
     probes = sum(case.startswith("swarbench.overhead:") for case in cases)
-    assert probes >= 2 and all(case.startswith("swarbench.overhead:") for k in (1, 2, 3)
-                               for case in by_pass[k][:probes])
+    assert probes >= 2 and all(
+        case.startswith("swarbench.overhead:") for k in (1, 2, 3) for case in by_pass[k][:probes]
+    )
     assert by_pass[2] != by_pass[1] or by_pass[3] != by_pass[1]  # reshuffled
     assert records[0] == {"event": "run", "keep_slowed": True, "format_version": 1}  # what later reports repeat
     # (a case this machine cannot run, AVX-512 on a CPU without it, has its SKIP line and no pass)
@@ -423,9 +586,28 @@ def test_passes_go_through_the_whole_run_and_each_case_keeps_one_result(tmp_path
 @pytest.mark.slow
 def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--passes", "8",
-                     "--processes", "1", "--min-rounds", "3", "--short-rounds", "0", "--max-time", "1e-9",
-                     "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "c-swar",
+        "-n",
+        "256",
+        "--passes",
+        "8",
+        "--processes",
+        "1",
+        "--min-rounds",
+        "3",
+        "--short-rounds",
+        "0",
+        "--max-time",
+        "1e-9",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = _json_lines(env, run)
@@ -436,18 +618,40 @@ def test_fewer_rounds_than_passes_are_spread_over_the_passes(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("short_rounds, processes, samples", [(0, 1, 1), (4, 1, 4), (5, 2, 5), (6, 2, 6)])
-def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(tmp_path, short_rounds, processes,
-                                                                                 samples):
+def test_short_batches_get_at_least_short_rounds_calls_dealt_out_over_the_workers(
+    tmp_path, short_rounds, processes, samples
+):
     # a budget too small for more than one round a worker: only --short-rounds can add to it
     env = cli_env(tmp_path)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "c-swar", "-n", "256", "--processes", str(processes),
-                     "--min-rounds", "1", "--short-rounds", str(short_rounds), "--max-time", "1e-9",
-                     "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "c-swar",
+        "-n",
+        "256",
+        "--processes",
+        str(processes),
+        "--min-rounds",
+        "1",
+        "--short-rounds",
+        str(short_rounds),
+        "--max-time",
+        "1e-9",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _frame(env).loc["c-swar", "samples"] == samples
 
 
-SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
+SLOW_FIRST_PROCESS = contains_plugin(
+    "slowfirst",
+    "numpy",
+    "slow_first",
+    """
     import os
     import numpy as np
     from swarbench.suites.cards.spec import reference_contains
@@ -469,7 +673,8 @@ SLOW_FIRST_PROCESS = contains_plugin("slowfirst", "numpy", "slow_first", """
         # shared machine's own (up to 1.7x).
         repeats = range(6 if first_process() else 1)
         return lambda: [reference_contains(workload.inputs) for _ in repeats][-1]
-""")
+""",
+)
 
 
 @pytest.mark.slow
@@ -478,8 +683,27 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
     env = cli_env(tmp_path, site, SB_MARK=str(tmp_path / "mark"))
     # --keep-slowed: a spell of the machine's own that covered worker 0 would set its samples aside, settling
     # the case before any extra worker could (the default's better answer, and not what this test is about)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "slowfirst", "-i", "c-swar", "-n", "2048", "--keep-slowed",
-                     "--processes", "2", "--settle", "1", "--max-time", "0.05", "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "slowfirst",
+        "-i",
+        "c-swar",
+        "-n",
+        "2048",
+        "--keep-slowed",
+        "--processes",
+        "2",
+        "--settle",
+        "1",
+        "--max-time",
+        "0.05",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     frame = _frame(env)
     assert frame.samples_slowed.isna().all() and (frame.samples == frame.rounds).all()  # none judged
@@ -498,16 +722,32 @@ def test_an_extra_worker_settles_a_case_whose_workers_disagree_and_only_that_cas
 
 def test_unsettled_cases_are_passed_short_cases_whose_workers_disagree():
     def rec(impl, worker, samples, status="PASS", check_s=0.001, kernel="k.x"):
-        return {"event": "result", "case": f"{kernel}:{impl}:w:n=10", "kernel": kernel, "implementation": impl,
-                "workload": "w", "n": 10, "status": status, "samples_s": samples, "check_s": check_s,
-                "worker": worker}
+        return {
+            "event": "result",
+            "case": f"{kernel}:{impl}:w:n=10",
+            "kernel": kernel,
+            "implementation": impl,
+            "workload": "w",
+            "n": 10,
+            "status": status,
+            "samples_s": samples,
+            "check_s": check_s,
+            "worker": worker,
+        }
 
-    records = [rec("agree", 0, [1.0, 1.01]), rec("agree", 1, [1.02, 1.0]),
-               rec("apart", 0, [1.0, 1.0]), rec("apart", 1, [1.3, 1.3]),
-               rec("long", 0, [1.0], check_s=2.0), rec("long", 1, [1.5], check_s=2.0),
-               rec("wrong", 0, [1.0], status="FAIL"), rec("wrong", 1, [1.5]),
-               rec("alone", 0, [1.0, 2.0]),
-               rec("cffi", 0, [1.0], kernel="swarbench.overhead"), rec("cffi", 1, [2.0], kernel="swarbench.overhead")]
+    records = [
+        rec("agree", 0, [1.0, 1.01]),
+        rec("agree", 1, [1.02, 1.0]),
+        rec("apart", 0, [1.0, 1.0]),
+        rec("apart", 1, [1.3, 1.3]),
+        rec("long", 0, [1.0], check_s=2.0),
+        rec("long", 1, [1.5], check_s=2.0),
+        rec("wrong", 0, [1.0], status="FAIL"),
+        rec("wrong", 1, [1.5]),
+        rec("alone", 0, [1.0, 2.0]),
+        rec("cffi", 0, [1.0], kernel="swarbench.overhead"),
+        rec("cffi", 1, [2.0], kernel="swarbench.overhead"),
+    ]
     assert workers.unsettled_cases(records) == ["k.x:apart:w:n=10"]
 
 
@@ -553,8 +793,9 @@ def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_se
     from swarbench.render.comparison import render_text
 
     def canaries(fast, slow):
-        return [{"event": "canary", "worker": 0, "t": i, "s": 1e-4} for i in range(fast)] + \
-               [{"event": "canary", "worker": 1, "t": i, "s": 1.7e-4} for i in range(slow)]
+        return [{"event": "canary", "worker": 0, "t": i, "s": 1e-4} for i in range(fast)] + [
+            {"event": "canary", "worker": 1, "t": i, "s": 1.7e-4} for i in range(slow)
+        ]
 
     steady = results.machine_steadiness(canaries(40, 2) + [{"event": "result", "s": 9.0}])
     assert steady["machine_slowed_share"] == pytest.approx(2 / 42)
@@ -583,21 +824,37 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     def line(worker, passes, case="k.x:p:w:n=1000", first=()):
         """A result line: ``passes`` is [(canary after the pass, its samples)], each canary before it fast."""
         samples = list(first) + [x for _, xs in passes for x in xs]
-        return {"event": "result", "case": case, "worker": worker, "kernel": "k.x", "implementation": "p",
-                "family": "python", "workload": case.split(":")[2], "n": 1000, "status": "PASS",
-                "samples_s": samples, "rounds": len(samples), "iterations": 1,
-                "pass_canary_s": [[1e-4, after, len(xs)] for after, xs in passes]}
+        return {
+            "event": "result",
+            "case": case,
+            "worker": worker,
+            "kernel": "k.x",
+            "implementation": "p",
+            "family": "python",
+            "workload": case.split(":")[2],
+            "n": 1000,
+            "status": "PASS",
+            "samples_s": samples,
+            "rounds": len(samples),
+            "iterations": 1,
+            "pass_canary_s": [[1e-4, after, len(xs)] for after, xs in passes],
+        }
 
     fast, slow = 1e-4, 1.7e-4
     rng = np.random.default_rng(3)
     steady_pass = lambda: list(1e-6 * (1 + 0.02 * rng.random(5)))  # noqa: E731
     slowed_pass = lambda: list(1.5e-6 * (1 + 0.02 * rng.random(5)))  # noqa: E731
-    records = [line(w, [(fast, steady_pass()) for _ in range(3)] + [(slow, slowed_pass()) for _ in range(4)],
-                    first=[1.01e-6] if w == 0 else ()) for w in (0, 1)]
+    records = [
+        line(
+            w,
+            [(fast, steady_pass()) for _ in range(3)] + [(slow, slowed_pass()) for _ in range(4)],
+            first=[1.01e-6] if w == 0 else (),
+        )
+        for w in (0, 1)
+    ]
     # three passes of three, all slowed but one: too few left to stand for it, so the less slowed of the other two
     # fills in (placed last, to show it is chosen by its reading, not its place)
-    records.append(line(0, [(fast, [2e-6] * 3), (2e-4, [3.5e-6] * 3), (1.6e-4, [2.5e-6] * 3)],
-                        case="k.x:p:v:n=1000"))
+    records.append(line(0, [(fast, [2e-6] * 3), (2e-4, [3.5e-6] * 3), (1.6e-4, [2.5e-6] * 3)], case="k.x:p:v:n=1000"))
     merged = {m.workload: m for m in results.merge_records(records)}
     w = merged["w"]
     assert len(w.samples_slowed_s) == 40 and min(w.samples_slowed_s) >= 1.5e-6
@@ -619,6 +876,7 @@ def test_samples_of_passes_the_machine_slowed_are_set_aside_and_the_rest_make_th
     assert all(not m.samples_slowed_s and m.samples_s == m.samples_all_s for m in kept)
     # the report says samples were set aside only where they were
     from swarbench.render import RunView, steadiness_lines
+
     (said,) = steadiness_lines(RunView(frame.reset_index(), {}))
     assert "during 29% of the run" in said and "set aside" in said
     kept_frame = results.frame_from_records([{"event": "run", "keep_slowed": True}] + records, "r", {})
@@ -638,9 +896,21 @@ def test_passes_that_ran_at_two_speeds_are_flagged_and_passes_at_one_speed_are_n
 
     def passes(medians):  # one worker, a pass of five samples at each median, the machine steady throughout
         samples = [m * 1e-6 for m in medians for _ in range(5)]
-        return {"event": "result", "case": "k.x:p:w:n=1000", "worker": 0, "kernel": "k.x", "implementation": "p",
-                "family": "c", "workload": "w", "n": 1000, "status": "PASS", "samples_s": samples,
-                "rounds": len(samples), "iterations": 1, "pass_canary_s": [[1e-4, 1e-4, 5] for _ in medians]}
+        return {
+            "event": "result",
+            "case": "k.x:p:w:n=1000",
+            "worker": 0,
+            "kernel": "k.x",
+            "implementation": "p",
+            "family": "c",
+            "workload": "w",
+            "n": 1000,
+            "status": "PASS",
+            "samples_s": samples,
+            "rounds": len(samples),
+            "iterations": 1,
+            "pass_canary_s": [[1e-4, 1e-4, 5] for _ in medians],
+        }
 
     split = results.frame_from_records([passes([1.0, 1.2, 1.0, 1.2, 1.2, 1.0])], "r", {}).iloc[0]
     assert "passes ran at two speeds, 1 and 1.2 ns/op" in split["stability"]
@@ -648,7 +918,11 @@ def test_passes_that_ran_at_two_speeds_are_flagged_and_passes_at_one_speed_are_n
     assert "two speeds" not in steady["stability"]
 
 
-RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong", """
+RIGHT_THEN_WRONG = contains_plugin(
+    "rightthenwrong",
+    "numpy",
+    "right_then_wrong",
+    """
     import numpy as np
     from swarbench.suites.cards.spec import reference_contains
 
@@ -663,15 +937,37 @@ RIGHT_THEN_WRONG = contains_plugin("rightthenwrong", "numpy", "right_then_wrong"
         out = reference_contains(workload.inputs)
         # right as checked, wrong once prepared again: a batch whose result hangs on where its memory landed
         return (lambda: out) if len(prepared) == 1 else (lambda: ~out)
-""")
+""",
+)
 
 
 @pytest.mark.slow
 def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked_again(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "rightthenwrong", RIGHT_THEN_WRONG))
-    proc = swarbench("run", "-k", "cards.contains", "-i", "rightthenwrong", "-i", "c-swar", "-n", "256",
-                     "--passes", "4", "--processes", "1", "--min-rounds", "4", "--short-rounds", "0",
-                     "--max-time", "1e-9", "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "rightthenwrong",
+        "-i",
+        "c-swar",
+        "-n",
+        "256",
+        "--passes",
+        "4",
+        "--processes",
+        "1",
+        "--min-rounds",
+        "4",
+        "--short-rounds",
+        "0",
+        "--max-time",
+        "1e-9",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 1, proc.stderr
     frame = _frame(env)
     assert frame.loc["rightthenwrong", "status"] == "FAIL", frame.loc["rightthenwrong", "reason"]
@@ -691,7 +987,11 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     assert frame.loc["c-swar", "reprepare_s"] == pytest.approx(sorted(line["reprepare_s"])[1])
 
 
-INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
+INTERRUPTS = contains_plugin(
+    "interrupts",
+    "python-naive",
+    "Interrupts",
+    """
     import signal
     import time
     from swarbench.suites.cards.spec import reference_contains
@@ -711,23 +1011,48 @@ INTERRUPTS = contains_plugin("interrupts", "python-naive", "Interrupts", """
                 signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)
             time.sleep(0.06)
             return self.out
-""")
+""",
+)
 
 
 # What a Ctrl-C that lands inside a Numba-compiled call turns into: an error whose cause is the interrupt.
 INTERRUPTS_DRESSED = INTERRUPTS.replace(
     "signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C (a KeyboardInterrupt raised is the batch's)",
-    'try:\n                signal.raise_signal(signal.SIGINT)\n            except KeyboardInterrupt as k:\n'
-    '                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from k')
+    "try:\n                signal.raise_signal(signal.SIGINT)\n            except KeyboardInterrupt as k:\n"
+    '                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from k',
+)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("plugin", [INTERRUPTS, INTERRUPTS_DRESSED], ids=["ctrl-c", "ctrl-c-as-an-error"])
 def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_finished(tmp_path, plugin):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "interrupts", plugin))
-    proc = swarbench("run", "-k", "cards.contains", "-i", "interrupts", "-i", "c-swar", "-i", "swar", "-i", "naive",
-                     "-n", "256", "--passes", "3", "--processes", "1", "--min-rounds", "6", "--max-time", "0.0001",
-                     "--no-overhead", "-q", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "interrupts",
+        "-i",
+        "c-swar",
+        "-i",
+        "swar",
+        "-i",
+        "naive",
+        "-n",
+        "256",
+        "--passes",
+        "3",
+        "--processes",
+        "1",
+        "--min-rounds",
+        "6",
+        "--max-time",
+        "0.0001",
+        "--no-overhead",
+        "-q",
+        env=env,
+    )
     assert proc.returncode == 130, proc.stderr
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = _json_lines(env, run)
@@ -741,7 +1066,11 @@ def test_a_worker_stopped_between_passes_keeps_the_samples_of_the_passes_it_fini
     assert not (frame.status == "ERROR").any()  # the interrupt is not taken for the kernel's own error
 
 
-SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
+SWALLOWS = contains_plugin(
+    "swallows",
+    "python-naive",
+    "Swallows",
+    """
     import time
     from swarbench.suites.cards.spec import reference_contains
 
@@ -760,7 +1089,8 @@ SWALLOWS = contains_plugin("swallows", "python-naive", "Swallows", """
                     raise
                 Swallows.swallowed = True
             return self.out
-""")
+""",
+)
 
 
 @pytest.mark.slow
@@ -768,16 +1098,44 @@ def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it
     # 500 calls over 10 passes: 15 s of timing left after the interrupt, more than the engine waits, but the
     # worker starts its next case within 1.5 s, and that tells the engine the interrupt did not reach it
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "swallows", SWALLOWS))
-    cmd = [sys.executable, "-m", "swarbench.cli", "run", "-k", "cards.contains", "-i", "swallows", "-i", "c-swar",
-           "-n", "256", "--passes", "10", "--processes", "1", "--min-rounds", "500", "--max-time", "1e-9",
-           "--no-overhead", "-q"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "swarbench.cli",
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "swallows",
+        "-i",
+        "c-swar",
+        "-n",
+        "256",
+        "--passes",
+        "10",
+        "--processes",
+        "1",
+        "--min-rounds",
+        "500",
+        "--max-time",
+        "1e-9",
+        "--no-overhead",
+        "-q",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     reports, deadline = Path(env["SWARBENCH_REPORTS"]), time.time() + 120
     while time.time() < deadline:
-        lines = [ln for run in (os.listdir(reports) if reports.is_dir() else [])
-                 for ln in ((reports / run / results.RECORDS).read_text().splitlines()
-                            if (reports / run / results.RECORDS).exists() else [])]
+        lines = [
+            ln
+            for run in (os.listdir(reports) if reports.is_dir() else [])
+            for ln in (
+                (reports / run / results.RECORDS).read_text().splitlines()
+                if (reports / run / results.RECORDS).exists()
+                else []
+            )
+        ]
         if any('"timing (pass 1 of 10)"' in ln and "swallows" in ln for ln in lines):
             break
         time.sleep(0.05)

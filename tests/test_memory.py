@@ -1,5 +1,6 @@
 """Every array a batch reads starts on a cache line: the workloads' arrays, their fresh copies, and what the C
 suites make in prepare (swarbench.memory)."""
+
 from __future__ import annotations
 
 import pickle
@@ -64,8 +65,12 @@ def test_as_aligned_passes_an_aligned_array_through_and_copies_anything_else():
 
 
 def test_aligned_inputs_copies_every_array_inside_and_keeps_the_rest():
-    inputs = {"a": np.arange(5, dtype=np.uint64)[1:], "rows": [np.ones(3, np.int8), (np.zeros(2), "x")],
-              "n": 4, "names": ["a", "b"]}
+    inputs = {
+        "a": np.arange(5, dtype=np.uint64)[1:],
+        "rows": [np.ones(3, np.int8), (np.zeros(2), "x")],
+        "n": 4,
+        "names": ["a", "b"],
+    }
     copy = aligned_inputs(inputs)
     assert _misaligned(copy) == []
     assert copy["n"] == 4 and copy["names"] == ["a", "b"] and copy["names"] is not inputs["names"]

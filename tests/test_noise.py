@@ -1,5 +1,6 @@
 """`swarbench noise` (what makes the machine noisy, and an A-A pair), and the example plugin that makes A/B pairs
 with one known change (examples/swarbench-slowed)."""
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,9 @@ def test_noise_system_says_what_can_be_seen_of_the_machine(tmp_path):
     for start in ("  cpu: ", "  SMT: ", "  frequency scaling: "):
         assert any(line.startswith(start) for line in lines), start
     if Path("/proc/stat").exists():
-        assert re.search(r"^  other programs over 1 s: \d+\.\d\d CPUs busy, \d+\.\d ready to run; steal \d+% ",
-                         proc.stdout, re.M)
+        assert re.search(
+            r"^  other programs over 1 s: \d+\.\d\d CPUs busy, \d+\.\d ready to run; steal \d+% ", proc.stdout, re.M
+        )
     assert "an A-A pair" not in proc.stdout  # --system runs nothing
 
 
@@ -31,15 +33,29 @@ def test_noise_system_says_what_can_be_seen_of_the_machine(tmp_path):
 def test_noise_runs_an_a_a_pair_and_says_the_false_alarms_and_each_rows_resolution(tmp_path):
     env = cli_env(tmp_path)
     keep = tmp_path / "pair"
-    proc = swarbench("noise", "-k", "cards.contains", "-i", "c-swar", "-i", "swar", "--threshold", "5",
-                     "--reports", str(keep), env=env)
+    proc = swarbench(
+        "noise",
+        "-k",
+        "cards.contains",
+        "-i",
+        "c-swar",
+        "-i",
+        "swar",
+        "--threshold",
+        "5",
+        "--reports",
+        str(keep),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "run A of the pair: swarbench run -k cards.contains -i 'c-swar' -i 'swar'" in proc.stdout
-    assert re.search(r"^false alarms: \d of 2 rows \(\d+%\) called changed between two runs of the same code",
-                     proc.stdout, re.M), proc.stdout
+    assert re.search(
+        r"^false alarms: \d of 2 rows \(\d+%\) called changed between two runs of the same code", proc.stdout, re.M
+    ), proc.stdout
     for row in ("cards.contains/c-swar", "cards.contains/swar"):
-        assert re.search(rf"^  {re.escape(row)} +[\d.,]+ +[+-]\d+\.\d% +(\+-\d+%|- \(\d passes\))", proc.stdout,
-                         re.M), proc.stdout
+        assert re.search(
+            rf"^  {re.escape(row)} +[\d.,]+ +[+-]\d+\.\d% +(\+-\d+%|- \(\d passes\))", proc.stdout, re.M
+        ), proc.stdout
     assert len(list(keep.iterdir())) == 2  # the pair's runs, kept where asked
     # without --reports the runs go to a temporary folder that is removed
     assert not Path(env["SWARBENCH_REPORTS"]).exists()
@@ -57,8 +73,24 @@ def test_the_default_noise_subset_names_rows_that_exist():
 def test_the_slowed_example_does_its_work_the_factor_times_and_passes_the_oracle(tmp_path):
     site = make_plugin_site(tmp_path / "site", "slowed", SLOWED.read_text(), module="swarbench_slowed")
     env = cli_env(tmp_path, site, SWARBENCH_SLOWED="1.25")
-    proc = swarbench("run", "-k", "cards.contains", "-i", "steady", "-i", "slowed", "-n", "256", "--max-time",
-                     "0.005", "--no-overhead", "-q", "--format", "csv", env=env)
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "steady",
+        "-i",
+        "slowed",
+        "-n",
+        "256",
+        "--max-time",
+        "0.005",
+        "--no-overhead",
+        "-q",
+        "--format",
+        "csv",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count(",PASS,") == 2  # both checked against the kernel's reference, and right
     import importlib.util
@@ -67,8 +99,18 @@ def test_the_slowed_example_does_its_work_the_factor_times_and_passes_the_oracle
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.repeats(1.0) == 8 and module.repeats(1.25) == 10  # 25% more work, nothing else changed
-    bad = swarbench("run", "-k", "cards.contains", "-i", "slowed", "-n", "256", "--no-overhead", "-q",
-                    env=dict(env, SWARBENCH_SLOWED="fast"))
+    bad = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "slowed",
+        "-n",
+        "256",
+        "--no-overhead",
+        "-q",
+        env=dict(env, SWARBENCH_SLOWED="fast"),
+    )
     assert bad.returncode == 1 and "SWARBENCH_SLOWED='fast' is not a number" in bad.stdout
 
 

@@ -1,5 +1,6 @@
 """What `pip install` puts into site-packages: one top-level package, swarbench, with every suite's C sources
 and data, and dependencies that do not install the same top-level package twice."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -17,8 +18,9 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parents[1]
 # the repository's folders and the package names they install as (pyproject.toml's package-dir)
 INSTALLED_AS = {"harness": "swarbench", "impls": "swarbench/suites"}
-NOT_SHIPPED = shutil.ignore_patterns(".git", ".venv", "reports", "build", "dist", "*.egg-info", "__pycache__",
-                                     ".hypothesis", ".benchmarks")
+NOT_SHIPPED = shutil.ignore_patterns(
+    ".git", ".venv", "reports", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".benchmarks"
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +31,12 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
     # without isolation when the build backend is at hand: the same build, without fetching setuptools again
     isolation = ["--no-build-isolation"] if importlib.util.find_spec("wheel") else []
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation,
-                           "-w", str(tmp / "dist"), str(source)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation, "-w", str(tmp / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (built,) = (tmp / "dist").glob("swarbench-*.whl")
     with zipfile.ZipFile(built) as zf:
@@ -82,8 +88,11 @@ def _top_level(dist: importlib.metadata.Distribution) -> set[str]:
         first = file.parts[0]
         if len(file.parts) == 1 and first.endswith(".py"):  # a module of its own, six.py say
             names.add(first[:-3])
-        elif len(file.parts) > 1 and not first.endswith((".dist-info", ".egg-info", ".data")) and first not in (
-                "..", "__pycache__"):
+        elif (
+            len(file.parts) > 1
+            and not first.endswith((".dist-info", ".egg-info", ".data"))
+            and first not in ("..", "__pycache__")
+        ):
             names.add(first)
     return names
 

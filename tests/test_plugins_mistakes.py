@@ -49,8 +49,9 @@ def _frame(tmp_path) -> pd.DataFrame:
 @pytest.mark.slow
 @needs_cc
 def test_a_compile_error_in_a_plugins_c_is_an_error_at_its_own_file_and_line(tmp_path):
-    proc = swarbench("run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST,
-                     env=_c_plugin_env(tmp_path))
+    proc = swarbench(
+        "run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST, env=_c_plugin_env(tmp_path)
+    )
     assert proc.returncode == 1, proc.stderr
     row = _frame(tmp_path).loc["bad-c"]
     assert row.status == "ERROR"
@@ -61,8 +62,19 @@ def test_a_compile_error_in_a_plugins_c_is_an_error_at_its_own_file_and_line(tmp
 
 @pytest.mark.slow
 def test_a_machine_without_a_compiler_skips_the_c_implementation(tmp_path):
-    proc = swarbench("run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST,
-                     env=_c_plugin_env(tmp_path, SWARBENCH_NO_CC="1"))
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "bad-c",
+        "-i",
+        "naive",
+        "--size",
+        "64",
+        *FAST,
+        env=_c_plugin_env(tmp_path, SWARBENCH_NO_CC="1"),
+    )
     assert proc.returncode == 0, proc.stderr
     row = _frame(tmp_path).loc["bad-c"]
     assert row.status == "SKIP" and "no C compiler" in row.reason
@@ -110,10 +122,14 @@ TYPO_KERNEL = """
 def test_a_wrong_known_answer_blames_the_kernels_spec_once(tmp_path):
     env = cli_env(tmp_path, make_plugin_site(tmp_path / "site", "typo", TYPO_KERNEL))
     alone = swarbench("run", "-k", "typo.double", *FAST, env=env)
-    assert_one_line_error(alone, "kernel typo.double's spec is wrong", "known answer 'two and three'",
-                          "the known answer says 7", "the reference gives 6")
-    both = swarbench("run", "-k", "typo.double", "-k", "cards.contains", "-i", "naive", "--size", "64", *FAST,
-                     env=env)
+    assert_one_line_error(
+        alone,
+        "kernel typo.double's spec is wrong",
+        "known answer 'two and three'",
+        "the known answer says 7",
+        "the reference gives 6",
+    )
+    both = swarbench("run", "-k", "typo.double", "-k", "cards.contains", "-i", "naive", "--size", "64", *FAST, env=env)
     assert both.returncode == 1
     errors = [ln for ln in both.stderr.splitlines() if "typo.double" in ln]
     assert len(errors) == 1 and errors[0].startswith("swarbench: error: kernel typo.double's spec is wrong")
@@ -167,8 +183,11 @@ def test_an_implementation_of_an_unknown_kernel_is_named(tmp_path):
 def test_list_says_of_every_kernel_whether_the_default_run_includes_it(env):
     proc = swarbench("list", env=env)
     assert proc.returncode == 0, proc.stderr
-    lines = {ln.split(":")[0].strip(): ln for ln in proc.stdout.splitlines() if ln.startswith("  ") and
-             not ln.startswith("    ")}
+    lines = {
+        ln.split(":")[0].strip(): ln
+        for ln in proc.stdout.splitlines()
+        if ln.startswith("  ") and not ln.startswith("    ")
+    }
     reg = registry.load()
     assert set(lines) == set(reg.kernels)
     assert "not in the default run: -k poker.atoi8" in lines["poker.atoi8"]

@@ -1,5 +1,6 @@
 """swarbench new-plugin: the package it writes builds as a wheel, installs, runs under `swarbench run`, and passes
 its own test; it never writes into an existing folder and never takes a kernel id a plugin already has."""
+
 import pandas as pd
 import pytest
 
@@ -10,13 +11,18 @@ from test_example_plugin import build_wheel, install_wheel, run_own_tests
 @pytest.mark.slow
 def test_the_scaffold_installs_from_a_wheel_runs_and_passes_its_own_test(tmp_path):
     env = cli_env(tmp_path)
-    made = swarbench("new-plugin", "swarbench-popcnt", "--kernel", "popcnt.bits", "--into", str(tmp_path / "new"),
-                     env=env)
+    made = swarbench(
+        "new-plugin", "swarbench-popcnt", "--kernel", "popcnt.bits", "--into", str(tmp_path / "new"), env=env
+    )
     assert made.returncode == 0, made.stderr
     plugin = tmp_path / "new" / "swarbench-popcnt"
     assert (plugin / "swarbench_popcnt" / "c" / "bits.c").exists()
-    assert "new-plugin never writes" in swarbench("new-plugin", "swarbench-popcnt", "--kernel", "popcnt.bits",
-                                                  "--into", str(tmp_path / "new"), env=env).stderr
+    assert (
+        "new-plugin never writes"
+        in swarbench(
+            "new-plugin", "swarbench-popcnt", "--kernel", "popcnt.bits", "--into", str(tmp_path / "new"), env=env
+        ).stderr
+    )
 
     env = cli_env(tmp_path, install_wheel(build_wheel(plugin, tmp_path / "build"), tmp_path / "site"))
     proc = swarbench("run", "--kernel", "popcnt.bits", "--size", "300", *FAST, env=env)
@@ -39,8 +45,11 @@ def test_an_existing_folder_is_never_overwritten(tmp_path):
 
 def test_a_taken_or_malformed_kernel_id_is_refused(tmp_path):
     env = cli_env(tmp_path)
-    assert_one_line_error(swarbench("new-plugin", "x", "--kernel", "poker.atoi8", "--into", str(tmp_path), env=env),
-                          "kernel poker.atoi8 already exists (plugin poker)")
-    assert_one_line_error(swarbench("new-plugin", "x", "--kernel", "atoi8", "--into", str(tmp_path), env=env),
-                          "'<suite>.<operation>'")
+    assert_one_line_error(
+        swarbench("new-plugin", "x", "--kernel", "poker.atoi8", "--into", str(tmp_path), env=env),
+        "kernel poker.atoi8 already exists (plugin poker)",
+    )
+    assert_one_line_error(
+        swarbench("new-plugin", "x", "--kernel", "atoi8", "--into", str(tmp_path), env=env), "'<suite>.<operation>'"
+    )
     assert not (tmp_path / "x").exists()

@@ -1,6 +1,7 @@
 """swarbench.testing: what a plugin's own tests call. It passes a right implementation, fails a wrong one with the
 input it got wrong (on edge sizes too), insists that an expected_to_fail one is caught, skips what this machine
 cannot run, and gives one test per implementation."""
+
 import types
 
 import numpy as np
@@ -8,8 +9,9 @@ import pytest
 
 from swarbench import Implementation, Kernel, KnownAnswer, WorkloadKind, hookimpl, registry, testing
 
-KIND = WorkloadKind("w", lambda n, seed: ({"x": np.random.default_rng(seed).integers(0, 99, n)}, n), "numbers", 64,
-                    test_size=40)
+KIND = WorkloadKind(
+    "w", lambda n, seed: ({"x": np.random.default_rng(seed).integers(0, 99, n)}, n), "numbers", 64, test_size=40
+)
 
 
 def double(inputs):
@@ -17,19 +19,26 @@ def double(inputs):
 
 
 def _kernel(expected=(4, 6)):
-    return Kernel("toy.double", "twice each number", "number", (KIND,), reference=double,
-                  known_answers=lambda: [KnownAnswer("2, 3", {"x": np.array([2, 3])}, np.array(expected),
-                                                     "hand-checked", size=2)])
+    return Kernel(
+        "toy.double",
+        "twice each number",
+        "number",
+        (KIND,),
+        reference=double,
+        known_answers=lambda: [
+            KnownAnswer("2, 3", {"x": np.array([2, 3])}, np.array(expected), "hand-checked", size=2)
+        ],
+    )
 
 
 def _impl(name, fn, **kw):
-    return Implementation("toy.double", name, "python-naive", lambda w: (lambda: fn(w.inputs["x"])), **kw)
+    return Implementation("toy.double", name, "python-naive", lambda w: lambda: fn(w.inputs["x"]), **kw)
 
 
 IMPLS = [
     _impl("naive", lambda x: x * 2),
     # wrong only when the batch is odd-sized: the random inputs at test size 40 never show it, the edge sizes do
-    _impl("pairs", lambda x: np.concatenate([x[: len(x) // 2 * 2] * 2, x[len(x) // 2 * 2:]])),
+    _impl("pairs", lambda x: np.concatenate([x[: len(x) // 2 * 2] * 2, x[len(x) // 2 * 2 :]])),
     _impl("marked-but-right", lambda x: x + x, expected_to_fail="said to be wrong"),
     _impl("marked-and-wrong", lambda x: x * 3, expected_to_fail="triples"),
     _impl("needs-warp", lambda x: x * 2, requires=("warp-drive",)),
@@ -41,7 +50,8 @@ def toy(monkeypatch):
     def load(expected=(4, 6)):
         plugin = types.SimpleNamespace(
             swarbench_add_kernels=hookimpl(lambda registry: registry.add_kernel(_kernel(expected))),
-            swarbench_add_implementations=hookimpl(lambda registry: [registry.add_implementation(i) for i in IMPLS]))
+            swarbench_add_implementations=hookimpl(lambda registry: [registry.add_implementation(i) for i in IMPLS]),
+        )
         reg = registry.load(entry_points=False, extra_plugins=[("toy", plugin)])
         monkeypatch.setattr(testing, "registry", lambda: reg)
         return {i.name: i for i in reg.implementations_of("toy.double")}

@@ -1,4 +1,5 @@
 """The poker suite: card notation, the rank code against brute force and the data, equity, every implementation."""
+
 import csv
 import dataclasses
 import itertools
@@ -41,12 +42,15 @@ def test_card_notation_both_orders():
     assert spec.describe(spec.hero_hand("7h, 2c")) == "c2 h7"
 
 
-@pytest.mark.parametrize("text, words", [
-    ("sA sA", "repeats the card 'sA'"),
-    ("sA x9", "card 'x9' does not parse"),
-    ("sA 1c", "card '1c' does not parse"),
-    ("sA cA dA", "has 3 cards, not 2"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("sA sA", "repeats the card 'sA'"),
+        ("sA x9", "card 'x9' does not parse"),
+        ("sA 1c", "card '1c' does not parse"),
+        ("sA cA dA", "has 3 cards, not 2"),
+    ],
+)
 def test_bad_hero_hands_are_named(text, words):
     with pytest.raises(InvalidInput, match=words) as err:
         spec.hero_hand(text)
@@ -73,8 +77,18 @@ def test_rank7_validation_names_the_bad_hand():
 def test_codes_order_five_card_hands_as_the_sorting_key_does():
     rng = np.random.default_rng(11)
     picks = [sorted(rng.choice(52, 5, replace=False).tolist()) for _ in range(3000)]
-    edge = ["sA h2 d3 c4 s5", "s2 h3 d4 c5 s6", "sA hK dQ cJ sT", "sA sK sQ sJ sT", "sA s2 s3 s4 s5",
-            "s9 h9 d9 s5 h5", "s9 h9 d5 s5 hA", "s9 h9 d5 s5 hK", "sA s9 s7 s4 s2", "sK sQ sJ sT s8"]
+    edge = [
+        "sA h2 d3 c4 s5",
+        "s2 h3 d4 c5 s6",
+        "sA hK dQ cJ sT",
+        "sA sK sQ sJ sT",
+        "sA s2 s3 s4 s5",
+        "s9 h9 d9 s5 h5",
+        "s9 h9 d5 s5 hA",
+        "s9 h9 d5 s5 hK",
+        "sA s9 s7 s4 s2",
+        "sK sQ sJ sT s8",
+    ]
     picks += [[spec.parse_card(c) for c in e.split()] for e in edge]
     codes = spec.reference_rank(np.array([sum(1 << c for c in p) for p in picks], np.uint64), 5)
     keys = [spec.five_key(p) for p in picks]
@@ -103,8 +117,7 @@ def test_all_five_card_hands_match_the_data():
     assert len(hands) == math.comb(52, 5)
     mod = native.module("scalar")
     codes = np.empty(len(hands), np.uint32)
-    mod.lib.rank7_batch(mod.ffi.from_buffer("uint64_t[]", hands), mod.ffi.from_buffer("uint32_t[]", codes),
-                        len(hands))
+    mod.lib.rank7_batch(mod.ffi.from_buffer("uint64_t[]", hands), mod.ffi.from_buffer("uint32_t[]", codes), len(hands))
     sample = np.random.default_rng(3).choice(len(hands), 20000, replace=False)
     assert (spec.reference_rank(hands[sample], 5) == codes[sample]).all()
     counts, classes = data("5card_count"), data("5card_distinct_classes")
@@ -146,6 +159,7 @@ def test_sample_category_frequencies_agree_with_the_data():
 # -- equity -------------------------------------------------------------------------------------------------
 def brute_equity(hero, boards):
     """wins, ties, losses by the sorting key of every 5-card subset: shares nothing with the rank codes"""
+
     def best(cards):
         return max(spec.five_key(list(f)) for f in itertools.combinations(cards, 5))
 
@@ -251,8 +265,9 @@ def test_rank7_implementations_agree_with_the_reference_on_any_hands(sets):
 
 
 # -- the talk's building blocks --------------------------------------------------------------------------------
-BLOCK_CASES = [(impl, kind.name) for k in blocks.KERNELS for kind in k.workloads
-               for impl in REG.implementations_of(k.id)]
+BLOCK_CASES = [
+    (impl, kind.name) for k in blocks.KERNELS for kind in k.workloads for impl in REG.implementations_of(k.id)
+]
 
 
 @pytest.mark.parametrize("impl, kind", BLOCK_CASES, ids=lambda v: v.key if hasattr(v, "key") else v)
@@ -265,7 +280,7 @@ def test_every_block_implementation_matches_its_reference(impl, kind):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2 ** 64 - 1), st.sampled_from(blocks.WIDTHS))
+@given(st.integers(0, 2**64 - 1), st.sampled_from(blocks.WIDTHS))
 def test_lane_popcounts_agree_with_python_bit_counts(word, width):
     got = int(blocks.lane_popcount_reference(np.array([word], np.uint64), width)[0])
     mask = (1 << width) - 1
@@ -275,7 +290,7 @@ def test_lane_popcounts_agree_with_python_bit_counts(word, width):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10 ** 8 - 1), st.integers(0, 2 ** 52 - 1), st.integers(0, 2 ** 52 - 1))
+@given(st.integers(0, 10**8 - 1), st.integers(0, 2**52 - 1), st.integers(0, 2**52 - 1))
 def test_atoi8_deposit_and_subsets_against_python(number, value, mask):
     word = blocks.digits_word(f"{number:08d}")
     assert python.atoi8_swar(word) == python.atoi8_naive(word) == number
@@ -302,9 +317,10 @@ def test_block_bad_inputs_are_named():
 
 
 # -- the Numba and AVX2 building blocks against the references, on any words ------------------------------------
-NEW_BLOCKS = {k.id: [i for i in REG.implementations_of(k.id) if i.family in ("numba", "cffi-avx2")]
-              for k in blocks.KERNELS}
-EDGE_WORDS = [0, 2 ** 64 - 1, 0x8000000000000001, 0x5555555555555555, 0xAAAAAAAAAAAAAAAA, 0x0F0F0F0F0F0F0F0F]
+NEW_BLOCKS = {
+    k.id: [i for i in REG.implementations_of(k.id) if i.family in ("numba", "cffi-avx2")] for k in blocks.KERNELS
+}
+EDGE_WORDS = [0, 2**64 - 1, 0x8000000000000001, 0x5555555555555555, 0xAAAAAAAAAAAAAAAA, 0x0F0F0F0F0F0F0F0F]
 
 
 def verify_new_blocks(kernel_id, inputs, size):
@@ -318,7 +334,7 @@ def verify_new_blocks(kernel_id, inputs, size):
         assert verdict.status in (oracle.PASS, oracle.SKIP), (impl.key, verdict.reason)
 
 
-words64 = st.lists(st.one_of(st.integers(0, 2 ** 64 - 1), st.sampled_from(EDGE_WORDS)), min_size=1, max_size=13)
+words64 = st.lists(st.one_of(st.integers(0, 2**64 - 1), st.sampled_from(EDGE_WORDS)), min_size=1, max_size=13)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -329,10 +345,13 @@ def test_numba_and_avx2_lane_popcounts_on_any_words(words, width):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.integers(0, 2 ** 52 - 1), min_size=1, max_size=20), st.lists(st.integers(0, 2 ** 13 - 1),
-       min_size=1, max_size=20), st.lists(st.integers(0, 10 ** 8 - 1), min_size=1, max_size=20))
+@given(
+    st.lists(st.integers(0, 2**52 - 1), min_size=1, max_size=20),
+    st.lists(st.integers(0, 2**13 - 1), min_size=1, max_size=20),
+    st.lists(st.integers(0, 10**8 - 1), min_size=1, max_size=20),
+)
 def test_numba_blocks_on_any_cards_masks_and_digits(cards, masks, numbers):
-    hands = np.array(cards + [0, 2 ** 52 - 1], np.uint64)
+    hands = np.array(cards + [0, 2**52 - 1], np.uint64)
     verify_new_blocks("poker.rank_counts", {"hands": hands}, len(hands))
     verify_new_blocks("poker.greater_equal", {"counts": blocks.rank_counts_reference(hands)}, len(hands))
     rank_masks = np.array(masks + [0, 0x1FFF, 0x100F, 0x1F00], np.uint32)  # none, all, the wheel, broadway
@@ -342,11 +361,14 @@ def test_numba_blocks_on_any_cards_masks_and_digits(cards, masks, numbers):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 2 ** 52 - 1), st.integers(0, 2 ** 64 - 1)), min_size=1, max_size=20))
+@given(st.lists(st.tuples(st.integers(0, 2**52 - 1), st.integers(0, 2**64 - 1)), min_size=1, max_size=20))
 def test_numba_deposit_on_any_masks(pairs):
-    pairs += [(0, 2 ** 64 - 1), (2 ** 64 - 1, 2 ** 64 - 1), (2 ** 64 - 1, 0)]
-    verify_new_blocks("poker.deposit", {"masks": np.array([m for m, _ in pairs], np.uint64),
-                                        "values": np.array([v for _, v in pairs], np.uint64)}, len(pairs))
+    pairs += [(0, 2**64 - 1), (2**64 - 1, 2**64 - 1), (2**64 - 1, 0)]
+    verify_new_blocks(
+        "poker.deposit",
+        {"masks": np.array([m for m, _ in pairs], np.uint64), "values": np.array([v for _, v in pairs], np.uint64)},
+        len(pairs),
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -357,8 +379,9 @@ def test_numba_gosper_enumerates_every_subset(nk):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"x")), min_size=1, max_size=12),
-       st.integers(0, 7))
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"x")), min_size=1, max_size=12), st.integers(0, 7)
+)
 def test_numba_strlen_on_any_strings_and_unaligned_starts(strings, skip):
     inputs = blocks.pack_strings(strings + [b"", b"eight888"])
     verify_new_blocks("poker.strlen", inputs, len(inputs["offsets"]))
@@ -390,8 +413,9 @@ def no_flush_hand(ranks):
 
 def test_python_rank_tables_hold_every_seven_card_rank_multiset():
     no_flush, flush = python.rank_tables()
-    multisets = [m for m in itertools.combinations_with_replacement(range(13), 7)
-                 if max(m.count(r) for r in set(m)) <= 4]
+    multisets = [
+        m for m in itertools.combinations_with_replacement(range(13), 7) if max(m.count(r) for r in set(m)) <= 4
+    ]
     assert len(multisets) == len(no_flush) == 49205
     hands = np.array([no_flush_hand(m) for m in multisets], np.uint64)
     words = [sum(1 << 4 * r for r in m) for m in multisets]
@@ -413,17 +437,41 @@ def test_python_table_evaluator_on_flushes_of_every_suit_and_size():
                 suited = rng.choice(13, n, replace=False) * 4 + suit
                 others = [c for c in range(52) if c & 3 != suit]
                 hands.append(sum(1 << int(c) for c in [*suited, *rng.choice(others, 7 - n, replace=False)]))
-    hands += [hand(h) for h in ("sA s2 s3 s4 s5 h6 h7", "cT cJ cQ cK cA dA hA", "s2 s3 s4 h5 h6 h7 h8",
-                                "d2 d3 c4 c5 c6 c7 c8", "s9 s8 s7 s6 h5 h4 h3")]
+    hands += [
+        hand(h)
+        for h in (
+            "sA s2 s3 s4 s5 h6 h7",
+            "cT cJ cQ cK cA dA hA",
+            "s2 s3 s4 h5 h6 h7 h8",
+            "d2 d3 c4 c5 c6 c7 c8",
+            "s9 s8 s7 s6 h5 h4 h3",
+        )
+    ]
     rank = python.rank7_tables()
     got = [rank(h) for h in hands]
     assert got == spec.reference_rank(np.array(hands, np.uint64), 7).tolist()
 
 
-HOISTED_BOARDS = ["hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK sQ sJ sT", "d2 d3 d4 d5 d6",
-                  "h3 h4 h5 c7 d7", "sA d2 c3 h4 s9", "s5 h4 d3 cA sK", "hT hJ dQ cK s2", "s2 h2 d2 c2 sK",
-                  "s7 h7 d7 c9 s9", "s6 h6 d8 c8 sT", "h2 h5 h9 hJ hK", "d8 d9 dT c8 h8", "sA s5 h4 d3 c2",
-                  "s2 h3 d4 c5 sK", "h2 h3 h4 c5 s9", "sT hJ dQ cK c9"]
+HOISTED_BOARDS = [
+    "hA hK hQ h3 s4",
+    "h9 h8 h6 h5 s9",
+    "c3 c4 c5 d6 d7",
+    "sA sK sQ sJ sT",
+    "d2 d3 d4 d5 d6",
+    "h3 h4 h5 c7 d7",
+    "sA d2 c3 h4 s9",
+    "s5 h4 d3 cA sK",
+    "hT hJ dQ cK s2",
+    "s2 h2 d2 c2 sK",
+    "s7 h7 d7 c9 s9",
+    "s6 h6 d8 c8 sT",
+    "h2 h5 h9 hJ hK",
+    "d8 d9 dT c8 h8",
+    "sA s5 h4 d3 c2",
+    "s2 h3 d4 c5 sK",
+    "h2 h3 h4 c5 s9",
+    "sT hJ dQ cK c9",
+]
 
 
 def talk_loop(isa):
@@ -448,8 +496,9 @@ def talk_loop(isa):
         return out.tolist()
 
     codes = lib.talk_codes_avx512 if isa == "avx512" else lib.hoisted_codes
-    return (lambda hero, board, h, c: codes(hero, board, ffi.from_buffer("uint64_t[]", h),
-                                            ffi.from_buffer("uint32_t[]", c))), equity
+    return (
+        lambda hero, board, h, c: codes(hero, board, ffi.from_buffer("uint64_t[]", h), ffi.from_buffer("uint32_t[]", c))
+    ), equity
 
 
 @pytest.mark.parametrize("isa", ["scalar", "bmi2", "avx512"])
@@ -490,11 +539,24 @@ def test_numba_hoisted_equity_one_thread_and_prange_on_flush_boards():
     from swarbench.suites.poker import jit
 
     hero = spec.hero_hand("7h 2c")
-    boards = np.array([hand(b) for b in ("hA hK hQ h3 s4", "h9 h8 h6 h5 s9", "c3 c4 c5 d6 d7", "sA sK sQ sJ sT",
-                                         "d2 d3 d4 d5 d6", "h3 h4 h5 c7 d7")], np.uint64)
+    boards = np.array(
+        [
+            hand(b)
+            for b in (
+                "hA hK hQ h3 s4",
+                "h9 h8 h6 h5 s9",
+                "c3 c4 c5 d6 d7",
+                "sA sK sQ sJ sT",
+                "d2 d3 d4 d5 d6",
+                "h3 h4 h5 c7 d7",
+            )
+        ],
+        np.uint64,
+    )
     expected = spec.reference_equity({"hero": hero, "boards": boards, "full": False})
-    assert (spec.reference_equity({"hero": hero, "boards": boards[:2], "full": False})
-            == brute_equity(hero, boards[:2])).all()
+    assert (
+        spec.reference_equity({"hero": hero, "boards": boards[:2], "full": False}) == brute_equity(hero, boards[:2])
+    ).all()
     one = jit.compiled("equity_hoisted")(np.uint64(hero), boards, *jit.scratch(1))
     for rows in (1, 2, 5):  # more slices than boards leaves some empty
         par = jit.compiled("equity_hoisted_prange")(np.uint64(hero), boards, *jit.scratch(rows))
@@ -512,26 +574,39 @@ def test_every_numba_function_is_cached_and_no_closure():
     for d in dispatchers:
         # a closure over another jitted function misses the cache in every new process (its pickled uuid)
         assert not isinstance(d._cache, NullCache) and d.py_func.__closure__ is None, d.py_func.__name__
-    others = [p.name for p in Path(jit_kernels.__file__).parent.glob("*.py")
-              if p.name != "jit_kernels.py" and "numba.njit" in p.read_text()]
+    others = [
+        p.name
+        for p in Path(jit_kernels.__file__).parent.glob("*.py")
+        if p.name != "jit_kernels.py" and "numba.njit" in p.read_text()
+    ]
     assert others == []  # every jitted function of the suite lives in jit_kernels.py
 
 
 def test_a_second_process_loads_the_compiled_numba_code(tmp_path):
     pytest.importorskip("numba")
-    probe = ("from swarbench.suites.poker import jit, spec; import numpy as np; "
-             "fn = jit.compiled('equity_hoisted'); print(sum(fn.stats.cache_hits.values()))")
+    probe = (
+        "from swarbench.suites.poker import jit, spec; import numpy as np; "
+        "fn = jit.compiled('equity_hoisted'); print(sum(fn.stats.cache_hits.values()))"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300,
-                           cwd=Path(__file__).resolve().parents[1]) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        for _ in range(2)
+    ]
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
     assert [r.stdout.split()[-1] for r in runs] == ["0", "1"]
 
 
 # -- the command ------------------------------------------------------------------------------------------------
 def test_command_prints_equity_the_talks_way(tmp_path):
-    proc = swarbench("poker", "equity", "7h", "2c", "--boards", "5", "--impl", "python-smart",
-                     env=cli_env(tmp_path))
+    proc = swarbench("poker", "equity", "7h", "2c", "--boards", "5", "--impl", "python-smart", env=cli_env(tmp_path))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     counts = [int(line.split(":")[0]) for line in lines[:3]]
@@ -539,8 +614,9 @@ def test_command_prints_equity_the_talks_way(tmp_path):
     assert counts == spec.reference_equity(inputs).tolist() and int(lines[3]) == 5 * 990
 
 
-@pytest.mark.parametrize("hero, words", [(["sA", "sA"], "repeats the card 'sA'"),
-                                         (["sA", "xQ"], "'xQ' does not parse")])
+@pytest.mark.parametrize(
+    "hero, words", [(["sA", "sA"], "repeats the card 'sA'"), (["sA", "xQ"], "'xQ' does not parse")]
+)
 def test_command_names_a_bad_hero_hand_in_one_line(tmp_path, hero, words):
     assert_one_line_error(swarbench("poker", "equity", *hero, "--boards", "5", env=cli_env(tmp_path)), words)
 
@@ -552,9 +628,21 @@ VERSUS = REG.implementations_of("poker.versus")
 VERSUS_KERNEL = REG.kernels["poker.versus"]
 
 
-@pytest.mark.parametrize("text, count", [("QQ+, AKs, AQo+, 76s", 18 + 4 + 24 + 4), ("AK", 16), ("A2s-A5s", 16),
-                                         ("99-QQ", 24), ("QQ-99", 24), ("T9o", 12), ("AhKh", 1), ("random", 1326),
-                                         ("KK+, AA", 12), ("aks, 22", 10)])
+@pytest.mark.parametrize(
+    "text, count",
+    [
+        ("QQ+, AKs, AQo+, 76s", 18 + 4 + 24 + 4),
+        ("AK", 16),
+        ("A2s-A5s", 16),
+        ("99-QQ", 24),
+        ("QQ-99", 24),
+        ("T9o", 12),
+        ("AhKh", 1),
+        ("random", 1326),
+        ("KK+, AA", 12),
+        ("aks, 22", 10),
+    ],
+)
 def test_ranges_parse_as_poker_tools_write_them(text, count):
     hands = ranges.parse_range(text)
     assert len(hands) == len(set(hands)) == count
@@ -563,12 +651,20 @@ def test_ranges_parse_as_poker_tools_write_them(text, count):
 
 def test_range_hands_are_the_ones_named():
     assert sorted(ranges.parse_range("AQo+")) == sorted(
-        (1 << (48 + s1)) | (1 << (4 * r + s2)) for r in (10, 11) for s1 in range(4) for s2 in range(4) if s1 != s2)
+        (1 << (48 + s1)) | (1 << (4 * r + s2)) for r in (10, 11) for s1 in range(4) for s2 in range(4) if s1 != s2
+    )
     assert ranges.parse_range("76s") == [(1 << (20 + s)) | (1 << (16 + s)) for s in range(4)]
 
 
-@pytest.mark.parametrize("text, words", [("AKx", "'AKx' does not parse"), ("QQs", "'QQs': a pair"),
-                                         ("QQ+,,AK", "empty item"), ("A2s-K5s", "'A2s-K5s' does not parse")])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("AKx", "'AKx' does not parse"),
+        ("QQs", "'QQs': a pair"),
+        ("QQ+,,AK", "empty item"),
+        ("A2s-K5s", "'A2s-K5s' does not parse"),
+    ],
+)
 def test_bad_range_items_are_named(text, words):
     with pytest.raises(InvalidInput, match=words):
         ranges.parse_range(text)
@@ -605,8 +701,10 @@ def test_versus_reference_on_a_flop_agrees_with_a_plain_count():
     board = spec.parse_cards("Ac 2h 7s")
     inputs = versus.versus_inputs(hands, board)
     got = versus.reference(inputs)
-    boards = [board | (1 << a) | (1 << b) for a, b in itertools.combinations(versus.free_cards(board | hands[0]
-                                                                                                  | hands[1]), 2)]
+    boards = [
+        board | (1 << a) | (1 << b)
+        for a, b in itertools.combinations(versus.free_cards(board | hands[0] | hands[1]), 2)
+    ]
     codes = [[int(spec.reference_rank(np.array([h | b], np.uint64))[0]) for b in boards] for h in hands]
     wins = [sum(c[i] > o[i] for i in range(len(boards))) for c, o in (codes, codes[::-1])]
     ties = sum(a == b for a, b in zip(*codes))
@@ -640,8 +738,11 @@ def test_a_wrong_count_is_caught_against_the_published_figures():
 @pytest.mark.parametrize("case", ["qq_87s", "qsqh_8c7c_random_flop", "khks_aa", "aa_qq_93o", "a2o_88_qjs"])
 def test_ranges_match_published_pokerstove_results(case):
     published = versus.published()[case]
-    board = spec.parse_cards(" ".join(published.board[i:i + 2] for i in range(0, len(published.board), 2))) \
-        if published.board else 0
+    board = (
+        spec.parse_cards(" ".join(published.board[i : i + 2] for i in range(0, len(published.board), 2)))
+        if published.board
+        else 0
+    )
     _, acc, games, *_ = command.totals(list(published.players), board, fastest_versus())
     assert published.check(acc, games) is None, published.check(acc, games)
 
@@ -652,18 +753,24 @@ def test_command_puts_hands_and_ranges_against_each_other(tmp_path):
     rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines()[1:3]}
     assert rows["QQ"][1] == "78.2594%" and rows["87s"][1] == "21.7406%"
     assert "41,095,296 games" in proc.stdout
-    proc = swarbench("poker", "equity", "AdAc", "QQ+,", "AKs,", "AQo+,", "76s", "--impl", "c-versus",
-                     env=cli_env(tmp_path))
+    proc = swarbench(
+        "poker", "equity", "AdAc", "QQ+,", "AKs,", "AQo+,", "76s", "--impl", "c-versus", env=cli_env(tmp_path)
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[2].startswith("QQ+,AKs,AQo+,76s")
 
 
-@pytest.mark.parametrize("args, words", [(["AdAc", "AdKs"], "'AdKs' holds Ad"),
-                                         (["AdAc", "KhKs", "--board", "Kh 2c 3c"], "'KhKs' holds Kh"),
-                                         (["AdAc", "QQ+, AKx"], "'AKx' does not parse"),
-                                         (["AdAc", "KhKs", "--boards", "5"], "--boards"),
-                                         (["AdAc", "KhKs", "--impl", "python-swar"], "too slow"),
-                                         (["QQ+"], "'QQ+' alone")])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["AdAc", "AdKs"], "'AdKs' holds Ad"),
+        (["AdAc", "KhKs", "--board", "Kh 2c 3c"], "'KhKs' holds Kh"),
+        (["AdAc", "QQ+, AKx"], "'AKx' does not parse"),
+        (["AdAc", "KhKs", "--boards", "5"], "--boards"),
+        (["AdAc", "KhKs", "--impl", "python-swar"], "too slow"),
+        (["QQ+"], "'QQ+' alone"),
+    ],
+)
 def test_command_names_bad_versus_input_in_one_line(tmp_path, args, words):
     assert_one_line_error(swarbench("poker", "equity", *args, env=cli_env(tmp_path)), words)
 
@@ -674,8 +781,9 @@ def test_command_says_a_known_wrong_implementation_is_wrong(tmp_path):
     assert "c-talk-signed is known to be wrong" in proc.stderr and "(known to be wrong)" in proc.stdout
     proc = swarbench("poker", "equity", "AsAc", "--boards", "5", env=cli_env(tmp_path))
     assert proc.returncode == 0 and "known to be wrong" not in proc.stderr + proc.stdout
-    assert [int(line.split(":")[0]) for line in proc.stdout.splitlines()[:3]] == \
-        spec.reference_equity(spec.equity_inputs("sA cA", 5)).tolist()
+    assert [int(line.split(":")[0]) for line in proc.stdout.splitlines()[:3]] == spec.reference_equity(
+        spec.equity_inputs("sA cA", 5)
+    ).tolist()
 
 
 def test_versus_report_sets_each_equity_beside_the_published_one():
@@ -683,14 +791,26 @@ def test_versus_report_sets_each_equity_beside_the_published_one():
     from swarbench.suites.poker import report
 
     def record(impl, status, summary):
-        return {"kernel": "poker.versus", "suite": "poker", "implementation": impl, "family": "cffi-scalar",
-                "workload": "hu-full", "n": 2 * 1712304, "status": status, "reason": "", "baseline": "python-swar",
-                "unit": "hand", "samples_s": [0.1, 0.1, 0.1] if status == "PASS" else [], "summary": summary}
+        return {
+            "kernel": "poker.versus",
+            "suite": "poker",
+            "implementation": impl,
+            "family": "cffi-scalar",
+            "workload": "hu-full",
+            "n": 2 * 1712304,
+            "status": status,
+            "reason": "",
+            "baseline": "python-swar",
+            "unit": "hand",
+            "samples_s": [0.1, 0.1, 0.1] if status == "PASS" else [],
+            "summary": summary,
+        }
 
     pots = {"pots_0": 852207 * 2520 + 10775 * 1260, "pots_1": 849322 * 2520 + 10775 * 1260}
     summary = {"wins_0": 852207, "ties_0": 10775, "wins_1": 849322, "ties_1": 10775, **pots}
-    frame = results.frame_from_records([record("c-versus", "PASS", summary), record("python-swar", "SKIP", None)],
-                                       "r1", {})
+    frame = results.frame_from_records(
+        [record("c-versus", "PASS", summary), record("python-swar", "SKIP", None)], "r1", {}
+    )
     table = report.versus_table(frame).table.set_index("implementation")
     assert table.loc["c-versus", "AhKh equity_%"] == pytest.approx(table.loc["c-versus", "AhKh published_%"], abs=5e-3)
     assert table.loc["c-versus", "2d2c wins"] == table.loc["c-versus", "2d2c published wins"] == 849322
@@ -707,7 +827,7 @@ def test_versus_full_enumerations_of_known_turns_and_rivers_match_the_reference(
     # the plain evaluator on the boards listed
     players = min(players, (len(cards) - dealt) // 2)
     hands = [(1 << cards[2 * p]) | (1 << cards[2 * p + 1]) for p in range(players)]
-    known = sum(1 << c for c in cards[2 * players:2 * players + dealt])
+    known = sum(1 << c for c in cards[2 * players : 2 * players + dealt])
     inputs = versus.versus_inputs(hands, known)
     expected = versus.reference(inputs)
     from swarbench import features

@@ -1,5 +1,6 @@
 """A run builds the C modules its implementations declare (``Implementation.build``) side by side before its first
 worker, into cbuild's cache; a build that fails there changes nothing: the implementation's prepare reports it."""
+
 import io
 import json
 import textwrap
@@ -45,8 +46,9 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
     class Plugin:
         @hookimpl
         def swarbench_add_implementations(self, registry):
-            registry.add_implementation(Implementation("cards.contains", "tiny-c", "cffi", lambda w: build(),
-                                                       requires=("cc",), build=build))
+            registry.add_implementation(
+                Implementation("cards.contains", "tiny-c", "cffi", lambda w: build(), requires=("cc",), build=build)
+            )
 
     reg = registry.load(extra_plugins=[("sbtest_tiny", Plugin())])
     seen = []
@@ -57,12 +59,16 @@ def test_the_run_builds_a_declared_module_before_its_first_worker(tmp_path, monk
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
     assert _modules(cache) == []
-    request = RunRequest(kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports",
-                                processes=1, overhead=False)
+    request = RunRequest(
+        kernels=["cards.contains"], impls=["tiny-c"], reports_dir=tmp_path / "reports", processes=1, overhead=False
+    )
     outcome = engine.run(request, reg)
     assert len(seen) == 1 and [m.startswith("_swarbench_sbtest_tiny_") for m in seen[0]] == [True]
-    (line,) = [r for r in map(json.loads, (outcome.run_dir / "records.jsonl").read_text().splitlines())
-               if r.get("event") == "build"]
+    (line,) = [
+        r
+        for r in map(json.loads, (outcome.run_dir / "records.jsonl").read_text().splitlines())
+        if r.get("event") == "build"
+    ]
     assert line["builds"] == 1 and line["failed"] == 0 and line["seconds"] > 0
 
 
@@ -78,12 +84,21 @@ def test_the_build_step_builds_the_default_workloads_for_the_first_worker(tmp_pa
         return True
 
     monkeypatch.setattr(engine, "run_workers", no_workers)
-    request = RunRequest(kernels=["cards.contains"], impls=["naive"], sizes=sizes,
-                                reports_dir=tmp_path / "reports", processes=1, overhead=False)
+    request = RunRequest(
+        kernels=["cards.contains"],
+        impls=["naive"],
+        sizes=sizes,
+        reports_dir=tmp_path / "reports",
+        processes=1,
+        overhead=False,
+    )
     outcome = engine.run(request, registry.load())
     assert [name.startswith("cards.contains~deals~default~0~") for name in seen[0]] == [True] * built
-    (line,) = [r for r in map(json.loads, (outcome.run_dir / "records.jsonl").read_text().splitlines())
-               if r.get("event") == "build"] or [{"workloads": 0}]
+    (line,) = [
+        r
+        for r in map(json.loads, (outcome.run_dir / "records.jsonl").read_text().splitlines())
+        if r.get("event") == "build"
+    ] or [{"workloads": 0}]
     assert line["workloads"] == built
 
 
@@ -107,15 +122,27 @@ BAD_PLUGIN = """
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env, status, code", [({}, "ERROR", 1), ({"SWARBENCH_NO_CC": "1"}, "SKIP", 0)],
-                         ids=["compile-error", "no-compiler"])
+@pytest.mark.parametrize(
+    "env, status, code", [({}, "ERROR", 1), ({"SWARBENCH_NO_CC": "1"}, "SKIP", 0)], ids=["compile-error", "no-compiler"]
+)
 def test_a_build_that_fails_before_the_workers_ends_as_it_always_did(tmp_path, env, status, code):
     if not env and not features.compiler()[0]:
         pytest.skip("no C compiler here")
     site = make_plugin_site(tmp_path / "site", "bad", textwrap.dedent(BAD_PLUGIN))
     (site / "sbtest_bad.c").write_text(BAD_C)
-    proc = swarbench("run", "-k", "cards.contains", "-i", "bad-c", "-i", "naive", "--size", "64", *FAST,
-                     env=cli_env(tmp_path, site, SWARBENCH_CACHE=str(tmp_path / "cache"), **env))
+    proc = swarbench(
+        "run",
+        "-k",
+        "cards.contains",
+        "-i",
+        "bad-c",
+        "-i",
+        "naive",
+        "--size",
+        "64",
+        *FAST,
+        env=cli_env(tmp_path, site, SWARBENCH_CACHE=str(tmp_path / "cache"), **env),
+    )
     assert proc.returncode == code, proc.stderr
     (run,) = (tmp_path / "reports").iterdir()
     row = pd.read_csv(run / "results.csv").set_index("implementation").loc["bad-c"]
@@ -132,8 +159,10 @@ def test_implementations_that_share_a_module_build_it_once():
     def module(isa):
         calls.append(isa)
 
-    impls = [Implementation("k.op", name, "cffi", lambda w: None, build=partial(module, isa))
-             for name, isa in (("a", "avx2"), ("b", "avx2"), ("c", "sse2"))]
+    impls = [
+        Implementation("k.op", name, "cffi", lambda w: None, build=partial(module, isa))
+        for name, isa in (("a", "avx2"), ("b", "avx2"), ("c", "sse2"))
+    ]
     impls.append(Implementation("k.op", "d", "numpy", lambda w: None))  # nothing to build
     builds = prebuild.distinct_builds([i for i in impls if i.build])
     assert len(builds) == 2
@@ -167,6 +196,7 @@ def test_ctrl_c_during_the_builds_interrupts_the_run_without_a_traceback(tmp_pat
 
     script = tmp_path / "interrupted.py"
     script.write_text(INTERRUPTED)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          start_new_session=True)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, start_new_session=True
+    )
     assert proc.stderr.strip() == "interrupted", proc.stderr

@@ -1,4 +1,5 @@
 """The plugin path: entry points load built-ins and third-party plugins alike, and broken ones are contained."""
+
 import importlib.metadata
 import types
 
@@ -21,7 +22,7 @@ def _plugin(**hooks):
 
 
 def _impl(name, kernel="cards.contains"):
-    return Implementation(kernel, name, "python-naive", lambda w: (lambda: None))
+    return Implementation(kernel, name, "python-naive", lambda w: lambda: None)
 
 
 def test_a_plugin_raising_in_a_hook_is_reported_by_name_and_withdrawn():
@@ -37,8 +38,16 @@ def test_a_plugin_raising_in_a_hook_is_reported_by_name_and_withdrawn():
 
 
 def test_an_implementation_for_an_unknown_kernel_is_a_plugin_failure():
-    reg = registry.load(extra_plugins=[("lost", _plugin(
-        swarbench_add_implementations=lambda registry: registry.add_implementation(_impl("x", "no.such"))))])
+    reg = registry.load(
+        extra_plugins=[
+            (
+                "lost",
+                _plugin(
+                    swarbench_add_implementations=lambda registry: registry.add_implementation(_impl("x", "no.such"))
+                ),
+            )
+        ]
+    )
     assert reg.failures and "unknown kernel 'no.such'" in reg.failures[0].error
 
 
@@ -53,8 +62,11 @@ def test_a_plugin_may_implement_a_kernel_another_plugin_defines():
     kernel = Kernel("other.double", "doubles", "number", (kind,), reference=lambda i: [2 * x for x in i["x"]])
     definer = _plugin(swarbench_add_kernels=lambda registry: registry.add_kernel(kernel))
     # registered first, yet it implements a kernel of a plugin registered after it
-    implementer = _plugin(swarbench_add_implementations=lambda registry: registry.add_implementation(
-        Implementation("other.double", "naive", "python-naive", lambda w: (lambda: [x + x for x in w.inputs["x"]]))))
+    implementer = _plugin(
+        swarbench_add_implementations=lambda registry: registry.add_implementation(
+            Implementation("other.double", "naive", "python-naive", lambda w: lambda: [x + x for x in w.inputs["x"]])
+        )
+    )
     reg = registry.load(extra_plugins=[("implementer", implementer), ("definer", definer)])
     assert not reg.failures
     assert "other.double/naive" in reg.implementations
@@ -94,8 +106,9 @@ def test_a_misspelt_hook_fails_its_plugin_and_names_the_hook():
     reg = registry.load(extra_plugins=[("typo", typo)])
     (failure,) = reg.failures
     assert (failure.plugin, failure.stage) == ("typo", "register")
-    assert failure.error.startswith("unknown hook 'swarbench_add_implementation'; did you mean "
-                                    "'swarbench_add_implementations'?")
+    assert failure.error.startswith(
+        "unknown hook 'swarbench_add_implementation'; did you mean 'swarbench_add_implementations'?"
+    )
     assert "typo" not in reg.plugins and "cards.contains/naive" in reg.implementations
 
 
@@ -112,10 +125,13 @@ def test_a_hook_without_its_marker_or_a_plugin_without_hooks_is_a_failure():
 # pluggy's own calling: the order and wrapping its documentation describes (pluggy.readthedocs.io, "Call time
 # order" and "Wrappers"), with one broken plugin still withdrawn alone.
 
+
 def _recording(order, name, **opts):
     """A plugin whose kernels hook, marked with ``opts``, notes its name in ``order`` when called."""
+
     def add(registry):
         order.append(name)
+
     return types.SimpleNamespace(swarbench_add_kernels=hookimpl(**opts)(add) if opts else hookimpl(add))
 
 
@@ -131,8 +147,12 @@ def test_plugins_are_called_in_the_order_they_load():
 
 def test_tryfirst_runs_before_and_trylast_after_every_other_implementation():
     order = []
-    _load(("first", _recording(order, "first", tryfirst=True)), ("last", _recording(order, "last", trylast=True)),
-          ("a", _recording(order, "a")), ("b", _recording(order, "b")))
+    _load(
+        ("first", _recording(order, "first", tryfirst=True)),
+        ("last", _recording(order, "last", trylast=True)),
+        ("a", _recording(order, "a")),
+        ("b", _recording(order, "b")),
+    )
     assert order == ["first", "a", "b", "last"]
 
 
@@ -182,8 +202,9 @@ def test_a_plugin_with_tryfirst_and_a_hookwrapper_adds_its_kernels_and_implement
         def swarbench_add_implementations(self, registry):
             yield  # every plugin's implementations are added by now
             seen["implementations"] = len(registry.implementations)
-            registry.add_implementation(Implementation("mine.double", "naive", "python-naive",
-                                                       lambda w: (lambda: [x + x for x in w.inputs["x"]])))
+            registry.add_implementation(
+                Implementation("mine.double", "naive", "python-naive", lambda w: lambda: [x + x for x in w.inputs["x"]])
+            )
 
     reg = registry.load(extra_plugins=[("mine", Plugin())])
     assert not reg.failures and reg.owners["mine.double/naive"] == "mine" and reg.owners["mine.double"] == "mine"
@@ -228,14 +249,18 @@ def test_an_implementation_that_raises_does_not_stop_the_call_for_the_others():
 def test_a_plugin_command_named_like_a_command_of_swarbench_is_refused_in_one_line(tmp_path):
     from conftest import cli_env, make_plugin_site, swarbench
 
-    site = make_plugin_site(tmp_path / "site", "squatter", """
+    site = make_plugin_site(
+        tmp_path / "site",
+        "squatter",
+        """
         from swarbench import Command, hookimpl
 
         @hookimpl
         def swarbench_add_commands(registry):
             registry.add_command(Command("history", "not swarbench's history", lambda p: None,
                                          lambda args, registry: 0))
-        """)
+        """,
+    )
     env = cli_env(tmp_path, site)
     helped = swarbench("--help", env=env)
     assert helped.returncode == 0 and "Traceback" not in helped.stderr + helped.stdout
@@ -243,8 +268,10 @@ def test_a_plugin_command_named_like_a_command_of_swarbench_is_refused_in_one_li
     listed = swarbench("list", "-k", "cards.contains", env=env)
     assert listed.returncode == 1 and "Traceback" not in listed.stderr + listed.stdout
     (line,) = [ln for ln in listed.stdout.splitlines() if "squatter" in ln]
-    assert line.startswith("plugin failed: plugin 'squatter' failed in swarbench_add_commands: ValueError: "
-                           "command 'history' is one of swarbench's own")
+    assert line.startswith(
+        "plugin failed: plugin 'squatter' failed in swarbench_add_commands: ValueError: "
+        "command 'history' is one of swarbench's own"
+    )
     from swarbench import cli
 
     assert {"list", "run", "report", "compare", "history", "new-plugin"} <= cli.builtin_commands()

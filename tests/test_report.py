@@ -1,6 +1,7 @@
 """The reports of a real (small) run: the terminal within 120 columns, markdown that reads as plain text, the HTML's
 scoreboard, benchmark.json as pytest-benchmark reads it, the github-action-benchmark export, compare as HTML and
 markdown, and report --against."""
+
 import json
 import re
 import subprocess
@@ -30,8 +31,20 @@ WRONG_ON_PURPOSE = textwrap.dedent("""
             expected_to_fail="compares whole words: kept to show what the oracle catches"))
 """)
 IMPLS = ["naive", "swar", "c-swar", "c-loop", "numpy-swar", "c-swar-avx512", "words-compared"]
-RUN = ["--kernel", "cards.*", "--size", "4096", "--max-time", "0.01", "--processes", "1", "--passes", "2",
-       "--quiet", *[x for i in IMPLS for x in ("--impl", i)]]
+RUN = [
+    "--kernel",
+    "cards.*",
+    "--size",
+    "4096",
+    "--max-time",
+    "0.01",
+    "--processes",
+    "1",
+    "--passes",
+    "2",
+    "--quiet",
+    *[x for i in IMPLS for x in ("--impl", i)],
+]
 
 
 def run_twice(tmp_path) -> tuple[dict, list[Path]]:
@@ -108,12 +121,19 @@ def test_html_leads_with_a_scoreboard_naming_each_kernels_fastest(two_runs):
     items = re.findall(r"<li>(.*?)</li>", caveats)
     assert bool(items) == bool(caveats), caveats
     for item in items:
-        assert re.match(r"<b>\w</b>: ", item) or item.startswith(("the machine ran", "other programs", "no other program")), item
+        assert re.match(r"<b>\w</b>: ", item) or item.startswith(
+            ("the machine ran", "other programs", "no other program")
+        ), item
 
 
 def _pytest_benchmark(*args, cwd=None):
-    return subprocess.run([sys.executable, "-c", "from pytest_benchmark.cli import main; main()", *args],
-                          capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", "from pytest_benchmark.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
 
 
 def test_benchmark_json_shows_the_reports_medians_per_op_in_pytest_benchmark_compare(two_runs):
@@ -136,11 +156,13 @@ def test_benchmark_json_shows_the_reports_medians_per_op_in_pytest_benchmark_com
         if unit:
             scale = {"n": 1, "u": 1e3, "m": 1e6, "": 1e9}[unit.group(1)]
         elif line.startswith("cards."):
-            shown[line.split()[0]] = float(line.split()[2 if line.split()[1].startswith("(") else 1]
-                                           .replace(",", "")) * scale
+            shown[line.split()[0]] = (
+                float(line.split()[2 if line.split()[1].startswith("(") else 1].replace(",", "")) * scale
+            )
     for r in timed.itertuples():
-        assert shown[f"{r.kernel}[{r.implementation}-{r.workload}-{r.n}]"] == pytest.approx(r.ns_per_op_median,
-                                                                                          rel=1e-4, abs=1e-4)
+        assert shown[f"{r.kernel}[{r.implementation}-{r.workload}-{r.n}]"] == pytest.approx(
+            r.ns_per_op_median, rel=1e-4, abs=1e-4
+        )
 
 
 def test_github_action_benchmark_export_lists_each_median_smaller_is_better(two_runs):

@@ -1,5 +1,6 @@
 """A fast start: help, listing and the contest clients import only what they use (never timed here: what is
 imported is what decides the time, and a test of the time itself would fail on a busy machine)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -12,8 +13,9 @@ HEAVY = {"pandas", "scipy", "numba"}
 
 def imported(*args: str, stdin: str = "") -> set[str]:
     """Every module a fresh interpreter imports to run ``python -X importtime ARGS``."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *args], input=stdin, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], input=stdin, capture_output=True, text=True, timeout=300
+    )
     modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "swarbench" in modules, proc.stderr[-2000:]
     return modules
@@ -39,10 +41,13 @@ def test_list_imports_no_pandas_or_scipy():
     assert not modules & HEAVY, sorted(modules & HEAVY)
 
 
-@pytest.mark.parametrize("args, stdin", [
-    (["cephalopod", "solve", "--impl", "bfs"], "2\n0 0 0\n0 0 0\n0 0 0\n"),
-    (["poker", "equity", "sA", "cA", "--boards", "3", "--impl", "python-smart"], ""),
-])
+@pytest.mark.parametrize(
+    "args, stdin",
+    [
+        (["cephalopod", "solve", "--impl", "bfs"], "2\n0 0 0\n0 0 0\n0 0 0\n"),
+        (["poker", "equity", "sA", "cA", "--boards", "3", "--impl", "python-smart"], ""),
+    ],
+)
 def test_contest_clients_import_no_pandas_scipy_or_numba(args, stdin):
     assert not top_level(imported("-m", "swarbench.cli", *args, stdin=stdin)) & HEAVY
 

@@ -1,5 +1,6 @@
 """Saved runs: runs of an earlier version are read in today's names, and a format this version cannot read is
 refused in one line naming it."""
+
 import json
 
 import numpy as np
@@ -11,10 +12,28 @@ from swarbench.errors import UsageError
 
 
 def _frame_with_probe():
-    rec = {"event": "result", "kernel": "k.x", "implementation": "a", "workload": "w", "n": 10, "status": "PASS",
-           "samples_s": [1e-6, 1.1e-6], "iterations": 1, "worker": 0, "baseline": "a", "family": "numpy"}
-    probe = dict(rec, kernel="swarbench.overhead", implementation="numpy", workload="empty", n=1, baseline="",
-                 samples_s=[1e-7, 1.1e-7])
+    rec = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6],
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "a",
+        "family": "numpy",
+    }
+    probe = dict(
+        rec,
+        kernel="swarbench.overhead",
+        implementation="numpy",
+        workload="empty",
+        n=1,
+        baseline="",
+        samples_s=[1e-7, 1.1e-7],
+    )
     return results.frame_from_records([rec, probe], "r", {})
 
 
@@ -27,19 +46,24 @@ def test_a_run_saved_before_the_rename_reads_its_probes_as_swarbench_overhead(tm
     assert np.isclose(loaded.set_index("kernel").loc["swarbench.overhead", "ns_per_op_median"], 105)
 
     records = tmp_path / results.RECORDS
-    lines = [{"event": "start", "case": "harness.overhead:numpy:empty:n=1"},
-             {"event": "result", "case": "harness.overhead:numpy:empty:n=1", "kernel": "harness.overhead"}]
+    lines = [
+        {"event": "start", "case": "harness.overhead:numpy:empty:n=1"},
+        {"event": "result", "case": "harness.overhead:numpy:empty:n=1", "kernel": "harness.overhead"},
+    ]
     records.write_text("".join(json.dumps(line) + "\n" for line in lines))
     start, result = results.read_records(records)
     assert start.case == result.case == "swarbench.overhead:numpy:empty:n=1"
     assert result.kernel == "swarbench.overhead"
 
 
-@pytest.mark.parametrize("version, words", [
-    (results.FORMAT_VERSION + 1, [f"results format {results.FORMAT_VERSION + 1}", "newer swarbench"]),
-    (1, ["results format 1", "early swarbench"]),
-    ("x", ["results format 'x'"]),
-])
+@pytest.mark.parametrize(
+    "version, words",
+    [
+        (results.FORMAT_VERSION + 1, [f"results format {results.FORMAT_VERSION + 1}", "newer swarbench"]),
+        (1, ["results format 1", "early swarbench"]),
+        ("x", ["results format 'x'"]),
+    ],
+)
 def test_a_format_this_version_cannot_read_is_refused_in_one_line(env, tmp_path, version, words):
     path = tmp_path / "results.csv"
     _frame_with_probe().assign(format_version=version).to_csv(path, index=False)
@@ -76,8 +100,17 @@ def test_a_case_id_is_written_and_parsed_back():
 def test_a_result_line_reads_back_as_written_and_keeps_fields_it_does_not_know():
     from swarbench.runfolder import MeasurementKey, ResultLine, Status, record
 
-    line = ResultLine(case="k.x:a:w:n=10", kernel="k.x", implementation="a", workload="w", n=10,
-                      status=Status.PASS, samples_s=[1e-6], counts={"hw_cycles_per_op": 2.0}, suite="k")
+    line = ResultLine(
+        case="k.x:a:w:n=10",
+        kernel="k.x",
+        implementation="a",
+        workload="w",
+        n=10,
+        status=Status.PASS,
+        samples_s=[1e-6],
+        counts={"hw_cycles_per_op": 2.0},
+        suite="k",
+    )
     written = json.loads(json.dumps(line.to_json()))
     assert written["hw_cycles_per_op"] == 2.0 and written["status"] == "PASS" and "counts" not in written
     assert record(written) == line and line.key == MeasurementKey("k.x", "a", "w", 10)
@@ -87,13 +120,15 @@ def test_a_result_line_reads_back_as_written_and_keeps_fields_it_does_not_know()
     assert isinstance(old, ResultLine) and old.status is Status.FAIL and old.pass_canary_s == []
 
 
-@pytest.mark.parametrize("name, document, words", [
-    ("records.jsonl", '{"event": "run", "keep_slowed": false, "format_version": 9}\n', "records format 9"),
-    ("records.jsonl", '{"event": "result", "kernel": "k.x", "status": "MAYBE"}\n', "status holds 'MAYBE'"),
-    ("machine.json", '{"cpu": "x", "format_version": 9}', "machine format 9"),
-])
-def test_a_run_file_of_a_newer_format_or_a_made_up_field_is_refused_in_one_line(env, tmp_path, name, document,
-                                                                                 words):
+@pytest.mark.parametrize(
+    "name, document, words",
+    [
+        ("records.jsonl", '{"event": "run", "keep_slowed": false, "format_version": 9}\n', "records format 9"),
+        ("records.jsonl", '{"event": "result", "kernel": "k.x", "status": "MAYBE"}\n', "status holds 'MAYBE'"),
+        ("machine.json", '{"cpu": "x", "format_version": 9}', "machine format 9"),
+    ],
+)
+def test_a_run_file_of_a_newer_format_or_a_made_up_field_is_refused_in_one_line(env, tmp_path, name, document, words):
     folder = tmp_path / "run"
     folder.mkdir()
     _frame_with_probe().to_csv(folder / "results.csv", index=False)
@@ -107,10 +142,22 @@ def test_files_of_runs_saved_before_their_formats_were_versioned_load(tmp_path):
 
     folder = tmp_path / "run"
     folder.mkdir()
-    rec = {"event": "result", "case": "k.x:a:w:n=10", "kernel": "k.x", "implementation": "a", "workload": "w",
-           "n": 10, "status": "PASS", "samples_s": [1e-6, 1.1e-6], "iterations": 1, "worker": 0, "baseline": "a"}
-    (folder / "records.jsonl").write_text(json.dumps({"event": "run", "keep_slowed": False}) + "\n"
-                                          + json.dumps(rec) + "\n")
+    rec = {
+        "event": "result",
+        "case": "k.x:a:w:n=10",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6],
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "a",
+    }
+    (folder / "records.jsonl").write_text(
+        json.dumps({"event": "run", "keep_slowed": False}) + "\n" + json.dumps(rec) + "\n"
+    )
     (folder / "machine.json").write_text(json.dumps({"cpu": "AMD EPYC", "cores": 2}))
     (folder / "benchmark.json").write_text(json.dumps({"benchmarks": [], "swarbench": {"command": "swarbench run"}}))
     run = RunFolder(folder)
@@ -125,11 +172,29 @@ def test_files_of_runs_saved_before_their_formats_were_versioned_load(tmp_path):
 def test_a_crash_is_summarised_as_a_crash_not_as_wrong_answers():
     from swarbench.render import RunView, render
 
-    rec = {"event": "result", "case": "k.x:a:w:n=10", "kernel": "k.x", "implementation": "a", "workload": "w",
-           "n": 10, "status": "PASS", "samples_s": [1e-6, 1.1e-6], "iterations": 1, "worker": 0, "baseline": "a",
-           "family": "python", "unit": "op"}
-    crash = dict(rec, implementation="boom", case="k.x:boom:w:n=10", status="CRASH", samples_s=[],
-                 reason="crashed (signal 11, SIGSEGV)")
+    rec = {
+        "event": "result",
+        "case": "k.x:a:w:n=10",
+        "kernel": "k.x",
+        "implementation": "a",
+        "workload": "w",
+        "n": 10,
+        "status": "PASS",
+        "samples_s": [1e-6, 1.1e-6],
+        "iterations": 1,
+        "worker": 0,
+        "baseline": "a",
+        "family": "python",
+        "unit": "op",
+    }
+    crash = dict(
+        rec,
+        implementation="boom",
+        case="k.x:boom:w:n=10",
+        status="CRASH",
+        samples_s=[],
+        reason="crashed (signal 11, SIGSEGV)",
+    )
     wrong = dict(rec, implementation="off", case="k.x:off:w:n=10", status="FAIL", samples_s=[], reason="row 3")
     lost = dict(rec, implementation="gone", case="k.x:gone:w:n=10", status="LOST", samples_s=[], reason="left")
     view = RunView(results.frame_from_records([rec, crash, wrong, lost], "r", {}), {})

@@ -1,5 +1,6 @@
 """Every suite has one shape, with one set of module names (docs/design.md, "A suite's shape"): a reader who knows
 one suite finds their way in any other, and a new plugin (`swarbench new-plugin`) starts the same way."""
+
 import ast
 
 import pytest
@@ -18,8 +19,12 @@ def _imports(init: str) -> dict[str, set[str]]:
     out = {}
     for node in ast.parse(init).body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("swarbench_"):
-            out[node.name] = {alias.name for sub in ast.walk(node) if isinstance(sub, ast.ImportFrom) and sub.level
-                              for alias in sub.names}
+            out[node.name] = {
+                alias.name
+                for sub in ast.walk(node)
+                if isinstance(sub, ast.ImportFrom) and sub.level
+                for alias in sub.names
+            }
     return out
 
 

@@ -11,6 +11,7 @@ code, `steady` and `slowed`); in the B run of an A/B pair `slowed` does --factor
 ($SWARBENCH_SLOWED). Runs use the options after `--` (none: the default run) and are kept under --reports.
 The summary is printed and written to REPORTS/series.json; each pair's comparison is in REPORTS/pairs/.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ def plugin_site(folder: Path) -> Path:
 
 
 def swarbench(args: list[str], env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "swarbench.cli", *args], capture_output=True, text=True, env=env, check=False
+    )
 
 
 def run(options: list[str], env: dict, factor: float, reports: Path) -> tuple[str, float]:
@@ -64,22 +66,35 @@ def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Pat
     frame = pd.read_csv(io.StringIO(table.stdout))
     gate = swarbench(["compare", a, b, "--fail-on-regression", f"{threshold:g}", "--reports", str(reports)], env)
     out.write_text(gate.stdout + gate.stderr)
-    tripped = [line.split(":")[0].strip() for line in gate.stdout.split("regressions beyond the threshold")[-1]
-               .splitlines()[1:] if line.startswith("  ") and ": +" in line] if gate.returncode == 1 else []
+    tripped = (
+        [
+            line.split(":")[0].strip()
+            for line in gate.stdout.split("regressions beyond the threshold")[-1].splitlines()[1:]
+            if line.startswith("  ") and ": +" in line
+        ]
+        if gate.returncode == 1
+        else []
+    )
     inside = mutual_coverage(reports / a / "results.csv", reports / b / "results.csv")
     slowed = frame[frame["implementation"] == SLOWED]
     unchanged = frame[frame["implementation"] != SLOWED]
     half = ((unchanged["change_ci_high"] - unchanged["change_ci_low"]) / 2).dropna()
-    return {"a": a, "b": b, "rows": len(unchanged), "flagged": int(unchanged["significant"].sum()),
-            "flagged_rows": [f"{r.kernel}/{r.implementation}" for r in unchanged[unchanged["significant"]].itertuples()],
-            "gate_exit": gate.returncode, "gate_tripped_unchanged": [t for t in tripped if f"/{SLOWED} " not in t + " "],
-            "gate_tripped_slowed": any(f"/{SLOWED} " in t + " " for t in tripped),
-            "slowed_change": float(slowed["change"].iloc[0]) if len(slowed) else None,
-            "slowed_called": bool(slowed["significant"].iloc[0]) if len(slowed) else None,
-            "median_halfwidth": float(half.median()) if len(half) else None,
-            "no_interval": int(unchanged["change_ci_low"].isna().sum()),
-            "inside_other": inside,
-            "gate_said": (gate.stderr.strip().splitlines() or [""])[-1]}
+    return {
+        "a": a,
+        "b": b,
+        "rows": len(unchanged),
+        "flagged": int(unchanged["significant"].sum()),
+        "flagged_rows": [f"{r.kernel}/{r.implementation}" for r in unchanged[unchanged["significant"]].itertuples()],
+        "gate_exit": gate.returncode,
+        "gate_tripped_unchanged": [t for t in tripped if f"/{SLOWED} " not in t + " "],
+        "gate_tripped_slowed": any(f"/{SLOWED} " in t + " " for t in tripped),
+        "slowed_change": float(slowed["change"].iloc[0]) if len(slowed) else None,
+        "slowed_called": bool(slowed["significant"].iloc[0]) if len(slowed) else None,
+        "median_halfwidth": float(half.median()) if len(half) else None,
+        "no_interval": int(unchanged["change_ci_low"].isna().sum()),
+        "inside_other": inside,
+        "gate_said": (gate.stderr.strip().splitlines() or [""])[-1],
+    }
 
 
 def mutual_coverage(a_csv: Path, b_csv: Path) -> list[int]:
@@ -93,8 +108,12 @@ def mutual_coverage(a_csv: Path, b_csv: Path) -> list[int]:
     for mine, other in (("a", "b"), ("b", "a")):
         known = both[both[f"ns_per_op_ci_low_{other}"].notna()]
         total += len(known)
-        inside += int(((known[f"ns_per_op_median_{mine}"] >= known[f"ns_per_op_ci_low_{other}"])
-                       & (known[f"ns_per_op_median_{mine}"] <= known[f"ns_per_op_ci_high_{other}"])).sum())
+        inside += int(
+            (
+                (known[f"ns_per_op_median_{mine}"] >= known[f"ns_per_op_ci_low_{other}"])
+                & (known[f"ns_per_op_median_{mine}"] <= known[f"ns_per_op_ci_high_{other}"])
+            ).sum()
+        )
     return [inside, total]
 
 
@@ -104,17 +123,28 @@ def main() -> None:
     parser.add_argument("--ab", type=int, default=3, help="A/B pairs, the slowed row slower in B (default 3)")
     parser.add_argument("--factor", type=float, default=1.25, help="the slowed row's work in B (default 1.25)")
     parser.add_argument("--threshold", type=float, default=10, help="--fail-on-regression PCT (default 10)")
-    parser.add_argument("--first-run", action="store_true",
-                        help="also time one run on empty C and Numba caches, as a first run on a machine")
+    parser.add_argument(
+        "--first-run",
+        action="store_true",
+        help="also time one run on empty C and Numba caches, as a first run on a machine",
+    )
     parser.add_argument("--reports", type=Path, default=None, help="where runs go (default: a fresh temp folder)")
     parser.add_argument("options", nargs="*", help="after --: options for every `swarbench run`")
     args = parser.parse_args()
     reports = (args.reports or Path(tempfile.mkdtemp(prefix="swarbench-series-"))).resolve()
     (reports / "pairs").mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(plugin_site(reports)),
-                                                                   os.environ.get("PYTHONPATH", "")) if p))
-    summary: dict = {"options": args.options, "host": os.uname().nodename, "cpus": os.cpu_count(), "runs_s": [],
-                     "aa": [], "ab": []}
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in (str(plugin_site(reports)), os.environ.get("PYTHONPATH", "")) if p),
+    )
+    summary: dict = {
+        "options": args.options,
+        "host": os.uname().nodename,
+        "cpus": os.cpu_count(),
+        "runs_s": [],
+        "aa": [],
+        "ab": [],
+    }
     if args.first_run:
         cold = reports / "cold-caches"
         first_env = dict(env, SWARBENCH_CACHE=str(cold / "c"), NUMBA_CACHE_DIR=str(cold / "numba"))
@@ -129,11 +159,14 @@ def main() -> None:
             summary["runs_s"] += [round(ta, 1), round(tb, 1)]
             pair = compare(a, b, env, reports, args.threshold, reports / "pairs" / f"{kind}{i + 1}.txt")
             summary[kind].append(pair)
-            print(f"{kind.upper()} {i + 1}: {pair['flagged']}/{pair['rows']} unchanged rows called changed, gate exit "
-                  f"{pair['gate_exit']} (tripped on {len(pair['gate_tripped_unchanged'])} unchanged), slowed "
-                  f"{pair['slowed_change'] * 100 if pair['slowed_change'] is not None else float('nan'):+.1f}% "
-                  f"{'called' if pair['slowed_called'] else 'not called'}"
-                  f"{', gated' if pair['gate_tripped_slowed'] else ''}; runs {ta:.0f} s + {tb:.0f} s", flush=True)
+            print(
+                f"{kind.upper()} {i + 1}: {pair['flagged']}/{pair['rows']} unchanged rows called changed, gate exit "
+                f"{pair['gate_exit']} (tripped on {len(pair['gate_tripped_unchanged'])} unchanged), slowed "
+                f"{pair['slowed_change'] * 100 if pair['slowed_change'] is not None else float('nan'):+.1f}% "
+                f"{'called' if pair['slowed_called'] else 'not called'}"
+                f"{', gated' if pair['gate_tripped_slowed'] else ''}; runs {ta:.0f} s + {tb:.0f} s",
+                flush=True,
+            )
     aa, ab = summary["aa"], summary["ab"]
     rows = sum(p["rows"] for p in aa + ab)
     flagged = sum(p["flagged"] for p in aa + ab)
@@ -143,17 +176,27 @@ def main() -> None:
     times = pd.Series(summary["runs_s"], dtype=float)
     first = f"; first run {summary['first_run_s']:.0f} s" if "first_run_s" in summary else ""
     inside = [sum(p["inside_other"][i] for p in aa) for i in (0, 1)]
-    lines = [(f"unchanged rows called changed: {flagged} of {rows} ({flagged / max(rows, 1):.1%}) over "
-              f"{len(aa)} A-A and {len(ab)} A/B pairs"),
-             (f"gate (--fail-on-regression {args.threshold:g}) tripped on unchanged rows in {tripped} of "
-              f"{len(aa + ab)} pairs; exit codes A-A {[p['gate_exit'] for p in aa]}, "
-              f"A/B {[p['gate_exit'] for p in ab]}"),
-             (f"slowed row ({args.factor:g}x work) called slower in {caught} of {len(ab)} A/B pairs, past the gate "
-              f"in {sum(p['gate_tripped_slowed'] for p in ab)}; its changes {changes}%"),
-             (f"A-A pairs: a run's median inside the other run's 95% interval for {inside[0]} of {inside[1]} rows "
-              f"({inside[0] / max(inside[1], 1):.0%}; two runs of equal spread: about 83%)"),
-             f"slowed row called changed in A-A pairs: {sum(bool(p['slowed_called']) for p in aa)} of {len(aa)}",
-             f"run times (warm): {times.min():.0f} to {times.max():.0f} s, median {times.median():.0f} s{first}"]
+    lines = [
+        (
+            f"unchanged rows called changed: {flagged} of {rows} ({flagged / max(rows, 1):.1%}) over "
+            f"{len(aa)} A-A and {len(ab)} A/B pairs"
+        ),
+        (
+            f"gate (--fail-on-regression {args.threshold:g}) tripped on unchanged rows in {tripped} of "
+            f"{len(aa + ab)} pairs; exit codes A-A {[p['gate_exit'] for p in aa]}, "
+            f"A/B {[p['gate_exit'] for p in ab]}"
+        ),
+        (
+            f"slowed row ({args.factor:g}x work) called slower in {caught} of {len(ab)} A/B pairs, past the gate "
+            f"in {sum(p['gate_tripped_slowed'] for p in ab)}; its changes {changes}%"
+        ),
+        (
+            f"A-A pairs: a run's median inside the other run's 95% interval for {inside[0]} of {inside[1]} rows "
+            f"({inside[0] / max(inside[1], 1):.0%}; two runs of equal spread: about 83%)"
+        ),
+        f"slowed row called changed in A-A pairs: {sum(bool(p['slowed_called']) for p in aa)} of {len(aa)}",
+        f"run times (warm): {times.min():.0f} to {times.max():.0f} s, median {times.median():.0f} s{first}",
+    ]
     summary["summary"] = lines
     (reports / "series.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))

@@ -4,6 +4,7 @@ swarbench.bench.session_hooks.
 Run under plain pytest with: ``pytest --pyargs swarbench.bench.bench_kernels --benchmark-only``
 (narrow with ``--swarbench-kernel 'cards.*' --swarbench-impl 'c-*'``, size with ``--swarbench-size``).
 """
+
 pytest_plugins = ["swarbench.bench.session_hooks"]  # collecting this module is what loads the benchmark session
 
 

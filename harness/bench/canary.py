@@ -17,6 +17,7 @@ The work is a few NumPy integer operations over an array that stays in L1: no me
 (every operation writes into a buffer made here once), the same instructions on every call. The best of a few
 repeats is kept, so an interrupt in one of them is not taken for a slow machine.
 """
+
 from __future__ import annotations
 
 import math

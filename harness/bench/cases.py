@@ -1,5 +1,6 @@
 """What a worker runs, and in which order: the cases (kernel, implementation, workload, size) grouped by
 workload, and their passes, pass by pass through the whole run."""
+
 from __future__ import annotations
 
 import random
@@ -18,6 +19,7 @@ Case = CaseId  # a case's id is part of the record format (swarbench.runfolder)
 @dataclass(frozen=True)
 class Pass:
     """Pass ``index`` (1-based) of ``of`` through a case: one pytest item, one pytest-benchmark benchmark."""
+
     case: Case
     index: int = 1
     of: int = 1
@@ -71,8 +73,10 @@ def case_groups(registry, options: WorkerRequest) -> list[list[Case]]:
         rng.shuffle(groups)
         for group in groups:
             rng.shuffle(group)
-    out = [[c for c in group if c.id not in options.excluded and (not options.only or c.id in options.only)]
-           for group in groups]
+    out = [
+        [c for c in group if c.id not in options.excluded and (not options.only or c.id in options.only)]
+        for group in groups
+    ]
     return [group for group in out if group]
 
 
@@ -85,8 +89,13 @@ def case_passes(registry, options: WorkerRequest) -> list[Pass]:
 def selected_families(registry, kernels, impls) -> set[str]:
     """The families of every implementation a run of these --kernel and --impl patterns selects: the empty-call
     probes it times are theirs."""
-    return {i.family for kid in registry.kernels if matches(kid, kernels)
-            for i in registry.implementations_of(kid) if matches(i.name, impls)}
+    return {
+        i.family
+        for kid in registry.kernels
+        if matches(kid, kernels)
+        for i in registry.implementations_of(kid)
+        if matches(i.name, impls)
+    }
 
 
 def probe_passes(options: WorkerRequest, families: set[str]) -> list[Pass]:

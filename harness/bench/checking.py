@@ -1,5 +1,6 @@
 """Checking, around the timing: a case's first pass runs the oracle before any timing (or only prepares a case
 an earlier worker verified), and a batch this worker did not verify has its last timed output checked after."""
+
 from __future__ import annotations
 
 import json
@@ -35,5 +36,6 @@ def summary(kernel, outputs) -> Optional[dict]:
     """The kernel's summary of outputs (equity counts, a total of guesses), as JSON keeps it."""
     if kernel.summarize is None:
         return None
-    return json.loads(json.dumps(dict(kernel.summarize(outputs)),
-                                 default=lambda v: v.item() if hasattr(v, "item") else str(v)))
+    return json.loads(
+        json.dumps(dict(kernel.summarize(outputs)), default=lambda v: v.item() if hasattr(v, "item") else str(v))
+    )

@@ -6,6 +6,7 @@ that started it (``follow_parent``).
 A change is found after the case's step that made it, blamed on that case (an ERROR row naming what it changed)
 and undone, so that no case after it is measured in a process it changed.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -20,8 +21,21 @@ import types
 from typing import Any, Callable, Optional
 
 # Modules whose functions the harness calls (to time, check, write and signal) and that a case could replace
-WATCHED = ("time", "os", "os.path", "builtins", "gc", "math", "json", "pickle", "signal", "threading", "numpy",
-           "pytest_benchmark.fixture", "pytest_benchmark.timers")
+WATCHED = (
+    "time",
+    "os",
+    "os.path",
+    "builtins",
+    "gc",
+    "math",
+    "json",
+    "pickle",
+    "signal",
+    "threading",
+    "numpy",
+    "pytest_benchmark.fixture",
+    "pytest_benchmark.timers",
+)
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 FD_LEAK_LIMIT = 64  # descriptors a case may leave open (a cache file, a device) before it is blamed for a leak
 _MISSING = object()
@@ -36,8 +50,13 @@ def _callables(holder) -> list[tuple[Any, str, Any]]:
 
 
 def _harness_modules() -> list[types.ModuleType]:
-    return [m for name, m in list(sys.modules.items()) if isinstance(m, types.ModuleType)
-            and (name == "swarbench" or name.startswith("swarbench.")) and not name.startswith("swarbench.suites")]
+    return [
+        m
+        for name, m in list(sys.modules.items())
+        if isinstance(m, types.ModuleType)
+        and (name == "swarbench" or name.startswith("swarbench."))
+        and not name.startswith("swarbench.suites")
+    ]
 
 
 def _fp_mode() -> tuple:
@@ -73,10 +92,17 @@ class Snapshot:
     def _state() -> dict[str, Any]:
         import numpy as np
 
-        return {"signal handlers": tuple(signal.getsignal(s) for s in SIGNALS), "gc enabled": gc.isenabled(),
-                "trace hook": sys.gettrace(), "profile hook": sys.getprofile(), "working directory": _cwd(),
-                "recursion limit": sys.getrecursionlimit(), "switch interval": sys.getswitchinterval(),
-                "NumPy error handling": tuple(sorted(np.geterr().items())), "floating-point mode": _fp_mode()}
+        return {
+            "signal handlers": tuple(signal.getsignal(s) for s in SIGNALS),
+            "gc enabled": gc.isenabled(),
+            "trace hook": sys.gettrace(),
+            "profile hook": sys.getprofile(),
+            "working directory": _cwd(),
+            "recursion limit": sys.getrecursionlimit(),
+            "switch interval": sys.getswitchinterval(),
+            "NumPy error handling": tuple(sorted(np.geterr().items())),
+            "floating-point mode": _fp_mode(),
+        }
 
     def changes(self) -> list[str]:
         """What differs from the snapshot, in words, after undoing it where it can be undone."""
@@ -84,8 +110,9 @@ class Snapshot:
         for holder, name, value in self.functions:
             now = vars(holder).get(name, _MISSING)  # (as stored: a class's staticmethod is not what getattr gives)
             if now is not value:
-                out.append(f"{getattr(holder, '__name__', holder)}.{name} "
-                           f"{'deleted' if now is _MISSING else 'replaced'}")
+                out.append(
+                    f"{getattr(holder, '__name__', holder)}.{name} {'deleted' if now is _MISSING else 'replaced'}"
+                )
                 try:
                     setattr(holder, name, value)
                 except (AttributeError, TypeError):
@@ -209,4 +236,5 @@ def _watch_parent(parent_pid: int, stop: Callable[[], None]) -> None:
         while os.getppid() == parent_pid:
             time.sleep(1.0)
         stop()
+
     threading.Thread(target=watch, name="swarbench-parent-watch", daemon=True).start()

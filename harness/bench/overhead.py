@@ -4,6 +4,7 @@ Each probe has the call shape of a real batch in that family (a list comprehensi
 ``out=`` in NumPy, a jitted loop in Numba, a C function through cffi) over zero elements, so its time is what
 every batch of that family pays before doing any work. Results carry kernel ``swarbench.overhead``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -43,8 +44,11 @@ def _numba(_workload):
 def _empty_module():
     from swarbench.cbuild import build
 
-    return build("overhead_empty", Path(__file__).parent / "c" / "empty.c",
-                 "void empty_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);")
+    return build(
+        "overhead_empty",
+        Path(__file__).parent / "c" / "empty.c",
+        "void empty_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);",
+    )
 
 
 def _cffi(_workload):
@@ -57,8 +61,7 @@ PROBES = [
     Implementation(KERNEL, "python", "python", _python),
     Implementation(KERNEL, "numpy", "numpy", _numpy, requires=("module:numpy",)),
     Implementation(KERNEL, "numba", "numba", _numba, requires=("module:numba",)),
-    Implementation(KERNEL, "cffi", "cffi", _cffi, requires=("cc", "module:cffi"),
-                   build=_empty_module),
+    Implementation(KERNEL, "cffi", "cffi", _cffi, requires=("cc", "module:cffi"), build=_empty_module),
 ]
 PROBE = {probe.name: probe for probe in PROBES}
 

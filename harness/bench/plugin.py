@@ -7,6 +7,7 @@ imports pytest alone; what it checks and times with loads when a test asks for i
 swarbench.bench.bench_kernels, is collected (it names the hooks in ``pytest_plugins``). Standard library imports
 only: another project's pytest pays nothing for it.
 """
+
 from __future__ import annotations
 
 from swarbench.bench.options import add_options, given

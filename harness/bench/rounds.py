@@ -4,6 +4,7 @@ Rounds and iterations come from the verification call's duration instead of pyte
 pure-Python batch of a million operations takes a second, and calibration would run it several more times
 before measuring (docs/measurement.md). Standard library only: the light pytest plugin reads SHORT_BATCH_S.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,6 +21,7 @@ MAX_ROUNDS = 100_000
 
 class Budget(NamedTuple):
     """What a worker may spend on a case: pytest-benchmark's time and round limits, and the short-batch floor."""
+
     max_time_s: float
     min_rounds: int
     short_rounds: int
@@ -27,6 +29,7 @@ class Budget(NamedTuple):
 
 class RoundPlan(NamedTuple):
     """A case's timing plan: its steady call duration, calls per round, and the rounds of each pass."""
+
     call_s: float
     iterations: int
     per_pass: tuple[int, ...]  # rounds timed in pass 1, 2, ...; a pass with none times nothing
@@ -52,8 +55,9 @@ def deal(rounds: int, passes: int) -> tuple[int, ...]:
     return tuple((i + 1) * rounds // passes - i * rounds // passes for i in range(passes))
 
 
-def steady_call_s(batch: Callable[[], object], first_call_s: float,
-                  check: Optional[Callable[[object], None]] = None) -> float:
+def steady_call_s(
+    batch: Callable[[], object], first_call_s: float, check: Optional[Callable[[object], None]] = None
+) -> float:
     """A first call pays for page faults and cold caches; a few more calls (at most ~20 ms of them) show the
     steady duration that rounds and iterations should be sized by. Long batches keep the first figure.
     ``check``, given, is handed each call's outputs after its timing (swarbench.bench.spot_checks)."""

@@ -1,6 +1,7 @@
 """A worker's benchmark session: each case's passes in turn, from its check in the first to its result line
 after the last. The steps live beside it: cases (what and in which order), workload_cache, checking, rounds
 (how many), timing (one pass), canary (the machine's speed around it), records and terminal (what is said)."""
+
 from __future__ import annotations
 
 import functools
@@ -32,15 +33,15 @@ class Session:
 
     def __init__(self, options: WorkerRequest):
         self.options = options
-        self.registry = registry_mod.load(disable=options.disabled_plugins,
-                                          local=local.sources(options.local_plugins, discover=False))
+        self.registry = registry_mod.load(
+            disable=options.disabled_plugins, local=local.sources(options.local_plugins, discover=False)
+        )
         # each kernel's spec guarded: what its hooks do wrong is blamed on it, once (swarbench.spec_guard)
         self.registry.kernels = {kid: spec_guard.guarded(k) for kid, k in self.registry.kernels.items()}
         self.spec_rows: set[tuple] = set()  # (kernel, workload, size) whose spec fault this worker wrote
         for failure in self.registry.failures:
             sys.__stderr__.write(f"swarbench: {failure}; skipped\n")
-        self.cache = WorkloadCache(self.registry, options.seed, options.params, options.cache_dir,
-                                   options.cache_writes)
+        self.cache = WorkloadCache(self.registry, options.seed, options.params, options.cache_dir, options.cache_writes)
         self.writer = RecordWriter(options.record_path, options.worker)
         self.terminal = TerminalLine(options.progress, options.worker)
         self.verified = self.writer.verified_elsewhere()
@@ -74,8 +75,7 @@ class Session:
     def passes(self) -> tuple[list[Pass], list[Pass]]:
         """The kernels' passes and the empty-call probes' passes this worker runs, counted for its progress."""
         cases = case_passes(self.registry, self.options)
-        probes = probe_passes(self.options, selected_families(self.registry, self.options.kernels,
-                                                              self.options.impls))
+        probes = probe_passes(self.options, selected_families(self.registry, self.options.kernels, self.options.impls))
         self.terminal.total += len({p.case for p in cases}) + len({p.case for p in probes})
         return cases, probes
 
@@ -86,9 +86,11 @@ class Session:
 
     def reporter(self, case_id: str, label: str, phase: str) -> progress.Reporter:
         """Where ``swarbench.progress.advance`` goes while a case is generated or checked (never while timed)."""
+
         def report(done: int, total: int, what: str) -> None:
             self.writer.progress(case_id, phase, done, total, what)
             self.terminal.say(label, f"{phase} {done:,}/{total:,} {what}".rstrip())
+
         return report
 
     def _finish(self, line: ResultLine, label: str, text: str) -> None:
@@ -104,11 +106,21 @@ class Session:
         self.spec_rows.add(key)
         kernel, held = self.registry.kernels.get(case.kernel), self.cache.held(case)
         row = Case(case.kernel, SPEC_ROW, case.workload, case.size)
-        line = ResultLine(case=row.id, worker=self.options.worker, kernel=case.kernel, implementation=SPEC_ROW,
-                          family="spec", workload=case.workload, n=held.workload.size if held else None,
-                          seed=self.options.seed, status=Status.ERROR, reason=str(fault),
-                          suite=case.kernel.split(".", 1)[0], baseline=kernel.baseline if kernel else None,
-                          unit=kernel.unit if kernel else None)
+        line = ResultLine(
+            case=row.id,
+            worker=self.options.worker,
+            kernel=case.kernel,
+            implementation=SPEC_ROW,
+            family="spec",
+            workload=case.workload,
+            n=held.workload.size if held else None,
+            seed=self.options.seed,
+            status=Status.ERROR,
+            reason=str(fault),
+            suite=case.kernel.split(".", 1)[0],
+            baseline=kernel.baseline if kernel else None,
+            unit=kernel.unit if kernel else None,
+        )
         self.writer.result(line)  # (not one of the worker's planned cases: its progress count stays as it is)
         self.terminal.say(row.label, f"ERROR {fault}")
 
@@ -155,8 +167,9 @@ class Session:
         except KeyboardInterrupt:
             if self.signalled:  # the user's: the worker stops and keeps what it measured
                 raise
-            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, "raised KeyboardInterrupt (no Ctrl-C was "
-                                                                         "pressed)"))
+            self._said_lost(
+                case, finished, oracle.Verdict(oracle.ERROR, "raised KeyboardInterrupt (no Ctrl-C was pressed)")
+            )
             pytest.fail("ERROR: the implementation raised KeyboardInterrupt", pytrace=False)
         except spec_guard.SpecError as fault:  # the kernel's spec failed: blamed once, the case not judged
             if self.signalled:
@@ -174,8 +187,9 @@ class Session:
                 raise KeyboardInterrupt from exc
             # an error in the harness or a kernel's own code (of any class: a BaseException of its own, too): said,
             # not lost
-            self._said_lost(case, finished, oracle.Verdict(oracle.ERROR, f"harness error: "
-                                                                         f"{oracle.describe_error(exc)}"))
+            self._said_lost(
+                case, finished, oracle.Verdict(oracle.ERROR, f"harness error: {oracle.describe_error(exc)}")
+            )
             if isinstance(exc, Exception):
                 raise
             pytest.fail(f"ERROR: harness error: {oracle.describe_error(exc)}", pytrace=False)
@@ -190,16 +204,20 @@ class Session:
         and the cases after it rely on (undone first), or has left too many file descriptors open."""
         changed = self.snapshot.changes() if self.snapshot is not None else []
         if changed:
-            raise ImplementationFault(f"changed what the harness and the cases after it rely on: "
-                                      f"{', '.join(changed)} (undone; its figures are not kept)")
+            raise ImplementationFault(
+                f"changed what the harness and the cases after it rely on: "
+                f"{', '.join(changed)} (undone; its figures are not kept)"
+            )
         now = isolation.open_fds()
         if now is not None and self._fds_before is not None:
             self.fds_left[case.id] = self.fds_left.get(case.id, 0) + now - self._fds_before
             self._fds_before = now
             if self.fds_left[case.id] > isolation.FD_LEAK_LIMIT:
-                raise ImplementationFault(f"leaks file descriptors: {self.fds_left[case.id]} more are open than "
-                                          f"before it was first prepared (it opens files or sockets it never "
-                                          f"closes); it is stopped before the worker runs out of them")
+                raise ImplementationFault(
+                    f"leaks file descriptors: {self.fds_left[case.id]} more are open than "
+                    f"before it was first prepared (it opens files or sockets it never "
+                    f"closes); it is stopped before the worker runs out of them"
+                )
 
     def _said_lost(self, case: Case, finished: int, verdict: oracle.Verdict) -> None:
         """A case cut short by ``verdict`` gets its result line, unless it wrote one before it was cut short."""
@@ -207,8 +225,16 @@ class Session:
         if self.terminal.done != finished:
             return
         kernel, held = self.registry.kernels[case.kernel], self.cache.held(case)
-        line = ResultLine.of(case.id, self.options.worker, self.registry.implementations[case.key], verdict,
-                             case.workload, held.workload.size if held else case.size, self.options.seed, {})
+        line = ResultLine.of(
+            case.id,
+            self.options.worker,
+            self.registry.implementations[case.key],
+            verdict,
+            case.workload,
+            held.workload.size if held else case.size,
+            self.options.seed,
+            {},
+        )
         line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
         self._finish(line, case.label, f"{verdict.status} {verdict.reason}")
 
@@ -250,8 +276,16 @@ class Session:
         verdict = self._inputs_kept(case, prepared) or verdict
         self._guard(case)
         workload = prepared.workload
-        line = ResultLine.of(case.id, self.options.worker, impl, verdict, workload.name, workload.size,
-                             workload.seed, dict(workload.params))
+        line = ResultLine.of(
+            case.id,
+            self.options.worker,
+            impl,
+            verdict,
+            workload.name,
+            workload.size,
+            workload.seed,
+            dict(workload.params),
+        )
         line.suite, line.baseline, line.unit = kernel.suite, kernel.baseline, kernel.unit
         line.input_bytes = workload.input_bytes
         if verdict.status != oracle.PASS:
@@ -260,8 +294,16 @@ class Session:
             self._reject(line, label, verdict, impl)
         spot = self._spot_checks(case, verdict.batch, line, calls=1 if checked_s is None else 0)
         try:
-            timing = self._plan(case, verdict, line, label, f"{case.kernel} {workload.label}", self.options.passes,
-                                checked_here=checked_s is None, spot=spot)
+            timing = self._plan(
+                case,
+                verdict,
+                line,
+                label,
+                f"{case.kernel} {workload.label}",
+                self.options.passes,
+                checked_here=checked_s is None,
+                spot=spot,
+            )
         except spot_checks.WrongOutput as exc:
             self._reject(line, label, oracle.Verdict(oracle.FAIL, str(exc)), impl)
         if line.samples_s:  # a long batch's verification call, its first sample, is judged like any pass
@@ -273,8 +315,17 @@ class Session:
             timing.fresh_inputs = workload
         self.timings[case.id] = timing
 
-    def _plan(self, case: Case, verdict: oracle.Verdict, line: ResultLine, label: str, group: str, passes: int,
-              checked_here: bool = True, spot: Optional[spot_checks.SpotChecks] = None) -> Timing:
+    def _plan(
+        self,
+        case: Case,
+        verdict: oracle.Verdict,
+        line: ResultLine,
+        label: str,
+        group: str,
+        passes: int,
+        checked_here: bool = True,
+        spot: Optional[spot_checks.SpotChecks] = None,
+    ) -> Timing:
         """Rounds and iterations from the batch's steady duration, dealt out over the passes. A long batch's
         verification call here is its first sample (docs/measurement.md). The calls that size the rounds are
         checked (``spot``)."""
@@ -298,8 +349,11 @@ class Session:
 
         def protected():
             prepared = self.cache.get(case)
-            return tuple(a for a in spot_checks.leaves(prepared.workload.inputs) + spot_checks.leaves(prepared.expected)
-                         if isinstance(a, np.ndarray))
+            return tuple(
+                a
+                for a in spot_checks.leaves(prepared.workload.inputs) + spot_checks.leaves(prepared.expected)
+                if isinstance(a, np.ndarray)
+            )
 
         def on_first(outputs):
             if kernel.summarize is not None:
@@ -319,15 +373,20 @@ class Session:
                 prepare_again(self.registry.implementations[item.case.key], timing, self.layout_rng)
                 if timing.spot is not None:
                     timing.spot.rebind(timing.verdict.batch)
-            self.phase(item.case.id, timing.label,
-                       "timing" + (f" (pass {item.index} of {item.of})" if item.of > 1 else ""))
+            self.phase(
+                item.case.id, timing.label, "timing" + (f" (pass {item.index} of {item.of})" if item.of > 1 else "")
+            )
             try:
                 time_pass(benchmark, timing, item.index, self.canary.read)
             except spot_checks.WrongOutput as exc:  # a checked call was wrong: no figure of it is kept
                 del self.timings[item.case.id]
                 timing.line.drop_samples()
-                self._reject(timing.line, timing.label, oracle.Verdict(oracle.FAIL, str(exc)),
-                             self.registry.implementations[item.case.key])
+                self._reject(
+                    timing.line,
+                    timing.label,
+                    oracle.Verdict(oracle.FAIL, str(exc)),
+                    self.registry.implementations[item.case.key],
+                )
         timing.passes_done = item.index
         if timing.spot is not None:  # (an empty-call probe is the harness's own)
             self._guard(item.case)
@@ -356,8 +415,7 @@ class Session:
         wrote = self._inputs_kept(case, prepared)
         if mismatch or wrote:
             line.drop_samples()
-            verdict = wrote or oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: "
-                                                           f"{mismatch}")
+            verdict = wrote or oracle.Verdict(oracle.FAIL, f"timed output in worker {self.options.worker}: {mismatch}")
             self._reject(line, timing.label, verdict, self.registry.implementations[case.key])
         if kernel.summarize is not None and not checked:
             line.summary = self._summary(case, timing.outputs)
@@ -379,8 +437,11 @@ class Session:
             kernel = self.registry.kernels.get(timing.case.kernel)  # (none for an empty-call probe: no answer)
             checked = timing.spot is not None and timing.spot.checked > 0  # every checked call was right
             try:
-                if kernel and not checked and checking.timed_output_mismatch(kernel, self.cache.get(timing.case),
-                                                                             timing.outputs):
+                if (
+                    kernel
+                    and not checked
+                    and checking.timed_output_mismatch(kernel, self.cache.get(timing.case), timing.outputs)
+                ):
                     continue
             except Exception:
                 continue
@@ -393,7 +454,8 @@ def explained(timing: Timing, line: ResultLine, prepared) -> dict:
     from swarbench.explain.case import explain_case
 
     try:
-        return explain_case(timing.verdict.batch, timing.plan.call_s, line.family, prepared.workload,
-                            prepared.expected, line.n)
+        return explain_case(
+            timing.verdict.batch, timing.plan.call_s, line.family, prepared.workload, prepared.expected, line.n
+        )
     except Exception as exc:
         return {"missing": f"harness error while explaining: {oracle.describe_error(exc)}"}

@@ -1,6 +1,7 @@
 """The pytest hooks of a benchmark session: every case becomes one pytest item per pass, ordered pass by pass,
 and the work of each item is swarbench.bench.session's. Loaded by swarbench.bench.plugin only where a benchmark
 runs; docs/measurement.md tells how a measurement is made."""
+
 from __future__ import annotations
 
 import collections
@@ -70,8 +71,9 @@ def pytest_unconfigure(config):
     left = state.threads.left_running()
     if left:
         counts = collections.Counter((CaseId.parse(case).key, name) for case, name in left)
-        names = "; ".join(f"{key} left {count} thread{'s' if count > 1 else ''} {name!r}"
-                          for (key, name), count in counts.items())
+        names = "; ".join(
+            f"{key} left {count} thread{'s' if count > 1 else ''} {name!r}" for (key, name), count in counts.items()
+        )
         state.writer.note(f"a case left a thread running, and its worker ended without waiting for it: {names}")
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:

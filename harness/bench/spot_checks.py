@@ -18,6 +18,7 @@ The harness runs each round's calls in a loop of its own inside pytest-benchmark
 iteration a round, rescaled to per-call figures after), since pytest-benchmark's own loop discards the
 outputs of every call but one extra call after the timing.
 """
+
 from __future__ import annotations
 
 import collections
@@ -49,6 +50,7 @@ class BatchRaised(Exception):
 def calling(batch: Callable[[], Any], what: str) -> Callable[[], Any]:
     """``batch``, whose exceptions (whatever their class, save the user's Ctrl-C and sys.exit) become
     BatchRaised; for calls made outside the timed rounds, where a wrapper costs nothing measured."""
+
     def call():
         try:
             return batch()
@@ -56,6 +58,7 @@ def calling(batch: Callable[[], Any], what: str) -> Callable[[], Any]:
             raise
         except BaseException as exc:
             raise BatchRaised(f"{what} raised {_error(exc)}") from exc
+
     return call
 
 
@@ -113,9 +116,14 @@ def poison(leaf, protected: tuple = ()) -> bool:
 def _equal(held, leaf) -> bool:
     if isinstance(leaf, np.ndarray):
         # of any numeric kind: an answer kept as uint8 and returned as bool is an answer kept all the same
-        return (isinstance(held, np.ndarray) and held.shape == leaf.shape and held.dtype.kind in "biuf"
-                and leaf.dtype.kind in "biuf" and not np.may_share_memory(held, leaf)
-                and bool(np.array_equal(held, leaf)))
+        return (
+            isinstance(held, np.ndarray)
+            and held.shape == leaf.shape
+            and held.dtype.kind in "biuf"
+            and leaf.dtype.kind in "biuf"
+            and not np.may_share_memory(held, leaf)
+            and bool(np.array_equal(held, leaf))
+        )
     return isinstance(held, list) and held is not leaf and len(held) == len(leaf) and held == leaf
 
 
@@ -195,9 +203,15 @@ class SpotChecks:
     """One case's checks of its timed calls, across its passes and preparations. ``judge(outputs)`` is the
     kernel's check against the reference outputs: None when they are right, else what is wrong."""
 
-    def __init__(self, batch: Callable[[], Any], judge: Callable[[Any], Optional[str]], worker: int,
-                 protected: Callable[[], tuple] = tuple, on_first: Optional[Callable[[Any], None]] = None,
-                 calls: int = 1):
+    def __init__(
+        self,
+        batch: Callable[[], Any],
+        judge: Callable[[Any], Optional[str]],
+        worker: int,
+        protected: Callable[[], tuple] = tuple,
+        on_first: Optional[Callable[[Any], None]] = None,
+        calls: int = 1,
+    ):
         self.batch, self.judge, self.worker, self.on_first = batch, judge, worker, on_first
         self.protected = protected  # the arrays never written over: the inputs, the reference outputs
         self.rng = random.Random(int.from_bytes(os.urandom(16), "little"))  # not the run's seed: nobody's to read
@@ -236,9 +250,11 @@ class SpotChecks:
     def _reason(self, outputs: Any, mismatch: str, call: int, what: str) -> str:
         where = f"{what} call (call {call} after it was prepared{self.pass_label}, worker {self.worker})"
         if self._poisoned_back(outputs):
-            return (f"did no work: wrong on a {where}: {mismatch}: it returned the values the harness wrote over an "
-                    f"earlier call's answers, so it keeps its answers (from prepare or an earlier call) instead of "
-                    f"computing them in each call")
+            return (
+                f"did no work: wrong on a {where}: {mismatch}: it returned the values the harness wrote over an "
+                f"earlier call's answers, so it keeps its answers (from prepare or an earlier call) instead of "
+                f"computing them in each call"
+            )
         return f"wrong on a {where}: {mismatch}"
 
     def _poisoned_back(self, outputs: Any) -> bool:
@@ -333,8 +349,9 @@ class SpotChecks:
                 raise BatchRaised(f"a {what} batch call ({pass_label.lstrip(', ')}) raised {_error(exc)}") from exc
 
         state["final"] = None
-        benchmark.pedantic(guarded_round, setup=setup, teardown=teardown, rounds=rounds, warmup_rounds=warmup,
-                           iterations=1)
+        benchmark.pedantic(
+            guarded_round, setup=setup, teardown=teardown, rounds=rounds, warmup_rounds=warmup, iterations=1
+        )
         stats = getattr(benchmark, "stats", None)
         if stats is not None and iterations > 1:  # rounds of `iterations` calls: per call, as pedantic's loop gives
             stats.stats.data[:] = [d / iterations for d in stats.stats.data]
@@ -344,9 +361,11 @@ class SpotChecks:
 
 def pedantic_unchecked(benchmark, batch: Callable[[], Any], rounds: int, iterations: int, warmup: int):
     """The same loop for a batch with no answer to check (an empty-call probe), so its figures are comparable."""
+
     def one_round():
         for _ in range(iterations):
             batch()
+
     benchmark.pedantic(one_round, rounds=rounds, warmup_rounds=warmup, iterations=1)
     stats = getattr(benchmark, "stats", None)
     if stats is not None and iterations > 1:

@@ -1,5 +1,6 @@
 """A worker's own progress line on stderr (--swarbench-progress), for plain ``pytest`` runs: ``swarbench run``
 draws its display from the record file instead (swarbench.render.live)."""
+
 from __future__ import annotations
 
 import sys

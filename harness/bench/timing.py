@@ -1,5 +1,6 @@
 """Timing a pass: a case between its first and last pass, one pass's share of its rounds timed by
 pytest-benchmark, and a short batch prepared again from fresh memory before a later pass."""
+
 from __future__ import annotations
 
 import random
@@ -28,6 +29,7 @@ class ImplementationFault(Exception):
 @dataclass
 class Timing:
     """A case between its first and last pass: its check's outcome, its plan of rounds, the samples so far."""
+
     case: Case
     verdict: oracle.Verdict  # its ``batch`` is the call timed
     line: ResultLine
@@ -63,15 +65,28 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
     limit = oracle.LONG_BATCH_S if first_here else WARMUP_BELOW_S if timing.fresh_inputs else PASS_WARMUP_BELOW_S
     warmup = 1 if timing.plan.batch_s < limit else 0
     benchmark.group = timing.group
-    benchmark.extra_info.update(kernel=line.kernel, implementation=line.implementation, family=line.family,
-                                workload=line.workload, n=line.n, prepare_s=line.prepare_s, status=line.status,
-                                worker=line.worker)
+    benchmark.extra_info.update(
+        kernel=line.kernel,
+        implementation=line.implementation,
+        family=line.family,
+        workload=line.workload,
+        n=line.n,
+        prepare_s=line.prepare_s,
+        status=line.status,
+        worker=line.worker,
+    )
     before = read_canary()
     started = time.time()
     try:
         if timing.spot is not None:  # the harness's own loop of calls, some of them checked (spot_checks)
-            timing.outputs = timing.spot.pedantic(benchmark, rounds, timing.plan.iterations, warmup,
-                                                  timing.plan.batch_s, f", pass {index} of {timing.passes}")
+            timing.outputs = timing.spot.pedantic(
+                benchmark,
+                rounds,
+                timing.plan.iterations,
+                warmup,
+                timing.plan.batch_s,
+                f", pass {index} of {timing.passes}",
+            )
         else:
             pedantic_unchecked(benchmark, timing.verdict.batch, rounds, timing.plan.iterations, warmup)
     except BaseException:

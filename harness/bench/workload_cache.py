@@ -1,5 +1,6 @@
 """Each workload and its reference outputs, built once per run: kept in memory for the kernel at hand, and left
 as a pickle file for the run's other workers (--swarbench-cache), which load it instead of building it again."""
+
 from __future__ import annotations
 
 import hashlib

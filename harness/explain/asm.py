@@ -11,15 +11,47 @@ them, can confirm it (instructions per op counted against the loop's).
 No library: capstone or pyelftools would decode bytes, but objdump's text is what a reader checks by hand, and
 both syntaxes share one parser here.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-PREFIXES = {"lock", "rep", "repe", "repz", "repne", "repnz", "cs", "ds", "ss", "es", "fs", "gs", "data16",
-            "data32", "addr32", "notrack", "bnd", "rex", "rex.w", "rex.b", "rex.r", "rex.x", "rex.wb", "rex.wr",
-            "rex.wx", "rex.rb", "rex.xb", "{vex}", "{vex3}", "{evex}", "xacquire", "xrelease"}
+PREFIXES = {
+    "lock",
+    "rep",
+    "repe",
+    "repz",
+    "repne",
+    "repnz",
+    "cs",
+    "ds",
+    "ss",
+    "es",
+    "fs",
+    "gs",
+    "data16",
+    "data32",
+    "addr32",
+    "notrack",
+    "bnd",
+    "rex",
+    "rex.w",
+    "rex.b",
+    "rex.r",
+    "rex.x",
+    "rex.wb",
+    "rex.wr",
+    "rex.wx",
+    "rex.rb",
+    "rex.xb",
+    "{vex}",
+    "{vex3}",
+    "{evex}",
+    "xacquire",
+    "xrelease",
+}
 REGISTER_BYTES = (("zmm", 64), ("ymm", 32), ("xmm", 16))
 GPR64 = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp"} | {f"r{i}" for i in range(8, 16)}
 GPR32 = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp"} | {f"r{i}d" for i in range(8, 16)}
@@ -28,8 +60,28 @@ GPR8 = {"al", "bl", "cl", "dl", "ah", "bh", "ch", "dh", "sil", "dil", "bpl", "sp
 SUFFIX_BYTES = {"b": 1, "w": 2, "l": 4, "d": 4, "q": 8}
 # Mnemonics that only read their last operand, and those that only write it (the rest read and write it).
 READS_LAST = ("cmp", "test", "bt", "ucomis", "comis", "vucomis", "vcomis", "ptest", "vptest", "push")
-WRITES_LAST = ("mov", "vmov", "set", "stos", "vextract", "extract", "pextr", "vpextr", "vpmov", "vpcompress",
-               "vcompress", "vscatter", "vpscatter", "pop", "cvt", "vcvt", "stmxcsr", "vstmxcsr", "fst", "fist")
+WRITES_LAST = (
+    "mov",
+    "vmov",
+    "set",
+    "stos",
+    "vextract",
+    "extract",
+    "pextr",
+    "vpextr",
+    "vpmov",
+    "vpcompress",
+    "vcompress",
+    "vscatter",
+    "vpscatter",
+    "pop",
+    "cvt",
+    "vcvt",
+    "stmxcsr",
+    "vstmxcsr",
+    "fst",
+    "fist",
+)
 NO_ACCESS = ("lea", "nop", "prefetch", "clflush", "clwb", "endbr")
 ENDS_BLOCK = ("ret", "ud2", "hlt")
 ROOT = -1  # the control-flow graph's root above its entry blocks
@@ -59,8 +111,11 @@ class Instruction:
     @property
     def ends_flow(self) -> bool:
         """Nothing after it runs next: a return, a trap, an unconditional or indirect jump."""
-        return (self.mnemonic.startswith(ENDS_BLOCK) or self.mnemonic in ("jmp", "jmpq")
-                or (self.is_branch and "*" in self.operands))
+        return (
+            self.mnemonic.startswith(ENDS_BLOCK)
+            or self.mnemonic in ("jmp", "jmpq")
+            or (self.is_branch and "*" in self.operands)
+        )
 
 
 @dataclass
@@ -188,6 +243,7 @@ def parse_llvm(text: str) -> dict[str, Function]:
 
 # ---- memory accesses --------------------------------------------------------------------------------------------
 
+
 def operands_of(text: str) -> list[str]:
     """Operands split at the commas outside parentheses and braces."""
     out, depth, current = [], 0, ""
@@ -226,7 +282,7 @@ def _access_bytes(ins: Instruction, operands: list[str]) -> int:
         if m.startswith(stem):
             return size
     for stem in ("vpbroadcast", "vbroadcasts", "pinsr", "vpinsr", "pextr", "vpextr"):
-        if m.startswith(stem) and m[len(stem):len(stem) + 1] in SUFFIX_BYTES:
+        if m.startswith(stem) and m[len(stem) : len(stem) + 1] in SUFFIX_BYTES:
             return SUFFIX_BYTES[m[len(stem)]]
     if m.rstrip("ls") in ("movd", "vmovd") or m in ("movss", "vmovss", "vbroadcastss"):
         return 4
@@ -266,6 +322,7 @@ def vector_bytes(ins: Instruction) -> int:
 
 
 # ---- control flow and loops -------------------------------------------------------------------------------------
+
 
 def _blocks(function: Function) -> tuple[list[list[int]], dict[int, list[int]]]:
     """Basic blocks (lists of instruction indices) and each block's successors (block numbers)."""
@@ -397,6 +454,7 @@ def loops(function: Function) -> list[Loop]:
 @dataclass
 class LoopCost:
     """What one iteration of a loop does, from its instructions alone."""
+
     instructions: int
     loaded: int  # bytes, the stack's aside
     stored: int
@@ -410,8 +468,13 @@ def cost(function: Function, loop: Loop | list[int]) -> LoopCost:
     body = [function.instructions[function.at(a)] for a in addresses]
     # the stack's spills and temporaries stay in L1 and are no op's inputs or outputs: not counted as moved
     moved = [memory_access(x) if "(%rsp" not in x.operands else (0, 0) for x in body]
-    return LoopCost(len(body), sum(m[0] for m in moved), sum(m[1] for m in moved),
-                    max((vector_bytes(x) for x in body), default=8), sum(x.is_call for x in body))
+    return LoopCost(
+        len(body),
+        sum(m[0] for m in moved),
+        sum(m[1] for m in moved),
+        max((vector_bytes(x) for x in body), default=8),
+        sum(x.is_call for x in body),
+    )
 
 
 def hot_loop(functions: Iterable[Function]) -> tuple[Function, Loop] | None:
@@ -479,7 +542,7 @@ def listing(function: Function, loop: Loop | None, most: int = 300, around: Loop
         return rows
     inside = [i for i, r in enumerate(rows) if r[2]] or [0]
     start = max(0, min(inside[0] - most // 4, len(rows) - most))
-    return rows[start:start + most]
+    return rows[start : start + most]
 
 
 def sampled_hot_loop(functions: Iterable[Function], samples: dict[int, int]) -> tuple[Function, Loop, int] | None:

@@ -10,6 +10,7 @@ run on a machine probes every level, each later run probes the caches again brie
 STREAM (McCalpin) is the reference for such probes; it is C with OpenMP, built and run by hand, and it measures
 DRAM only, so the few lines here do the same per cache level through cffi, as every C row is built.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -132,8 +133,9 @@ def best_of(kept: dict | None, new: dict) -> dict:
     for lv in kept["levels"]:
         now = fresh.pop(lv["level"], None)
         if now is not None:
-            lv = dict(lv, read_gbs=max(lv["read_gbs"], now["read_gbs"]), write_gbs=max(lv["write_gbs"],
-                                                                                     now["write_gbs"]))
+            lv = dict(
+                lv, read_gbs=max(lv["read_gbs"], now["read_gbs"]), write_gbs=max(lv["write_gbs"], now["write_gbs"])
+            )
         levels.append(lv)
     return dict(kept, levels=levels + list(fresh.values()), measured=new.get("measured", kept.get("measured")))
 
@@ -162,11 +164,23 @@ def probe(again: bool = False) -> dict:
         read = _best(lambda p=pointer, b=buffer_bytes, r=repeats: lib.probe_read(p, b, r), tries)
         write = _best(lambda p=pointer, b=buffer_bytes, r=repeats: lib.probe_write(p, b, r), tries)
         moved = buffer_bytes * repeats
-        levels.append({"level": level, "bytes": size, "probe_bytes": buffer_bytes,
-                       "read_gbs": round(moved / read / 1e9, 2), "write_gbs": round(moved / write / 1e9, 2)})
+        levels.append(
+            {
+                "level": level,
+                "bytes": size,
+                "probe_bytes": buffer_bytes,
+                "read_gbs": round(moved / read / 1e9, 2),
+                "write_gbs": round(moved / write / 1e9, 2),
+            }
+        )
         del buffer
-    return {"levels": levels, "isa": " ".join(isa) or "portable", "note": note, "measured": time.time(),
-            "host": platform.node()}
+    return {
+        "levels": levels,
+        "isa": " ".join(isa) or "portable",
+        "note": note,
+        "measured": time.time(),
+        "host": platform.node(),
+    }
 
 
 def _best(call, tries: int) -> float:

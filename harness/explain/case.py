@@ -5,6 +5,7 @@ its batch called, that code's hot loop, and llvm-mca's prediction for the loop. 
 llvm-mca's prediction for a loop is kept in the cache folder under the tool, the CPU model and the loop's text, so
 a second worker, or the next run, reads it back; the sampling, which finds the hot loop, is done each time.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -72,14 +73,20 @@ def _prepared_read_per_op(batch, written_per_op: float, n: int) -> float | None:
     every op), less what an op writes; None where that leaves nothing (no input streams an element an op)."""
     from swarbench.explain.timed_code import _reachable_objects
 
-    arrays = {id(a): a for a in _reachable_objects(batch) if type(a).__name__ == "ndarray" and a.ndim
-              and a.shape[0] == n}
+    arrays = {
+        id(a): a for a in _reachable_objects(batch) if type(a).__name__ == "ndarray" and a.ndim and a.shape[0] == n
+    }
     per_op = sum(a.nbytes for a in arrays.values()) / max(n, 1) - written_per_op
     return per_op if per_op > 0 else None
 
 
-def analyse(called: list[Called], written_per_op: float, read_per_op: float | None,
-            samples: dict[str, Counter] | None = None, sampled_why: str = "") -> dict:
+def analyse(
+    called: list[Called],
+    written_per_op: float,
+    read_per_op: float | None,
+    samples: dict[str, Counter] | None = None,
+    sampled_why: str = "",
+) -> dict:
     """The hot loop of the code ``called`` and what it costs: the innermost loop most samples fell in where the
     batch was sampled, else the one the code alone points at (asm.hot_loop)."""
     tool, tool_missing = mca.find()
@@ -94,14 +101,23 @@ def analyse(called: list[Called], written_per_op: float, read_per_op: float | No
     if not codes:
         return {"missing": "; ".join(missing), "called": [c.name for c in called]}
     first_called, first_code = codes[0]
-    out: dict = {"kind": first_called.kind, "called": [c.name for c, _ in codes], "origin": first_code.origin,
-                 "sha256": first_code.sha256}
+    out: dict = {
+        "kind": first_called.kind,
+        "called": [c.name for c, _ in codes],
+        "origin": first_code.origin,
+        "sha256": first_code.sha256,
+    }
     found, taken_in = None, Counter()
     for c, code in codes:
         if code.loaded_at:  # a JIT's code: its samples by address, placed at offsets from its start
             end = max(i.address for f in code.functions.values() for i in f.instructions)
-            taken = Counter({a - code.loaded_at: k for a, k in (samples or {}).get(sampling.JIT, {}).items()
-                             if 0 <= a - code.loaded_at <= end})
+            taken = Counter(
+                {
+                    a - code.loaded_at: k
+                    for a, k in (samples or {}).get(sampling.JIT, {}).items()
+                    if 0 <= a - code.loaded_at <= end
+                }
+            )
         else:
             taken = (samples or {}).get(os.path.realpath(c.path)) if c.kind == "c" and c.path else None
         if taken:
@@ -110,31 +126,48 @@ def analyse(called: list[Called], written_per_op: float, read_per_op: float | No
                 found, taken_in = (code, hit[0], hit[1], hit[2], sum(taken.values())), taken
     if found is not None:
         code, function, loop, hits, in_module = found
-        out["hot_from"] = (f"sampled: {hits:,} of the {in_module:,} samples in this code, over extra calls of the "
-                           "batch, fell in this loop")
+        out["hot_from"] = (
+            f"sampled: {hits:,} of the {in_module:,} samples in this code, over extra calls of the "
+            "batch, fell in this loop"
+        )
         out["loop_share"] = hits / in_module
     else:
         reached = [(code, code.functions[name]) for _, code in codes for name in code.entry]
         best = asm.hot_loop(f for _, f in reached)
         if best is None:
             function = first_code.functions[first_code.entry[0]]
-            out.update(function=short_name(function.name), listing=asm.listing(function, None),
-                       missing="; ".join(missing + ["no loop in the code it called"]))
+            out.update(
+                function=short_name(function.name),
+                listing=asm.listing(function, None),
+                missing="; ".join(missing + ["no loop in the code it called"]),
+            )
             return out
         function, loop = best
         code = next(code for code, f in reached if f is function)
         why = sampled_why or "no sample fell in any of its loops"
-        out["hot_from"] = (f"judged from the code ({why}): the innermost loop with the widest vectors, then the "
-                           "most bytes moved an iteration")
+        out["hot_from"] = (
+            f"judged from the code ({why}): the innermost loop with the widest vectors, then the "
+            "most bytes moved an iteration"
+        )
     cost = asm.cost(function, loop)
     ops, ops_from = ops_per_iteration(cost, written_per_op, read_per_op)
-    out.update(origin=code.origin, sha256=code.sha256, function=short_name(function.name),
-               loop={"header": _address(function, loop.header), "instructions": cost.instructions,
-                     "loaded": cost.loaded, "stored": cost.stored, "vector_bytes": cost.vector_bytes,
-                     "calls": cost.calls},
-               ops_per_iteration=ops, ops_from=ops_from,
-               instructions_per_op=cost.instructions / ops if ops else None,
-               listing=asm.listing(function, loop))
+    out.update(
+        origin=code.origin,
+        sha256=code.sha256,
+        function=short_name(function.name),
+        loop={
+            "header": _address(function, loop.header),
+            "instructions": cost.instructions,
+            "loaded": cost.loaded,
+            "stored": cost.stored,
+            "vector_bytes": cost.vector_bytes,
+            "calls": cost.calls,
+        },
+        ops_per_iteration=ops,
+        ops_from=ops_from,
+        instructions_per_op=cost.instructions / ops if ops else None,
+        listing=asm.listing(function, loop),
+    )
     speed = (lambda addresses: predicted(tool, cpu, asm.mca_source(function, addresses))) if tool and cpu else None
     if tool is None or not cpu:
         missing.append(cpu_note or "no llvm-mca")
@@ -160,8 +193,9 @@ def _address(function: asm.Function, address: int) -> str:
     return str(address) if function.numbered else f"{address:x}"
 
 
-def nested(function: asm.Function, loop: asm.Loop, taken: Counter, written_per_op: float,
-           speed) -> tuple[asm.Loop, dict] | None:
+def nested(
+    function: asm.Function, loop: asm.Loop, taken: Counter, written_per_op: float, speed
+) -> tuple[asm.Loop, dict] | None:
     """A hot loop that runs inside one op, set in the nearest loop around it whose own instructions store the
     outputs: an iteration of that loop is ``ops`` operations, and each of its child loops runs as many times an
     iteration as its samples say, at the speed llvm-mca gives it (the instructions' count where there is no
@@ -194,15 +228,28 @@ def nested(function: asm.Function, loop: asm.Loop, taken: Counter, written_per_o
             instructions += runs * count
             cycles += runs * (c or 0.0)
             if addresses is not own:
-                per_outer.append({"header": _address(function, addresses[0]), "instructions": count,
-                                  "runs_per_outer_iteration": round(runs, 3)})
-        estimate = {"ops_per_iteration": ops, "instructions_per_op": instructions / ops,
-                    "ops_from": (f"the loop around it, at {_address(function, outer.header)}, stores {stored} bytes "
-                                 f"an iteration ({written_per_op:g} an op); its inner loops' runs an iteration "
-                                 "estimated from their samples at " + ("llvm-mca's speeds" if use_cycles else
-                                                                       "one speed for every instruction")),
-                    "nest": {"outer_header": _address(function, outer.header), "instructions": instructions,
-                             "inner": per_outer}}
+                per_outer.append(
+                    {
+                        "header": _address(function, addresses[0]),
+                        "instructions": count,
+                        "runs_per_outer_iteration": round(runs, 3),
+                    }
+                )
+        estimate = {
+            "ops_per_iteration": ops,
+            "instructions_per_op": instructions / ops,
+            "ops_from": (
+                f"the loop around it, at {_address(function, outer.header)}, stores {stored} bytes "
+                f"an iteration ({written_per_op:g} an op); its inner loops' runs an iteration "
+                "estimated from their samples at "
+                + ("llvm-mca's speeds" if use_cycles else "one speed for every instruction")
+            ),
+            "nest": {
+                "outer_header": _address(function, outer.header),
+                "instructions": instructions,
+                "inner": per_outer,
+            },
+        }
         if use_cycles:
             estimate["nest"]["cycles_per_iteration"] = cycles
         return outer, estimate
@@ -233,19 +280,22 @@ def predicted(tool: mca.Tool, cpu: str, source: str) -> tuple[dict | None, str]:
     return result, ""
 
 
-def ops_per_iteration(cost: asm.LoopCost, written_per_op: float,
-                      read_per_op: float | None) -> tuple[float | None, str]:
+def ops_per_iteration(cost: asm.LoopCost, written_per_op: float, read_per_op: float | None) -> tuple[float | None, str]:
     """How many operations one iteration of the loop does: its stored bytes over the bytes an op writes, or
     where it stores nothing, its loaded bytes over the bytes an op reads from arrays of one element an op; None
     where neither tells (a loop that stores nothing and streams no such array runs inside one op)."""
     if cost.stored and written_per_op > 0:
-        return _round(cost.stored / written_per_op), (f"its stores: {cost.stored} bytes an iteration, "
-                                                      f"{written_per_op:g} an op")
+        return _round(cost.stored / written_per_op), (
+            f"its stores: {cost.stored} bytes an iteration, {written_per_op:g} an op"
+        )
     if cost.loaded and read_per_op:
-        return _round(cost.loaded / read_per_op), (f"its loads: {cost.loaded} bytes an iteration, "
-                                                   f"{read_per_op:g} an op")
-    return None, ("unknown: the loop stores nothing and streams no array of one element an op, so it runs "
-                  "inside one op, as many times as the op needs")
+        return _round(cost.loaded / read_per_op), (
+            f"its loads: {cost.loaded} bytes an iteration, {read_per_op:g} an op"
+        )
+    return None, (
+        "unknown: the loop stores nothing and streams no array of one element an op, so it runs "
+        "inside one op, as many times as the op needs"
+    )
 
 
 def _round(x: float) -> float:

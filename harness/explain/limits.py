@@ -4,6 +4,7 @@ batch's arrays fit in). The larger of the two is the one that binds; the share r
 measured time. Pure arithmetic over a case's ``explain`` record and the machine's figures, called once per
 measurement by swarbench.results.frame; renderers only format the columns it returns.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,9 @@ NEAR = 0.5  # a row at this share of its limit or more is "at N% of" it; below, 
 BEYOND = 1.5
 
 
-def core_limit(cycles_per_iteration: float | None, ops_per_iteration: float | None,
-               clock_ghz: float) -> tuple[float, float]:
+def core_limit(
+    cycles_per_iteration: float | None, ops_per_iteration: float | None, clock_ghz: float
+) -> tuple[float, float]:
     """(cycles, ns) per op the core needs at the least, by llvm-mca's figure for the hot loop; NaN where unknown."""
     if not _positive(cycles_per_iteration) or not _positive(ops_per_iteration):
         return math.nan, math.nan
@@ -45,7 +47,7 @@ def binding(core_ns: float, memory_ns: float) -> tuple[str, float]:
 
 
 def verdict(bound: str, level: str, share: float) -> str:
-    """"at 85% of the predicted core limit", or "3.1x over: memory-bound (L3)"."""
+    """ "at 85% of the predicted core limit", or "3.1x over: memory-bound (L3)"."""
     if not bound or not _positive(share):
         return ""
     limit = "predicted core limit" if bound == "core" else f"memory limit ({level})"
@@ -64,15 +66,19 @@ def columns(explain: dict | None, machine: dict, measured_ns: float, clock_ghz: 
         return out
     missing = [explain["missing"]] if explain.get("missing") else []
     mca = explain.get("mca") or {}
-    out.update(code_function=explain.get("function") or "", code_origin=explain.get("origin") or "",
-               code_sha256=explain.get("sha256") or "",
-               loop_instructions=_number((explain.get("loop") or {}).get("instructions")),
-               ops_per_iteration=_number(explain.get("ops_per_iteration")),
-               instructions_per_op=_number(explain.get("instructions_per_op")),
-               core_cycles_per_iteration=_number(mca.get("cycles_per_iteration")),
-               core_bottleneck=mca.get("bottleneck") or "",
-               core_model=(f"{mca['tool']} -mcpu={mca['cpu']}" + (f" ({mca['cpu_note']})" if mca.get("cpu_note")
-                                                                  else "")) if mca else "")
+    out.update(
+        code_function=explain.get("function") or "",
+        code_origin=explain.get("origin") or "",
+        code_sha256=explain.get("sha256") or "",
+        loop_instructions=_number((explain.get("loop") or {}).get("instructions")),
+        ops_per_iteration=_number(explain.get("ops_per_iteration")),
+        instructions_per_op=_number(explain.get("instructions_per_op")),
+        core_cycles_per_iteration=_number(mca.get("cycles_per_iteration")),
+        core_bottleneck=mca.get("bottleneck") or "",
+        core_model=(f"{mca['tool']} -mcpu={mca['cpu']}" + (f" ({mca['cpu_note']})" if mca.get("cpu_note") else ""))
+        if mca
+        else "",
+    )
     cycles, core_ns = core_limit(mca.get("cycles_per_iteration"), explain.get("ops_per_iteration"), clock_ghz)
     if mca and not _positive(explain.get("ops_per_iteration")):
         missing.append(f"no core limit per op: operations an iteration {explain.get('ops_from') or 'unknown'}")
@@ -93,18 +99,31 @@ def columns(explain: dict | None, machine: dict, measured_ns: float, clock_ghz: 
     share = limit_ns / measured_ns if _positive(limit_ns) and _positive(measured_ns) else math.nan
     text = verdict(bound, level_name, share)
     if _positive(core_ns) and _positive(measured_ns) and core_ns / measured_ns > BEYOND:
-        missing.append(f"measured {core_ns / measured_ns:.1f}x faster than its predicted core limit: the hot loop "
-                       "or its operations an iteration were misjudged, or its batch ran on several cores")
+        missing.append(
+            f"measured {core_ns / measured_ns:.1f}x faster than its predicted core limit: the hot loop "
+            "or its operations an iteration were misjudged, or its batch ran on several cores"
+        )
         text = f"faster than its predicted core limit ({core_ns / measured_ns:.1f}x): the prediction does not hold"
         bound, limit_ns, share = "", math.nan, math.nan
         if explain.get("nest"):  # the estimate of the loops' runs an op is what failed: its figures go with it
             out.update(instructions_per_op=math.nan, ops_per_iteration=math.nan)
     elif bound == "memory" and not _positive(core_ns):  # which binds is unknown without the core's limit
-        bound, text = "", verdict("memory", level_name, share).replace(": memory-bound", " the memory limit") \
-            + ("; no core limit" if explain.get("function") else "")
-    out.update(core_limit_cycles_per_op=cycles, core_limit_ns_per_op=core_ns, memory_level=level_name,
-               memory_limit_ns_per_op=memory_ns, limit_bound=bound, limit_ns_per_op=limit_ns, limit_share=share,
-               limit_text=text, explain_missing="; ".join(missing))
+        bound, text = (
+            "",
+            verdict("memory", level_name, share).replace(": memory-bound", " the memory limit")
+            + ("; no core limit" if explain.get("function") else ""),
+        )
+    out.update(
+        core_limit_cycles_per_op=cycles,
+        core_limit_ns_per_op=core_ns,
+        memory_level=level_name,
+        memory_limit_ns_per_op=memory_ns,
+        limit_bound=bound,
+        limit_ns_per_op=limit_ns,
+        limit_share=share,
+        limit_text=text,
+        explain_missing="; ".join(missing),
+    )
     return out
 
 

@@ -4,6 +4,7 @@ The listings themselves live in the run's records (each result line's ``explain`
 whose CSV stays one short row per measurement: ``RunFolder.timed_code`` reads them, keyed like the report's
 samples (run id, kernel, implementation, workload, n).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,19 +23,25 @@ def lines(explain: dict, row: dict | None = None) -> list[str]:
     if loop:
         ops = explain.get("ops_per_iteration")
         per_op = explain.get("instructions_per_op")
-        out.append(f"hot loop at {loop['header']}: {loop['instructions']} instructions an iteration, "
-                   f"{_n(ops)} op{'' if ops == 1 else 's'} an iteration ({explain.get('ops_from', '')})"
-                   + (f": {per_op:.3g} instructions per op" if isinstance(per_op, (int, float)) else ""))
+        out.append(
+            f"hot loop at {loop['header']}: {loop['instructions']} instructions an iteration, "
+            f"{_n(ops)} op{'' if ops == 1 else 's'} an iteration ({explain.get('ops_from', '')})"
+            + (f": {per_op:.3g} instructions per op" if isinstance(per_op, (int, float)) else "")
+        )
         if explain.get("hot_from"):
             out.append(f"  found by: {explain['hot_from']}")
     mca = explain.get("mca") or {}
     if mca:
-        out.append(f"core: {mca['tool']} -mcpu={mca['cpu']}"
-                   + (f" ({mca['cpu_note']})" if mca.get("cpu_note") else "")
-                   + f": {mca['cycles_per_iteration']:.3g} cycles an iteration, bound by {mca['bottleneck']}")
+        out.append(
+            f"core: {mca['tool']} -mcpu={mca['cpu']}"
+            + (f" ({mca['cpu_note']})" if mca.get("cpu_note") else "")
+            + f": {mca['cycles_per_iteration']:.3g} cycles an iteration, bound by {mca['bottleneck']}"
+        )
     if isinstance(explain.get("bytes_read_per_op"), (int, float)):
-        out.append(f"memory: {explain['bytes_read_per_op']:.3g} bytes read and {explain['bytes_written_per_op']:.3g} "
-                   f"written an op, {explain.get('working_set_bytes', 0) / 1e6:.3g} MB in play a batch")
+        out.append(
+            f"memory: {explain['bytes_read_per_op']:.3g} bytes read and {explain['bytes_written_per_op']:.3g} "
+            f"written an op, {explain.get('working_set_bytes', 0) / 1e6:.3g} MB in play a batch"
+        )
     limit_lines = _limits(row)
     out += limit_lines
     if explain.get("missing"):
@@ -62,8 +69,9 @@ def _limits(row: dict) -> list[str]:
         out.append(f"memory limit: {memory:.3g} ns/op ({row.get('memory_level', '')})")
     if _finite(measured):
         cycles = f" ({measured * clock:.3g} cycles)" if _finite(clock) else ""
-        out.append(f"measured: {measured:.3g} ns/op{cycles}" + (f": {row['limit_text']}" if row.get("limit_text")
-                                                                  else ""))
+        out.append(
+            f"measured: {measured:.3g} ns/op{cycles}" + (f": {row['limit_text']}" if row.get("limit_text") else "")
+        )
     return out
 
 

@@ -11,6 +11,7 @@ The prediction is the simulated steady state (100 to 1000 iterations): cycles pe
 dispatch (uops a cycle the front end can issue), the busiest execution resource, or else a chain of
 dependencies from one iteration to the next.
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,28 +44,62 @@ AMD = [
 ]
 # Intel family 6 models -> LLVM's name
 INTEL = {
-    **dict.fromkeys([0x1A, 0x1E, 0x1F, 0x2E], "nehalem"), **dict.fromkeys([0x25, 0x2C, 0x2F], "westmere"),
-    **dict.fromkeys([0x2A, 0x2D], "sandybridge"), **dict.fromkeys([0x3A, 0x3E], "ivybridge"),
-    **dict.fromkeys([0x3C, 0x3F, 0x45, 0x46], "haswell"), **dict.fromkeys([0x3D, 0x47, 0x4F, 0x56], "broadwell"),
-    **dict.fromkeys([0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6], "skylake"), 0x55: "skylake-avx512",
-    0x66: "cannonlake", **dict.fromkeys([0x6A, 0x6C], "icelake-server"),
-    **dict.fromkeys([0x7D, 0x7E], "icelake-client"), **dict.fromkeys([0x8C, 0x8D], "tigerlake"),
-    0xA7: "rocketlake", **dict.fromkeys([0x97, 0x9A, 0xBF], "alderlake"), **dict.fromkeys([0xB7, 0xBA], "raptorlake"),
-    **dict.fromkeys([0xAA, 0xAC], "meteorlake"), **dict.fromkeys([0xC5, 0xC6, 0xB5], "arrowlake"),
-    0xBD: "lunarlake", 0x8F: "sapphirerapids", 0xCF: "emeraldrapids", **dict.fromkeys([0xAD, 0xAE], "graniterapids"),
-    **dict.fromkeys([0x37, 0x4D], "silvermont"), **dict.fromkeys([0x5C, 0x5F], "goldmont"), 0x7A: "goldmont-plus",
+    **dict.fromkeys([0x1A, 0x1E, 0x1F, 0x2E], "nehalem"),
+    **dict.fromkeys([0x25, 0x2C, 0x2F], "westmere"),
+    **dict.fromkeys([0x2A, 0x2D], "sandybridge"),
+    **dict.fromkeys([0x3A, 0x3E], "ivybridge"),
+    **dict.fromkeys([0x3C, 0x3F, 0x45, 0x46], "haswell"),
+    **dict.fromkeys([0x3D, 0x47, 0x4F, 0x56], "broadwell"),
+    **dict.fromkeys([0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6], "skylake"),
+    0x55: "skylake-avx512",
+    0x66: "cannonlake",
+    **dict.fromkeys([0x6A, 0x6C], "icelake-server"),
+    **dict.fromkeys([0x7D, 0x7E], "icelake-client"),
+    **dict.fromkeys([0x8C, 0x8D], "tigerlake"),
+    0xA7: "rocketlake",
+    **dict.fromkeys([0x97, 0x9A, 0xBF], "alderlake"),
+    **dict.fromkeys([0xB7, 0xBA], "raptorlake"),
+    **dict.fromkeys([0xAA, 0xAC], "meteorlake"),
+    **dict.fromkeys([0xC5, 0xC6, 0xB5], "arrowlake"),
+    0xBD: "lunarlake",
+    0x8F: "sapphirerapids",
+    0xCF: "emeraldrapids",
+    **dict.fromkeys([0xAD, 0xAE], "graniterapids"),
+    **dict.fromkeys([0x37, 0x4D], "silvermont"),
+    **dict.fromkeys([0x5C, 0x5F], "goldmont"),
+    0x7A: "goldmont-plus",
     **dict.fromkeys([0x86, 0x96, 0x9C], "tremont"),
 }
 # Each model's older relatives, newest first: what a version that does not know it predicts with instead.
 OLDER = {
-    "znver5": "znver4", "znver4": "znver3", "znver3": "znver2", "znver2": "znver1",
-    "graniterapids": "emeraldrapids", "emeraldrapids": "sapphirerapids", "sapphirerapids": "icelake-server",
-    "icelake-server": "cascadelake", "cascadelake": "skylake-avx512", "skylake-avx512": "skylake",
-    "lunarlake": "meteorlake", "arrowlake": "meteorlake", "meteorlake": "raptorlake", "raptorlake": "alderlake",
-    "alderlake": "tigerlake", "rocketlake": "tigerlake", "tigerlake": "icelake-client",
-    "icelake-client": "cannonlake", "cannonlake": "skylake", "skylake": "broadwell", "broadwell": "haswell",
-    "haswell": "ivybridge", "ivybridge": "sandybridge", "sandybridge": "westmere", "westmere": "nehalem",
-    "goldmont-plus": "goldmont", "tremont": "goldmont-plus", "goldmont": "silvermont",
+    "znver5": "znver4",
+    "znver4": "znver3",
+    "znver3": "znver2",
+    "znver2": "znver1",
+    "graniterapids": "emeraldrapids",
+    "emeraldrapids": "sapphirerapids",
+    "sapphirerapids": "icelake-server",
+    "icelake-server": "cascadelake",
+    "cascadelake": "skylake-avx512",
+    "skylake-avx512": "skylake",
+    "lunarlake": "meteorlake",
+    "arrowlake": "meteorlake",
+    "meteorlake": "raptorlake",
+    "raptorlake": "alderlake",
+    "alderlake": "tigerlake",
+    "rocketlake": "tigerlake",
+    "tigerlake": "icelake-client",
+    "icelake-client": "cannonlake",
+    "cannonlake": "skylake",
+    "skylake": "broadwell",
+    "broadwell": "haswell",
+    "haswell": "ivybridge",
+    "ivybridge": "sandybridge",
+    "sandybridge": "westmere",
+    "westmere": "nehalem",
+    "goldmont-plus": "goldmont",
+    "tremont": "goldmont-plus",
+    "goldmont": "silvermont",
 }
 
 
@@ -113,24 +148,36 @@ def find() -> tuple[Tool | None, str]:
     forced = os.environ.get(MCA_ENV)
     if forced is not None and not forced:
         return None, f"no llvm-mca (${MCA_ENV} is empty)"
-    candidates = [forced] if forced else [p for p in {shutil.which(f"llvm-mca-{n}") for n in range(40, 9, -1)}
-                                          | {shutil.which("llvm-mca")} if p]
+    candidates = (
+        [forced]
+        if forced
+        else [p for p in {shutil.which(f"llvm-mca-{n}") for n in range(40, 9, -1)} | {shutil.which("llvm-mca")} if p]
+    )
     tools = []
     for path in candidates:
         version, host = _version_of(path)
         if version:
             tools.append(Tool(path, version, host))
     if not tools:
-        return None, ("no llvm-mca on this machine (Debian: apt-get install llvm, or llvm-19 for the newest CPUs)"
-                      if not forced else f"{forced} is not an llvm-mca that answers --version")
+        return None, (
+            "no llvm-mca on this machine (Debian: apt-get install llvm, or llvm-19 for the newest CPUs)"
+            if not forced
+            else f"{forced} is not an llvm-mca that answers --version"
+        )
     return max(tools, key=lambda t: tuple(int(x) for x in re.findall(r"\d+", t.version)[:3])), ""
 
 
 @functools.cache
 def known_cpus(tool: Tool) -> frozenset[str]:
     try:
-        out = subprocess.run([tool.path, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=help"], input="",
-                             check=False, capture_output=True, text=True, timeout=TIMEOUT_S)
+        out = subprocess.run(
+            [tool.path, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=help"],
+            input="",
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
     except (OSError, subprocess.SubprocessError):
         return frozenset()
     return frozenset(re.findall(r"^\s+([\w.-]+)\s+- Select the", out.stdout + out.stderr, re.MULTILINE))
@@ -187,9 +234,14 @@ def predict(tool: Tool, cpu: str, source: str) -> tuple[Prediction | None, str]:
     instructions = max(1, sum(1 for line in source.splitlines() if line.startswith("\t")))
     iterations = min(1000, max(100, SIMULATED_INSTRUCTIONS // instructions))
     try:
-        out = subprocess.run([tool.path, "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}",
-                              f"-iterations={iterations}", "-"], input=source, check=False, capture_output=True, text=True,
-                             timeout=TIMEOUT_S)
+        out = subprocess.run(
+            [tool.path, "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}", f"-iterations={iterations}", "-"],
+            input=source,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{tool.label} failed: {exc}"
     if out.returncode != 0:
@@ -212,8 +264,9 @@ def parse(text: str) -> Prediction | None:
     width, rthroughput = _field(text, "Dispatch Width"), _field(text, "Block RThroughput")
     if not iterations or cycles is None or uops is None or not width:
         return None
-    prediction = Prediction(cycles / iterations, rthroughput or 0.0, uops / iterations, int(width),
-                            resource_pressure(text))
+    prediction = Prediction(
+        cycles / iterations, rthroughput or 0.0, uops / iterations, int(width), resource_pressure(text)
+    )
     prediction.bottleneck = bottleneck(prediction)
     return prediction
 
@@ -243,8 +296,10 @@ def bottleneck(p: Prediction) -> str:
     if p.cycles_per_iteration <= BOUND_SLACK * dispatch:
         return f"dispatch ({p.uops_per_iteration:.3g} uops an iteration, {p.dispatch_width} a cycle)"
     bound = max(most, dispatch)
-    return (f"dependencies from one iteration to the next ({p.cycles_per_iteration:.3g} cycles an iteration "
-            f"against {bound:.3g} from resources)")
+    return (
+        f"dependencies from one iteration to the next ({p.cycles_per_iteration:.3g} cycles an iteration "
+        f"against {bound:.3g} from resources)"
+    )
 
 
 def units(names: list[str]) -> str:

@@ -4,6 +4,7 @@ Registered through the plugin hook the suites use for their own commands. By def
 that measured the row (the listing is in its records); ``--now`` prepares the implementation here on the
 kernel's default workload and reads the code it calls, for a row no run has measured yet.
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,13 +21,25 @@ def add_arguments(p) -> None:
 
     p.add_argument("kernel", help="kernel id, e.g. cards.contains")
     p.add_argument("implementation", help="implementation name, e.g. c-swar")
-    p.add_argument("--run", default="latest", metavar="RUN",
-                   help="the run whose timed code to show (run id, run folder or 'latest', the default)")
+    p.add_argument(
+        "--run",
+        default="latest",
+        metavar="RUN",
+        help="the run whose timed code to show (run id, run folder or 'latest', the default)",
+    )
     p.add_argument("--workload", "-w", default=None, help="the workload of the row (default: the first measured)")
-    p.add_argument("--now", action="store_true",
-                   help="prepare the implementation here on the kernel's default workload instead of reading a run")
-    p.add_argument("--reports", type=Path, default=api.reports_folder(), metavar="DIR",
-                   help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)")
+    p.add_argument(
+        "--now",
+        action="store_true",
+        help="prepare the implementation here on the kernel's default workload instead of reading a run",
+    )
+    p.add_argument(
+        "--reports",
+        type=Path,
+        default=api.reports_folder(),
+        metavar="DIR",
+        help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)",
+    )
 
 
 def run(args, registry) -> int:
@@ -61,13 +74,18 @@ def _from_run(args):
             raise
         return None
     code = folder.timed_code(folder.run_id)
-    keys = [k for k in code if k[1] == args.kernel and k[2] == args.implementation
-            and (args.workload is None or k[3] == args.workload)]
+    keys = [
+        k
+        for k in code
+        if k[1] == args.kernel and k[2] == args.implementation and (args.workload is None or k[3] == args.workload)
+    ]
     if not keys:
         if args.run != "latest":
-            raise UsageError(f"run {folder.run_id} has no timed code of {args.kernel} {args.implementation}"
-                             + (f" on workload {args.workload}" if args.workload else "")
-                             + " (not run, not passed, or run before swarbench kept it)")
+            raise UsageError(
+                f"run {folder.run_id} has no timed code of {args.kernel} {args.implementation}"
+                + (f" on workload {args.workload}" if args.workload else "")
+                + " (not run, not passed, or run before swarbench kept it)"
+            )
         return None
     key = keys[0]
     row = {}
@@ -97,15 +115,25 @@ def _prepared_now(args, kernel, impl):
         outputs = batch()
         call_s = time.perf_counter() - start
     except Exception as exc:
-        raise UsageError(f"{impl.kernel} {impl.name} could not be prepared here: {oracle.describe_error(exc)}") \
-            from None
+        raise UsageError(
+            f"{impl.kernel} {impl.name} could not be prepared here: {oracle.describe_error(exc)}"
+        ) from None
     explain = explain_case(batch, call_s, impl.family, workload, outputs, workload.size)
-    header = (f"{impl.kernel} {impl.name}: the code it calls, prepared now (no run measured it) on workload "
-              f"{workload.name}, n={workload.size:,}")
+    header = (
+        f"{impl.kernel} {impl.name}: the code it calls, prepared now (no run measured it) on workload "
+        f"{workload.name}, n={workload.size:,}"
+    )
     return header, explain, {}
 
 
 @hookimpl
 def swarbench_add_commands(registry):
-    registry.add_command(Command("asm", "the code a run timed for one row: its disassembly, the hot loop marked, "
-                                        "what it should cost and how far the row is from it", add_arguments, run))
+    registry.add_command(
+        Command(
+            "asm",
+            "the code a run timed for one row: its disassembly, the hot loop marked, "
+            "what it should cost and how far the row is from it",
+            add_arguments,
+            run,
+        )
+    )

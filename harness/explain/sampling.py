@@ -6,6 +6,7 @@ needs no hardware counters, so it works on the virtual machines that have none; 
 Numba's code lives in memory its JIT made, which no module file holds: those samples are kept by address (under
 JIT), and swarbench.explain.case places them in the function it read from that memory.
 """
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,7 @@ C: ``objdump -d`` of the module's file (GNU binutils, or llvm-objdump where that
 function the cffi wrapper calls, following the calls it makes inside the module. Numba: LLVM's assembly of the
 signature the batch's arguments select (``Dispatcher.inspect_asm``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,6 +34,7 @@ MOST_JIT_BYTES = 1 << 20  # a Numba function longer than this is read from LLVM'
 @dataclass
 class Called:
     """One compiled entry point a batch called."""
+
     kind: str  # "c" or "numba"
     name: str  # the C function's name, or the Python function's qualified name
     path: str = ""  # the loaded module's file (C)
@@ -43,6 +45,7 @@ class Called:
 @dataclass
 class Code:
     """Disassembled code: its functions, where a batch enters them, and what identifies it."""
+
     functions: dict[str, asm.Function]
     entry: list[str]  # the functions the batch's call reaches, the entry first
     origin: str  # "objdump of X.so" or "numba signature (...)"
@@ -74,8 +77,14 @@ def called_by(batch: Callable[[], Any]) -> list[Called]:
     held = list(_reachable_objects(batch))
     for dispatcher in [o for o in held if _is_dispatcher(o)]:
         if getattr(dispatcher.py_func, "__code__", None) in codes:
-            out.append(Called("numba", dispatcher.py_func.__qualname__, dispatcher=dispatcher,
-                              signatures=_signatures_used(dispatcher, held)))
+            out.append(
+                Called(
+                    "numba",
+                    dispatcher.py_func.__qualname__,
+                    dispatcher=dispatcher,
+                    signatures=_signatures_used(dispatcher, held),
+                )
+            )
     return out
 
 
@@ -159,8 +168,13 @@ def objdump() -> tuple[list[str] | None, str]:
             return None, f"no disassembler (${OBJDUMP_ENV} is empty)"
         return [forced], ""
     found = shutil.which("objdump") or next(
-        (shutil.which(f"llvm-objdump{v}") for v in ["", *[f"-{n}" for n in range(30, 10, -1)]]
-         if shutil.which(f"llvm-objdump{v}")), None)
+        (
+            shutil.which(f"llvm-objdump{v}")
+            for v in ["", *[f"-{n}" for n in range(30, 10, -1)]]
+            if shutil.which(f"llvm-objdump{v}")
+        ),
+        None,
+    )
     if not found:
         return None, "no objdump on this machine (GNU binutils or llvm)"
     return [found], ""
@@ -180,23 +194,29 @@ def disassemble_c(called: Called) -> tuple[Code | None, str]:
         return None, f"{os.path.basename(command[0])} failed: {exc}"
     functions = asm.parse_objdump(text)
     if error or not functions:
-        return None, (f"{os.path.basename(command[0])} could not read {os.path.basename(called.path)}: "
-                      f"{error or 'no functions in its output'}")
+        return None, (
+            f"{os.path.basename(command[0])} could not read {os.path.basename(called.path)}: "
+            f"{error or 'no functions in its output'}"
+        )
     # The cffi wrapper (_cffi_f_NAME) calls NAME through the PLT; where NAME was inlined into it, it is the code
     entry = called.name if called.name in functions else f"_cffi_f_{called.name}"
     if entry not in functions:
         return None, f"{called.name} is not among the functions of {os.path.basename(called.path)}"
     reached = [f.name for f in asm.reachable(functions, entry)]
-    return Code(functions, reached, f"{os.path.basename(command[0])} -d {os.path.basename(called.path)}",
-                sha256), ""
+    return Code(functions, reached, f"{os.path.basename(command[0])} -d {os.path.basename(called.path)}", sha256), ""
 
 
 @functools.lru_cache(maxsize=16)
 def _disassembly(command: tuple, path: str, sha256: str) -> tuple[str, str]:
     """objdump's text of a module (kept per file and contents: the split variants share their module), and its
     first error line ('' for none)."""
-    out = subprocess.run([*command, "-d", "--no-show-raw-insn", "-w", path], check=False, capture_output=True, text=True,
-                         timeout=OBJDUMP_TIMEOUT_S)
+    out = subprocess.run(
+        [*command, "-d", "--no-show-raw-insn", "-w", path],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=OBJDUMP_TIMEOUT_S,
+    )
     return out.stdout, "" if out.returncode == 0 else (out.stderr.strip().splitlines() or ["failed"])[0]
 
 
@@ -212,8 +232,15 @@ def numba_identity(called: Called) -> list:
         source_hash = file_sha256(source)
     except OSError:
         source_hash = ""
-    return ["numba", source_hash, fn.__qualname__, [str(s) for s in called.signatures[:1]], numba.__version__,
-            binding.get_host_cpu_name(), binding.get_host_cpu_features().flatten()]
+    return [
+        "numba",
+        source_hash,
+        fn.__qualname__,
+        [str(s) for s in called.signatures[:1]],
+        numba.__version__,
+        binding.get_host_cpu_name(),
+        binding.get_host_cpu_features().flatten(),
+    ]
 
 
 def numba_code(called: Called) -> tuple[Code | None, str]:
@@ -239,8 +266,9 @@ def numba_code(called: Called) -> tuple[Code | None, str]:
     more = f" (one of {len(called.signatures)} compiled signatures that fit)" if len(called.signatures) > 1 else ""
     # the compiled function proper first, then numba's wrappers (which call it)
     names = sorted(functions, key=lambda n: n.startswith(("_ZN7cpython", "cfunc.")))
-    return Code(functions, names, f"numba {called.name}({shown}){more}{again}",
-                hashlib.sha256(text.encode()).hexdigest()), ""
+    return Code(
+        functions, names, f"numba {called.name}({shown}){more}{again}", hashlib.sha256(text.encode()).hexdigest()
+    ), ""
 
 
 def _recompiled_asm(dispatcher, signature, key: list) -> str:
@@ -273,8 +301,11 @@ def identity(called: Called) -> list:
     """What the analysis of a called entry depends on, cheap to find: a C module's hash and function, or what
     decides a Numba signature's code."""
     if called.kind == "c":
-        return ["c", file_sha256(called.path) if called.path and os.path.exists(called.path) else called.path,
-                called.name]
+        return [
+            "c",
+            file_sha256(called.path) if called.path and os.path.exists(called.path) else called.path,
+            called.name,
+        ]
     return numba_identity(called)
 
 
@@ -301,8 +332,11 @@ def numba_machine_code(called: Called) -> tuple[Code | None, str]:
         result = called.dispatcher.overloads[signature]
         library, names = result.library, result.fndesc
         start = library.get_pointer_to_function(names.llvm_func_name)
-        ends = [a for a in (library.get_pointer_to_function(n) for n in (names.llvm_cpython_wrapper_name,))
-                if a and a > start]
+        ends = [
+            a
+            for a in (library.get_pointer_to_function(n) for n in (names.llvm_cpython_wrapper_name,))
+            if a and a > start
+        ]
     except Exception as exc:  # a numba without these internals: LLVM's printout instead
         return None, f"numba keeps no address of {called.name}'s code ({type(exc).__name__})"
     if not start or not ends or ends[0] - start > MOST_JIT_BYTES:
@@ -311,8 +345,13 @@ def numba_machine_code(called: Called) -> tuple[Code | None, str]:
     with tempfile.NamedTemporaryFile(suffix=".bin") as fh:
         fh.write(data)
         fh.flush()
-        out = subprocess.run([*command, "-D", "-b", "binary", "-m", "i386:x86-64", "--no-show-raw-insn", "-w",
-                              fh.name], check=False, capture_output=True, text=True, timeout=OBJDUMP_TIMEOUT_S)
+        out = subprocess.run(
+            [*command, "-D", "-b", "binary", "-m", "i386:x86-64", "--no-show-raw-insn", "-w", fh.name],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=OBJDUMP_TIMEOUT_S,
+        )
     functions = asm.parse_objdump(out.stdout)
     if out.returncode != 0 or len(functions) != 1:
         return None, f"objdump could not read {called.name}'s bytes"
@@ -320,19 +359,24 @@ def numba_machine_code(called: Called) -> tuple[Code | None, str]:
     function = next(iter(functions.values()))
     function.name = name
     shown = ", ".join(str(t) for t in signature)
-    return Code({name: function}, [name], f"numba {called.name}({shown}): its machine code as loaded, "
-                f"{len(data):,} bytes read from memory", hashlib.sha256(data).hexdigest(), start), ""
+    return Code(
+        {name: function},
+        [name],
+        f"numba {called.name}({shown}): its machine code as loaded, {len(data):,} bytes read from memory",
+        hashlib.sha256(data).hexdigest(),
+        start,
+    ), ""
 
 
 def short_name(name: str, most: int = 60) -> str:
     """A mangled Numba name as a reader knows it (``_ZN...6jitted13contains_swarB2v1...`` -> ``contains_swar``)."""
     if not name.startswith("_ZN"):
-        return name if len(name) <= most else name[:most - 3] + "..."
+        return name if len(name) <= most else name[: most - 3] + "..."
     parts, i = [], 3
     while i < len(name) and name[i].isdigit():
         digits = re.match(r"\d+", name[i:]).group()
         i += len(digits)
-        parts.append(name[i:i + int(digits)])
+        parts.append(name[i : i + int(digits)])
         i += int(digits)
     if not parts:
         return name[:most]

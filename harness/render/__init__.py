@@ -2,6 +2,7 @@
 
 They format and lay out; they never compute statistics (swarbench.results did that once).
 """
+
 from __future__ import annotations
 
 import functools
@@ -61,10 +62,13 @@ def steadiness_lines(view: RunView) -> list[str]:
         share, slowdown = float(first["machine_slowed_share"]), float(first.get("machine_slowdown", math.nan))
         said = []
         if not math.isnan(share):
-            said.append("the machine ran at one speed through the run" if share == 0 else
-                        f"the machine ran {SLOWED:.0%} or more slower during {share:.0%} of the run"
-                        if math.isnan(slowdown) else
-                        f"the machine ran {slowdown:.0%} slower during {share:.0%} of the run")
+            said.append(
+                "the machine ran at one speed through the run"
+                if share == 0
+                else f"the machine ran {SLOWED:.0%} or more slower during {share:.0%} of the run"
+                if math.isnan(slowdown)
+                else f"the machine ran {slowdown:.0%} slower during {share:.0%} of the run"
+            )
         others = load_words(first)
         if others:
             said.append(others)
@@ -72,8 +76,10 @@ def steadiness_lines(view: RunView) -> list[str]:
             continue
         line = (run_id + ": " if len(view.run_ids) > 1 else "") + "; ".join(said)
         if share > 0 and group["samples_slowed"].notna().any():  # only a run made with --set-aside-slowed
-            line += (f"; the {int(group['samples_slowed'].sum()):,} samples the canary found slowed are set aside, "
-                     "out of the medians")
+            line += (
+                f"; the {int(group['samples_slowed'].sum()):,} samples the canary found slowed are set aside, "
+                "out of the medians"
+            )
         if share >= UNSTEADY_SHARE:
             line += "; medians may move by more than their intervals: measure again on a quieter machine"
         out.append(line)
@@ -83,8 +89,9 @@ def steadiness_lines(view: RunView) -> list[str]:
 def load_words(row) -> str:
     """Other programs on the machine during a run, as its load lines showed them; "" where they showed none (or
     the run has none)."""
-    others, steal, queue = (float(row.get(k, math.nan)) for k in ("machine_others_cpus", "machine_steal_share",
-                                                                   "machine_queue"))
+    others, steal, queue = (
+        float(row.get(k, math.nan)) for k in ("machine_others_cpus", "machine_steal_share", "machine_queue")
+    )
     parts = []
     if others >= OTHERS_SEEN:  # (NaN, for a run without load lines, is never)
         parts.append(f"other programs kept {others:.1f} CPUs busy on average")
@@ -118,8 +125,7 @@ def kernel_groups(frame: pd.DataFrame):
     groups = list(frame.groupby(["kernel", "workload", "n"], sort=True, dropna=False))
     for key, group in sorted(groups, key=lambda item: item[0][0] == OVERHEAD_KERNEL):  # (a stable sort)
         rank = [status.rank if status is not None else 9 for status in map(status_of, group["status"])]
-        ranked = group.assign(_o=rank).sort_values(
-            ["_o", "ns_per_op_median", "implementation"], na_position="last")
+        ranked = group.assign(_o=rank).sort_values(["_o", "ns_per_op_median", "implementation"], na_position="last")
         yield key, ranked.drop(columns="_o")
 
 

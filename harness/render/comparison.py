@@ -1,4 +1,5 @@
 """`swarbench compare` output: benchstat-style rows per compared run, and the geometric mean."""
+
 from __future__ import annotations
 
 import math
@@ -42,19 +43,24 @@ def render_text(frame, geomeans: dict, regressions=None, unresolved=None, thresh
         rows = [("measurement", "A ns/op", "B ns/op", "change [95% CI]" + (" vs drift" if relative else ""), "")]
         rows += list(_rows(group))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
-        out += ["  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                .rstrip() for r in rows]
+        out += [
+            "  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows
+        ]
         out.append(f"{'geomean'.ljust(widths[0])}  {'':>{widths[1]}}  {'':>{widths[2]}}  {_pct(geomeans[run_b])}")
         if relative:
             out += _drift_lines(group)
         out.append("")
-    out.append("~: no significant change (Mann-Whitney U p >= 0.05, or the interval of the ratio of medians "
-               "includes 1)")
+    out.append(
+        "~: no significant change (Mann-Whitney U p >= 0.05, or the interval of the ratio of medians includes 1)"
+    )
     if regressions is not None and len(regressions):
         out += ["", "regressions beyond the threshold (whole interval):"]
-        out += [f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
-                f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
-                for r in regressions.itertuples()]
+        out += [
+            f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
+            f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
+            for r in regressions.itertuples()
+        ]
     if moved:
         out += ["", moved_summary(moved, threshold, 0 if regressions is None else len(regressions))]
     elif unresolved is not None and len(unresolved):
@@ -66,9 +72,11 @@ def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
     """The gate's line for runs whose every row moved together (run_comparison.whole_run_moved)."""
     runs = ", ".join(f"{run} {_pct(change)}" for run, change in moved.items())
     told = f"{beyond} row{'s' * (beyond != 1)} beyond {threshold:g}%, but " if beyond else ""
-    return (f"cannot resolve {threshold:g}% here: {told}every row moved together between the runs (median change "
-            f"{runs}): the machine itself, or a change to every row; --relative takes each row against the "
-            "others of its workload")
+    return (
+        f"cannot resolve {threshold:g}% here: {told}every row moved together between the runs (median change "
+        f"{runs}): the machine itself, or a change to every row; --relative takes each row against the "
+        "others of its workload"
+    )
 
 
 def unresolved_summary(unresolved, threshold: float) -> str:
@@ -76,8 +84,11 @@ def unresolved_summary(unresolved, threshold: float) -> str:
     half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2).dropna()
     parts = []
     if len(half):
-        wide = f"+-{half.min() * 100:.0f}%" if len(half) == 1 or round(half.min() * 100) == round(half.max() * 100) \
+        wide = (
+            f"+-{half.min() * 100:.0f}%"
+            if len(half) == 1 or round(half.min() * 100) == round(half.max() * 100)
             else f"+-{half.min() * 100:.0f}% to +-{half.max() * 100:.0f}%"
+        )
         parts.append(f"intervals {wide} on {len(half)} row{'s' * (len(half) != 1)}")
     none = len(unresolved) - len(half)
     if none:
@@ -100,8 +111,10 @@ def _few_processes(r) -> str:
     a, b = getattr(r, "processes_a", None), getattr(r, "processes_b", None)
     if a is None or b is None or min(a, b) >= GATE_PROCESSES:
         return ""
-    return (f" ({a:g}+{b:g} processes: a slow spell of the machine through one whole run can look like this; "
-            f"gate on runs of -p {GATE_PROCESSES} or more)")
+    return (
+        f" ({a:g}+{b:g} processes: a slow spell of the machine through one whole run can look like this; "
+        f"gate on runs of -p {GATE_PROCESSES} or more)"
+    )
 
 
 def _steadiness_lines(r) -> list[str]:
@@ -115,19 +128,26 @@ def _steadiness_lines(r) -> list[str]:
         cpus = r.get(f"others_cpus_{side}", math.nan)
         return "" if math.isnan(cpus) else f", other programs {cpus:.1f} CPUs"
 
-    line = (f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run{others('a')}; "
-            f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}")
+    line = (
+        f"machine (canary): A {a:.0f} us, slowed during {r['slowed_share_a']:.0%} of the run{others('a')}; "
+        f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}"
+    )
     if r["machine_changed"]:
-        return [line, "  the machine itself was not the same in both runs: changes of that size may be its own "
-                      "(--relative divides out what moved a whole workload)"]
+        return [
+            line,
+            "  the machine itself was not the same in both runs: changes of that size may be its own "
+            "(--relative divides out what moved a whole workload)",
+        ]
     return [line]
 
 
 def _drift_lines(group) -> list[str]:
     """What was divided out: each workload's drift (its implementations' median change), and the rows that had
     no other implementation to take it from."""
-    lines = ["changes vs drift: each row's change divided by the median change of the other implementations of "
-             "its workload (geomean above: absolute)"]
+    lines = [
+        "changes vs drift: each row's change divided by the median change of the other implementations of "
+        "its workload (geomean above: absolute)"
+    ]
     for (kernel, workload, n), g in group.groupby(["kernel", "workload", "n"], sort=False):
         drift = float(g["workload_drift"].iloc[0])
         alone = " (one implementation: absolute)" if g["drift"].isna().all() else ""
@@ -139,11 +159,19 @@ def render_md(frame, geomeans: dict, regressions=None) -> str:
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
         out += [f"## {markdown_text(group.iloc[0]['run_a'])} vs {markdown_text(run_b)}", ""]
-        out += table(["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test", "verdict"],
-                     [list(r) + [_verdict(g)] for r, (_, g) in zip(_rows(group), group.iterrows())],
-                     [False, True, True, True, False, False])
-        out += ["", f"geomean change: {_pct(geomeans[run_b])}", "",
-                "Change of each median with its 95% interval (S slower, F faster, o no clear change):", "", "```"]
+        out += table(
+            ["measurement", "A ns/op", "B ns/op", "change [95% CI]", "test", "verdict"],
+            [list(r) + [_verdict(g)] for r, (_, g) in zip(_rows(group), group.iterrows())],
+            [False, True, True, True, False, False],
+        )
+        out += [
+            "",
+            f"geomean change: {_pct(geomeans[run_b])}",
+            "",
+            "Change of each median with its 95% interval (S slower, F faster, o no clear change):",
+            "",
+            "```",
+        ]
         # the names as every markdown text from a run is written (entities, no backticks or line breaks): a
         # name holding a fence or a line break would otherwise end the code block and go on as markup
         out += ascii_chart(group, label=lambda r: markdown_text(_label(r))) + ["```", ""]
@@ -162,38 +190,65 @@ def render_html(frame, geomeans: dict, regressions=None) -> str:
     from swarbench.render.html_page import CSS, _e, _table
     from swarbench.render.svg import ChangeRow, change_chart
 
-    gated = set() if regressions is None else {tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload",
-                                                                   "n")) for _, r in regressions.iterrows()}
-    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench compare</title>"
-           f"<style>{CSS}</style></head><body><h1>swarbench compare</h1>"]
+    gated = (
+        set()
+        if regressions is None
+        else {
+            tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload", "n"))
+            for _, r in regressions.iterrows()
+        }
+    )
+    out = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>swarbench compare</title>"
+        f"<style>{CSS}</style></head><body><h1>swarbench compare</h1>"
+    ]
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
-        out.append(f"<h2>{_e(first['run_a'])} → {_e(run_b)}</h2>"
-                   f"<p class='meta'>A: {_e(first['machine_a'])} · B: {_e(first['machine_b'])} · geometric mean "
-                   f"of the changes {_pct(geomeans[run_b])}</p>")
+        out.append(
+            f"<h2>{_e(first['run_a'])} → {_e(run_b)}</h2>"
+            f"<p class='meta'>A: {_e(first['machine_a'])} · B: {_e(first['machine_b'])} · geometric mean "
+            f"of the changes {_pct(geomeans[run_b])}</p>"
+        )
         out += [f"<p class='note'>{_e(line.strip())}</p>" for line in _steadiness_lines(first)]
         rows, cells, classes = [], [], []
         for _, r in group.iterrows():
             label = _label(r)
             rows.append(ChangeRow(label, r["change"], r["change_ci_low"], r["change_ci_high"], _verdict(r)))
             gate = tuple(r[k] for k in ("run_b", "kernel", "implementation", "workload", "n")) in gated
-            cells.append([label, f"{fmt_ns(r['median_a'])}", f"{fmt_ns(r['median_b'])}", _pct(r["change"]),
-                          f"[{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]", f"{r['p_value']:.3f}",
-                          _verdict(r) + (" (beyond the gate)" if gate else "")])
+            cells.append(
+                [
+                    label,
+                    f"{fmt_ns(r['median_a'])}",
+                    f"{fmt_ns(r['median_b'])}",
+                    _pct(r["change"]),
+                    f"[{_pct(r['change_ci_low'])} .. {_pct(r['change_ci_high'])}]",
+                    f"{r['p_value']:.3f}",
+                    _verdict(r) + (" (beyond the gate)" if gate else ""),
+                ]
+            )
             classes.append("bad" if gate or _verdict(r) == "slower" else "")
         out.append(change_chart(rows))
-        out.append(_table(["measurement", "A ns/op", "B ns/op", "change", "95% interval", "p", "verdict"], cells,
-                          [False, True, True, True, True, True, False], classes))
-    out.append("<p class='note'>same: no clear change (Mann-Whitney U p ≥ 0.05, or the interval of the ratio of "
-               "medians includes no change).</p></body></html>")
+        out.append(
+            _table(
+                ["measurement", "A ns/op", "B ns/op", "change", "95% interval", "p", "verdict"],
+                cells,
+                [False, True, True, True, True, True, False],
+                classes,
+            )
+        )
+    out.append(
+        "<p class='note'>same: no clear change (Mann-Whitney U p ≥ 0.05, or the interval of the ratio of "
+        "medians includes no change).</p></body></html>"
+    )
     return "\n".join(out) + "\n"
 
 
 def ascii_chart(group, width: int = 41, label=_label) -> list[str]:
     """A plain-text chart of each row's change and interval around 0, for markdown (a code block), each row named
     by ``label``."""
-    ext = max([abs(v) for v in group[["change", "change_ci_low", "change_ci_high"]].to_numpy().ravel() if v == v]
-              + [0.01])
+    ext = max(
+        [abs(v) for v in group[["change", "change_ci_low", "change_ci_high"]].to_numpy().ravel() if v == v] + [0.01]
+    )
     half = width // 2
 
     def col(v):

@@ -4,6 +4,7 @@ then per kernel a chart of medians, intervals and samples, a compact table, and 
 No scripts, fonts or stylesheets are fetched: the charts are inline SVG, so the file opens offline. Everything
 shown was computed before (swarbench.results, swarbench.render.summary); this module lays it out.
 """
+
 from __future__ import annotations
 
 import html
@@ -57,9 +58,14 @@ def _table(header, rows, numeric=None, classes=None, css="") -> str:
     body = []
     for j, row in enumerate(rows):
         cls = f' class="{_e(classes[j])}"' if classes and classes[j] else ""
-        body.append(f"<tr{cls}>" + "".join(f"<td{' class=n' if numeric[i] else ''}>{_e(c)}</td>"
-                                           for i, c in enumerate(row)) + "</tr>")
-    return f"<table{f' class={css}' if css else ''}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        body.append(
+            f"<tr{cls}>"
+            + "".join(f"<td{' class=n' if numeric[i] else ''}>{_e(c)}</td>" for i, c in enumerate(row))
+            + "</tr>"
+        )
+    return (
+        f"<table{f' class={css}' if css else ''}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def _header(s: Summary, view: RunView) -> list[str]:
@@ -67,10 +73,21 @@ def _header(s: Summary, view: RunView) -> list[str]:
     when = " · ".join(_e(p) for p in (h["date"], f"took {h['duration']}" if h["duration"] else "") if p)
     if h["commit"]:
         when += f"{' · ' if when else ''}commit <code>{_e(h['commit'])}</code>"
-    out = [f"<h1>{_e(h['title'])}</h1>", "<p class='meta'>" + "<br>".join(x for x in (
-        when, f"<code>{_e(h['command'])}</code>" if h["command"] else "",
-        f"{_e(h['machine'])} (<a href='#machine'>details</a>)",
-        f"plugins: {_e(', '.join(h['plugins']))}" if h["plugins"] else "") if x) + "</p>"]
+    out = [
+        f"<h1>{_e(h['title'])}</h1>",
+        "<p class='meta'>"
+        + "<br>".join(
+            x
+            for x in (
+                when,
+                f"<code>{_e(h['command'])}</code>" if h["command"] else "",
+                f"{_e(h['machine'])} (<a href='#machine'>details</a>)",
+                f"plugins: {_e(', '.join(h['plugins']))}" if h["plugins"] else "",
+            )
+            if x
+        )
+        + "</p>",
+    ]
     out += [f"<p class='bad'>{_e(n)}</p>" for n in view.notes]
     return out
 
@@ -79,34 +96,47 @@ def _scoreboard(s: Summary, view: RunView) -> list[str]:
     header, rows = tables.scoreboard(s)
     body = []
     for b, row in zip(s.boards, rows):
-        cells = [f"<td><a href='#{_e(b.anchor)}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>",
-                 f"<td>{_e(row[2])}</td>"] + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]] + [f"<td>{_e(row[6])}</td>"]
+        cells = (
+            [f"<td><a href='#{_e(b.anchor)}'>{_e(row[0])}</a></td>", f"<td>{_e(row[1])}</td>", f"<td>{_e(row[2])}</td>"]
+            + [f"<td class=n>{_e(c)}</td>" for c in row[3:6]]
+            + [f"<td>{_e(row[6])}</td>"]
+        )
         if b.failed:
             cells[-1] = cells[-1][:-5] + f" <span class='bad'>{_e('; '.join(b.failure_lines()))}</span></td>"
         cells.append(f"<td>{_e(row[7])}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f"<th{' class=n' if 3 <= i <= 5 else ''}>{_e(c)}</th>" for i, c in enumerate(header))
-    return ["<h2 id='scoreboard'>Scoreboard</h2>",
-            "<p class='note'>Each kernel's fastest implementation that gave the right answers; speedups are ratios "
-            "of medians; the interval holds the true median with 95% confidence; its limit: how close it came to "
-            "the slower of its two limits, the core's (llvm-mca on the loop it ran) and the memory's.</p>",
-            f"<table class='score'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"]
+    return [
+        "<h2 id='scoreboard'>Scoreboard</h2>",
+        "<p class='note'>Each kernel's fastest implementation that gave the right answers; speedups are ratios "
+        "of medians; the interval holds the true median with 95% confidence; its limit: how close it came to "
+        "the slower of its two limits, the core's (llvm-mca on the loop it ran) and the memory's.</p>",
+        f"<table class='score'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>",
+    ]
 
 
 def _caveats(s: Summary, view: RunView) -> list[str]:
-    items = [f"<li><b>{_e(mark)}</b>: {_e(words)} ({count} measurement{'s' if count != 1 else ''})</li>"
-             for mark, words, count in s.caveats]
+    items = [
+        f"<li><b>{_e(mark)}</b>: {_e(words)} ({count} measurement{'s' if count != 1 else ''})</li>"
+        for mark, words, count in s.caveats
+    ]
     items += [f"<li>{_e(line)}</li>" for line in steadiness_lines(view)]
     if not items:
         return []
-    return ["<div class='caveats'><b>Caveats</b> (marks in the tables)<ul class='plain'>" + "".join(items)
-            + "</ul></div>"]
+    return [
+        "<div class='caveats'><b>Caveats</b> (marks in the tables)<ul class='plain'>" + "".join(items) + "</ul></div>"
+    ]
 
 
 def _contents(s: Summary, view: RunView) -> list[str]:
-    items = [f"<li><a href='#{_e(tag)}'>{_e(k)} <small>{_e(w)}, n={size_text(n)}</small></a></li>" for (k, w, n), tag, _ in s.groups]
-    items += [f"<li><a href='#scaling-{i}'>{_e(k)}: scaling</a></li>" for i, ((k, w), _) in
-              enumerate(scaling_series(view.frame))]
+    items = [
+        f"<li><a href='#{_e(tag)}'>{_e(k)} <small>{_e(w)}, n={size_text(n)}</small></a></li>"
+        for (k, w, n), tag, _ in s.groups
+    ]
+    items += [
+        f"<li><a href='#scaling-{i}'>{_e(k)}: scaling</a></li>"
+        for i, ((k, w), _) in enumerate(scaling_series(view.frame))
+    ]
     items += [f"<li><a href='#section-{i}'>{_e(sec.title)}</a></li>" for i, sec in enumerate(view.sections)]
     items.append("<li><a href='#machine'>Machine</a></li>")
     return ["<nav><b>Contents</b><ol>" + "".join(items) + "</ol></nav>"]
@@ -116,25 +146,37 @@ def _kernel(key, tag, group, s: Summary, view: RunView) -> list[str]:
     kernel, workload, n = key
     first = group.iloc[0]
     passed = group[group["status"] == Status.PASS]
-    dots = [DotRow(view.label(r), family_color(r["family"]), float(r["ns_per_op_median"]),
-                   float(r["ns_per_op_ci_low"]), float(r["ns_per_op_ci_high"]),
-                   [float(x) for x in strip_points(samples_of(view, r))],
-                   _chart_note(s.marks.get(i, ""), change_of(view, r)))
-            for i, r in passed.iterrows()]
+    dots = [
+        DotRow(
+            view.label(r),
+            family_color(r["family"]),
+            float(r["ns_per_op_median"]),
+            float(r["ns_per_op_ci_low"]),
+            float(r["ns_per_op_ci_high"]),
+            [float(x) for x in strip_points(samples_of(view, r))],
+            _chart_note(s.marks.get(i, ""), change_of(view, r)),
+        )
+        for i, r in passed.iterrows()
+    ]
     families = sorted({family_key(f) for f in passed["family"]})
     title = "time per op, log scale" + ("" if kernel == "swarbench.overhead" else f" (one op = one {first['unit']})")
     header, rows, statuses = tables.compact(group, view, s)
-    numeric = [False, False, True, True, True, True, False, True][:len(header)]
-    out = [f"<section id='{_e(tag)}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
-           f"{_e(first['unit'])}</small></h2>", dot_chart(dots, title, families)]
+    numeric = [False, False, True, True, True, True, False, True][: len(header)]
+    out = [
+        f"<section id='{_e(tag)}'><h2>{_e(kernel)} <small>{_e(workload)}, n = {size_text(n)}; one op = one "
+        f"{_e(first['unit'])}</small></h2>",
+        dot_chart(dots, title, families),
+    ]
     if rows:
         out.append(_table(header, rows, numeric, ["bad" if st != Status.PASS else "" for st in statuses]))
     out += [f"<p class='note'>{_e(line)}</p>" for line in tables.not_timed_lines(group, view)]
     out += _limits(group, view)
     d_header, d_rows = tables.details(group, view)
     if d_rows:
-        out.append(f"<details><summary>all columns</summary>"
-                   f"{_table(d_header, d_rows, [False] + [True] * 7 + [False])}</details>")
+        out.append(
+            f"<details><summary>all columns</summary>"
+            f"{_table(d_header, d_rows, [False] + [True] * 7 + [False])}</details>"
+        )
     out.append("</section>")
     return out
 
@@ -144,8 +186,10 @@ def _limits(group, view: RunView) -> list[str]:
     header, rows, notes = tables.limits(group, view)
     if not rows:
         return []
-    out = [f"<p class='note'>{_e(tables.limits_model(group))}.</p>",
-           _table(header, rows, [False, True, True, False, True, True, False, True], css="limits")]
+    out = [
+        f"<p class='note'>{_e(tables.limits_model(group))}.</p>",
+        _table(header, rows, [False, True, True, False, True, True, False, True], css="limits"),
+    ]
     out += [f"<p class='note'>{_e(note)}</p>" for note in notes]
     for _, r in tables.explained_rows(group):
         explain = view.code.get((r["run_id"], *MeasurementKey.of(r)))
@@ -153,10 +197,13 @@ def _limits(group, view: RunView) -> list[str]:
             continue
         loop = explain.get("loop") or {}
         summary = f"timed code of {view.label(r)}: {explain.get('function', '?')}" + (
-            f", hot loop of {loop['instructions']} instructions" if loop else "")
-        out.append(f"<details class='asm'><summary>{_e(summary)}</summary><pre>"
-                   + "\n".join(_asm_line(line) for line in listing_lines(explain, r.to_dict()))
-                   + "</pre></details>")
+            f", hot loop of {loop['instructions']} instructions" if loop else ""
+        )
+        out.append(
+            f"<details class='asm'><summary>{_e(summary)}</summary><pre>"
+            + "\n".join(_asm_line(line) for line in listing_lines(explain, r.to_dict()))
+            + "</pre></details>"
+        )
     return out
 
 
@@ -193,25 +240,33 @@ def line_chart(table, chart) -> str:
     def py(v):
         return top + h - h * (ty(v) - y0) / (y1 - y0)
 
-    parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 {top + h + 44}">',
-             f'<rect x="{left}" y="{top}" width="{w}" height="{h}" class="frame"/>']
+    parts = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 {top + h + 44}">',
+        f'<rect x="{left}" y="{top}" width="{w}" height="{h}" class="frame"/>',
+    ]
     for frac in (0, 0.5, 1):
         yv, xv = y0 + frac * (y1 - y0), x0 + frac * (x1 - x0)
-        ylab = 10 ** yv if chart.logy else yv
-        xlab = 10 ** xv if chart.logx else xv
-        parts.append(f'<text x="{left - 4}" y="{top + h - frac * h + 4:.1f}" text-anchor="end">{ylab:,.3g}</text>'
-                     f'<text x="{left + frac * w:.1f}" y="{top + h + 16}" text-anchor="middle">{xlab:,.3g}</text>')
+        ylab = 10**yv if chart.logy else yv
+        xlab = 10**xv if chart.logx else xv
+        parts.append(
+            f'<text x="{left - 4}" y="{top + h - frac * h + 4:.1f}" text-anchor="end">{ylab:,.3g}</text>'
+            f'<text x="{left + frac * w:.1f}" y="{top + h + 16}" text-anchor="middle">{xlab:,.3g}</text>'
+        )
     scale = lambda log: " (log scale)" if log else ""  # noqa: E731
-    parts.append(f'<text x="{left + w / 2}" y="{top + h + 36}" text-anchor="middle">'
-                 f'{_e(column_title(chart.x))}{scale(chart.logx)}</text>'
-                 f'<text x="14" y="{top + h / 2}" transform="rotate(-90 14 {top + h / 2})" '
-                 f'text-anchor="middle">{_e(column_title(chart.y))}{scale(chart.logy)}</text>')
+    parts.append(
+        f'<text x="{left + w / 2}" y="{top + h + 36}" text-anchor="middle">'
+        f"{_e(column_title(chart.x))}{scale(chart.logx)}</text>"
+        f'<text x="14" y="{top + h / 2}" transform="rotate(-90 14 {top + h / 2})" '
+        f'text-anchor="middle">{_e(column_title(chart.y))}{scale(chart.logy)}</text>'
+    )
     for i, (name, series) in enumerate(data.groupby(chart.series, sort=True)):
         color = SERIES[i % len(SERIES)]
         series = series.sort_values(chart.x)
         pts = " ".join(f"{px(float(a)):.1f},{py(float(b)):.1f}" for a, b in zip(series[chart.x], series[chart.y]))
-        parts.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="1.5"/>'
-                     f'<text x="{left + w + 12}" y="{top + 14 + 15 * i}" fill="{color}">{_e(name)}</text>')
+        parts.append(
+            f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="1.5"/>'
+            f'<text x="{left + w + 12}" y="{top + 14 + 15 * i}" fill="{color}">{_e(name)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -228,18 +283,23 @@ def _section(i, section) -> list[str]:
 
 def render(view: RunView) -> str:
     s = summarize(view)
-    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-           f"<meta name='viewport' content='width=device-width'><title>{_e(s.header['title'])}</title>"
-           f"<style>{CSS}</style></head><body>"]
+    out = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width'><title>{_e(s.header['title'])}</title>"
+        f"<style>{CSS}</style></head><body>"
+    ]
     out += _header(s, view) + _scoreboard(s, view) + _caveats(s, view) + _contents(s, view)
     for key, tag, group in s.groups:
         out += _kernel(key, tag, group, s, view)
     for i, ((kernel, workload), group) in enumerate(scaling_series(view.frame)):
-        out.append(f"<section id='scaling-{i}'><h2>{_e(kernel)} <small>{_e(workload)}: ns/op against N (log-log)"
-                   f"</small></h2>")
+        out.append(
+            f"<section id='scaling-{i}'><h2>{_e(kernel)} <small>{_e(workload)}: ns/op against N (log-log)</small></h2>"
+        )
         table = group.assign(implementation=[view.label(r) for _, r in group.iterrows()])
-        out.append(line_chart(table, LineChart(x="n", y="ns_per_op_median", series="implementation", logx=True,
-                                               logy=True)) + "</section>")
+        out.append(
+            line_chart(table, LineChart(x="n", y="ns_per_op_median", series="implementation", logx=True, logy=True))
+            + "</section>"
+        )
     for i, section in enumerate(view.sections):
         out += _section(i, section)
     if len(view.run_ids) > 1:
@@ -252,12 +312,17 @@ def render(view: RunView) -> str:
 
 
 def _machine_table(run_id: str, m: dict) -> str:
-    info = [["CPU", m.get("cpu", "")], ["cores", m.get("cores", "")], ["system", m.get("system", "")],
-            ["Python", m.get("python", "")], ["compiler", m.get("compiler", "")],
-            ["SIMD", " ".join(m.get("simd_flags", []))], ["git commit", m.get("git_commit", "")],
-            ["clock (for cycle estimates)", f"{m.get('clock_ghz', '')} GHz"],
-            ["hardware counters", m.get("hardware_counters", "")]]
+    info = [
+        ["CPU", m.get("cpu", "")],
+        ["cores", m.get("cores", "")],
+        ["system", m.get("system", "")],
+        ["Python", m.get("python", "")],
+        ["compiler", m.get("compiler", "")],
+        ["SIMD", " ".join(m.get("simd_flags", []))],
+        ["git commit", m.get("git_commit", "")],
+        ["clock (for cycle estimates)", f"{m.get('clock_ghz', '')} GHz"],
+        ["hardware counters", m.get("hardware_counters", "")],
+    ]
     info += [[name, version] for name, version in sorted(m.get("packages", {}).items())]
     title = f"<h2>Machine of {_e(run_id)}</h2>" if run_id else "<h2 id='machine'>Machine</h2>"
     return title + _table(["", ""], info)
-

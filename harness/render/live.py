@@ -4,12 +4,23 @@ own progress reports are swarbench.progress; this draws them).
 On a terminal one line is rewritten in place (which worker, which case, what it is doing, how many are left)
 and each finished case leaves a line; elsewhere (CI logs) only the finished cases are written.
 """
+
 from __future__ import annotations
 
 import sys
 
-from swarbench.runfolder import (BuildLine, CaseId, PhaseLine, PlanLine, ProgressLine, Record, ResultLine, StartLine,
-                                 Status, record)
+from swarbench.runfolder import (
+    BuildLine,
+    CaseId,
+    PhaseLine,
+    PlanLine,
+    ProgressLine,
+    Record,
+    ResultLine,
+    StartLine,
+    Status,
+    record,
+)
 
 BAR_WIDTH = 24
 
@@ -33,8 +44,11 @@ class LiveDisplay:
     def _left(self, worker: int) -> str:
         total = self.planned.get(worker, 0)
         done = self.finished.get(worker, 0)
-        who = f"worker {worker + 1}/{self.workers}" if worker < self.workers else \
-            f"extra worker {worker - self.workers + 1} (cases whose workers disagree)"
+        who = (
+            f"worker {worker + 1}/{self.workers}"
+            if worker < self.workers
+            else f"extra worker {worker - self.workers + 1} (cases whose workers disagree)"
+        )
         return f"{who}, {done}/{total} done, {max(total - done, 0)} left"
 
     @staticmethod
@@ -52,8 +66,10 @@ class LiveDisplay:
             self.planned[event.worker] = self.finished.get(event.worker, 0) + len(event.cases)
             return
         if isinstance(event, BuildLine):  # the build step before the first worker (swarbench.prebuild)
-            self._write(f"build step: {event.builds} builds (C, Numba) and {event.workloads} workloads in "
-                        f"{float(event.seconds or 0):.1f} s\n")
+            self._write(
+                f"build step: {event.builds} builds (C, Numba) and {event.workloads} workloads in "
+                f"{float(event.seconds or 0):.1f} s\n"
+            )
             return
         if isinstance(event, (StartLine, PhaseLine, ProgressLine)):
             what = event.phase if not isinstance(event, StartLine) else "starting"

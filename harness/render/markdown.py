@@ -1,5 +1,6 @@
 """Markdown that reads as plain text too: the header, the scoreboard, the caveat marks once, per kernel a compact
 table with units, the suites' sections, and the machine. Every table's columns are padded to one width."""
+
 from __future__ import annotations
 
 import textwrap
@@ -14,20 +15,32 @@ SECTION_WIDTH = 150  # a suite table wider than this many characters is split, i
 def markdown_text(text) -> str:
     """Text from a run (names, reasons, notes) as markdown shows it and never as markup: a viewer renders
     inline HTML, so ``<``, ``>`` and ``&`` are written as entities; backticks would open code."""
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("`", "'")
-            .replace("\r", " ").replace("\n", " "))
+    return (
+        str(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("`", "'")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
 
 
 def _cell(text) -> str:
     return markdown_text(text).replace("|", "\\|")
 
 
-def table(header: list[str], rows: list[list], numeric: list[bool] | None = None,
-          width: int | None = SECTION_WIDTH) -> list[str]:
+def table(
+    header: list[str], rows: list[list], numeric: list[bool] | None = None, width: int | None = SECTION_WIDTH
+) -> list[str]:
     numeric = numeric or [False] * len(header)
     # cells are padded for reading as plain text; a long text cell is cut to keep the row within ``width``
-    cells = tables.padded([_cell(h) for h in header], [[_cell(c) for c in r] for r in rows], numeric,
-                          None if width is None else width - 3 * len(header))
+    cells = tables.padded(
+        [_cell(h) for h in header],
+        [[_cell(c) for c in r] for r in rows],
+        numeric,
+        None if width is None else width - 3 * len(header),
+    )
     rule = ["-" * (len(c) - 1) + ":" if numeric[i] else "-" * len(c) for i, c in enumerate(cells[0])]
     return ["| " + " | ".join(r) + " |" for r in [cells[0], rule] + cells[1:]]
 
@@ -45,8 +58,18 @@ def render(view: RunView) -> str:
     s = summarize(view)
     h = s.header
     out = [f"# {markdown_text(h['title'])}", ""]
-    out += _paragraph(" · ".join(p for p in (h["date"], f"took {h['duration']}" if h["duration"] else "",
-                                             f"commit `{h['commit']}`" if h["commit"] else "", h["machine"]) if p))
+    out += _paragraph(
+        " · ".join(
+            p
+            for p in (
+                h["date"],
+                f"took {h['duration']}" if h["duration"] else "",
+                f"commit `{h['commit']}`" if h["commit"] else "",
+                h["machine"],
+            )
+            if p
+        )
+    )
     if h.get("counters"):
         out += ["", *_paragraph(f"Hardware counters: {markdown_text(h['counters'])}.")]
     if h["command"]:
@@ -65,8 +88,12 @@ def render(view: RunView) -> str:
         out += [x for mark, words, count in s.caveats for x in _bullet(f"**{mark}**: {words} ({count})")]
         out += [x for line in steadiness_lines(view) for x in _bullet(f"Steadiness: {line}.")]
     for (kernel, workload, n), _, group in s.groups:
-        out += ["", f"## {markdown_text(kernel)}: {markdown_text(workload)}, n = {size_text(n)} (one op = one "
-                    f"{markdown_text(group.iloc[0]['unit'])})", ""]
+        out += [
+            "",
+            f"## {markdown_text(kernel)}: {markdown_text(workload)}, n = {size_text(n)} (one op = one "
+            f"{markdown_text(group.iloc[0]['unit'])})",
+            "",
+        ]
         header, rows, _ = tables.compact(group, view, s)
         if rows:
             out += table(header, rows, [False, False, True, True, True, True, False, True])
@@ -88,7 +115,9 @@ def render(view: RunView) -> str:
         out += [x for note in section.notes for x in _bullet(note)]
     m = view.machine
     out += ["", "## Machine", ""]
-    out += _paragraph(f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; "
-                      f"{m.get('python', '')}; {m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; "
-                      f"commit {m.get('git_commit') or '-'}")
+    out += _paragraph(
+        f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores; {m.get('system', '')}; "
+        f"{m.get('python', '')}; {m.get('compiler', '')}; SIMD: {' '.join(m.get('simd_flags', []))}; "
+        f"commit {m.get('git_commit') or '-'}"
+    )
     return printable("\n".join(out) + "\n")

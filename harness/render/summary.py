@@ -6,6 +6,7 @@ over the best portable scalar C row, a ratio of two medians the frame already ha
 (each sample, the run's start and command line) comes attached to the view (swarbench.api reads it from the run
 folder): no renderer opens a file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,15 +28,28 @@ PORTABLE_C = "cffi-scalar"
 # (mark, a phrase the note holds, what it means in plain words)
 CAVEATS = (
     ("f", "only ", "fewer than 5 timed samples, so its interval is rough"),
-    ("u", "independent passes", ("its samples came from fewer than 5 passes, and samples of one pass rise and fall "
-                                 "together (where its arrays landed, the machine's speed then): no interval is given")),
+    (
+        "u",
+        "independent passes",
+        (
+            "its samples came from fewer than 5 passes, and samples of one pass rise and fall "
+            "together (where its arrays landed, the machine's speed then): no interval is given"
+        ),
+    ),
     ("t", "rounds under", "each timed call took under 0.1 ms, close to what the clock can resolve"),
     ("v", "noisy", "its samples vary by more than 10% around their mean"),
     ("w", "workers differ", "the separate worker processes disagree by more than 10%"),
-    ("b", "least slowed", "too few samples were timed while the machine was free of other work, so some timed "
-                          "while it was busy are used"),
-    ("2", "two speeds", "its timed passes ran at two distinct speeds (memory layout or machine), so its median can "
-                        "jump between them from run to run"),
+    (
+        "b",
+        "least slowed",
+        "too few samples were timed while the machine was free of other work, so some timed while it was busy are used",
+    ),
+    (
+        "2",
+        "two speeds",
+        "its timed passes ran at two distinct speeds (memory layout or machine), so its median can "
+        "jump between them from run to run",
+    ),
 )
 UNSTEADY_MARKS = {"v", "w", "2"}
 
@@ -120,8 +134,10 @@ def _is_portable_c(row) -> bool:
 
 def summarize(view: RunView) -> Summary:
     frame = view.frame
-    marks = {i: caveat_marks(s) if status == Status.PASS else ""
-             for i, s, status in zip(frame.index, frame["stability"], frame["status"])}
+    marks = {
+        i: caveat_marks(s) if status == Status.PASS else ""
+        for i, s, status in zip(frame.index, frame["stability"], frame["status"])
+    }
     groups, boards = [], []
     for key, group in kernel_groups(frame):
         kernel, workload, n = key
@@ -136,23 +152,61 @@ def summarize(view: RunView) -> Summary:
             if status is not None and status.failed and not r["expected_to_fail"]:
                 failed.setdefault(status, []).append(view.label(r))
         if passed.empty:
-            boards.append(Board(kernel, workload, n, str(group.iloc[0]["unit"]), tag, "", "", *[math.nan] * 3,
-                                "", *[math.nan] * 3, "", math.nan, "nothing passed", "", failed))
+            boards.append(
+                Board(
+                    kernel,
+                    workload,
+                    n,
+                    str(group.iloc[0]["unit"]),
+                    tag,
+                    "",
+                    "",
+                    *[math.nan] * 3,
+                    "",
+                    *[math.nan] * 3,
+                    "",
+                    math.nan,
+                    "nothing passed",
+                    "",
+                    failed,
+                )
+            )
             continue
         best = passed.iloc[0]
         c_rows = passed[[_is_portable_c(r) for _, r in passed.iterrows()]]
         best_c = c_rows.iloc[0] if len(c_rows) else None
         base = best["baseline"] if isinstance(best["baseline"], str) else ""
-        boards.append(Board(
-            kernel, workload, n, str(best["unit"]), tag, view.label(best), str(best["family"]),
-            float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]), float(best["ns_per_op_ci_high"]),
-            base, float(best["speedup"]), float(best["speedup_ci_low"]), float(best["speedup_ci_high"]),
-            view.label(best_c) if best_c is not None else "",
-            float(best_c["ns_per_op_median"] / best["ns_per_op_median"]) if best_c is not None else math.nan,
-            steadiness_words(float(best["ns_per_op_median"]), float(best["ns_per_op_ci_low"]),
-                             float(best["ns_per_op_ci_high"]), marks[best.name]),
-            marks[best.name], failed, float(best.get("limit_share", math.nan)), str(best.get("limit_bound") or ""),
-            str(best.get("limit_text") or "")))
+        boards.append(
+            Board(
+                kernel,
+                workload,
+                n,
+                str(best["unit"]),
+                tag,
+                view.label(best),
+                str(best["family"]),
+                float(best["ns_per_op_median"]),
+                float(best["ns_per_op_ci_low"]),
+                float(best["ns_per_op_ci_high"]),
+                base,
+                float(best["speedup"]),
+                float(best["speedup_ci_low"]),
+                float(best["speedup_ci_high"]),
+                view.label(best_c) if best_c is not None else "",
+                float(best_c["ns_per_op_median"] / best["ns_per_op_median"]) if best_c is not None else math.nan,
+                steadiness_words(
+                    float(best["ns_per_op_median"]),
+                    float(best["ns_per_op_ci_low"]),
+                    float(best["ns_per_op_ci_high"]),
+                    marks[best.name],
+                ),
+                marks[best.name],
+                failed,
+                float(best.get("limit_share", math.nan)),
+                str(best.get("limit_bound") or ""),
+                str(best.get("limit_text") or ""),
+            )
+        )
     counts = {mark: sum(mark in m for m in marks.values()) for mark, _, _ in CAVEATS}
     caveats = [(mark, words, counts[mark]) for mark, _, words in CAVEATS if counts[mark]]
     return Summary(boards, groups, marks, caveats, header(view))
@@ -166,15 +220,28 @@ def header(view: RunView) -> dict:
             started = time.mktime(time.strptime(view.run_ids[0][:15], "%Y%m%d-%H%M%S"))
         except ValueError:
             started = None
-    machine = ", ".join(str(p) for p in (m.get("cpu"), f"{m['cores']} cores" if m.get("cores") else "",
-                                         " ".join(m.get("simd_flags", [])), m.get("python"), m.get("compiler"))
-                        if p)
+    machine = ", ".join(
+        str(p)
+        for p in (
+            m.get("cpu"),
+            f"{m['cores']} cores" if m.get("cores") else "",
+            " ".join(m.get("simd_flags", [])),
+            m.get("python"),
+            m.get("compiler"),
+        )
+        if p
+    )
     counters = str(m.get("hardware_counters") or "")
-    return {"title": f"swarbench run {', '.join(view.run_ids)}",
-            "counters": "" if not counters or counters.startswith("available") else counters,
-            "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
-            "duration": _duration(info.get("duration_s")), "command": info.get("command", ""),
-            "commit": m.get("git_commit", "") or "", "machine": machine, "plugins": provenance.not_builtin(m)}
+    return {
+        "title": f"swarbench run {', '.join(view.run_ids)}",
+        "counters": "" if not counters or counters.startswith("available") else counters,
+        "date": time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(started)) if started else "",
+        "duration": _duration(info.get("duration_s")),
+        "command": info.get("command", ""),
+        "commit": m.get("git_commit", "") or "",
+        "machine": machine,
+        "plugins": provenance.not_builtin(m),
+    }
 
 
 def _duration(seconds) -> str:

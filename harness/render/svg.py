@@ -4,6 +4,7 @@ percentage axis, and series across commits. They place what they are given; ever
 Hand-written SVG rather than a plotting library: the page must stay one file that opens offline and needs no
 script, and matplotlib's SVG (the one well-kept choice) is tens of kilobytes a chart with its glyph paths.
 """
+
 from __future__ import annotations
 
 import html
@@ -14,9 +15,17 @@ from dataclasses import dataclass, field
 from swarbench.render import fmt_time, time_unit
 
 # Colour is the family; red is left for regressions and failures
-FAMILY_COLORS = (("python", "#8c564b"), ("numpy", "#1f77b4"), ("numba-cuda", "#bcbd22"), ("numba", "#2ca02c"),
-                 ("cffi-scalar", "#ff7f0e"), ("cffi-avx512", "#e377c2"), ("cffi-avx2", "#9467bd"),
-                 ("cffi-bmi2", "#17becf"), ("cffi-sse2", "#d4a017"))
+FAMILY_COLORS = (
+    ("python", "#8c564b"),
+    ("numpy", "#1f77b4"),
+    ("numba-cuda", "#bcbd22"),
+    ("numba", "#2ca02c"),
+    ("cffi-scalar", "#ff7f0e"),
+    ("cffi-avx512", "#e377c2"),
+    ("cffi-avx2", "#9467bd"),
+    ("cffi-bmi2", "#17becf"),
+    ("cffi-sse2", "#d4a017"),
+)
 SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
 WIDTH, LEFT, RIGHT = 1000, 210, 120  # viewBox width, label column, value column
 SLOWER, FASTER, SAME = "#c62828", "#2e7d32", "#757575"
@@ -68,7 +77,7 @@ class LogAxis:
             self.hi = self.lo * 10
         decades = range(math.floor(math.log10(self.lo)), math.ceil(math.log10(self.hi)) + 1)
         multiples = (1,) if math.log10(self.hi / self.lo) > 2.5 else (1, 2, 5)
-        self.ticks = [10 ** d * m for d in decades for m in multiples if self.lo <= 10 ** d * m <= self.hi * 1.0001]
+        self.ticks = [10**d * m for d in decades for m in multiples if self.lo <= 10**d * m <= self.hi * 1.0001]
 
     def __call__(self, v: float) -> float:
         v = min(max(v, self.lo), self.hi)
@@ -81,16 +90,19 @@ def _plottable(v) -> bool:
 
 
 def _svg(height: float, label: str, body: list[str]) -> str:
-    return (f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
-            f'role="img" aria-label="{_e(label)}">' + "".join(body) + "</svg>")
+    return (
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
+        f'role="img" aria-label="{_e(label)}">' + "".join(body) + "</svg>"
+    )
 
 
 def legend(items: list[tuple[str, str]], y: float, extra: str = "") -> str:
     """Swatches in one row from the plot's left edge, (name, colour) each, and a glyph key at the right."""
     out, x = [], LEFT
     for name, color in items:
-        out.append(f'<circle cx="{x + 5}" cy="{y - 4}" r="5" fill="{color}"/>'
-                   f'<text x="{x + 14}" y="{y}">{_e(name)}</text>')
+        out.append(
+            f'<circle cx="{x + 5}" cy="{y - 4}" r="5" fill="{color}"/><text x="{x + 14}" y="{y}">{_e(name)}</text>'
+        )
         x += 28 + 7 * len(name)
     if extra:
         out.append(f'<text x="{WIDTH - 4}" y="{y}" text-anchor="end" class="muted">{_e(extra)}</text>')
@@ -122,10 +134,13 @@ def dot_chart(rows: list[DotRow], axis_title: str, families: list[tuple[str, str
     bottom = top + step * len(rows)
     body = [legend(families, 14), legend([], 34, "● median    ━ 95% interval    · each sample (faint)")]
     for t in axis.ticks:
-        body.append(f'<line x1="{axis(t):.1f}" y1="{top - 4}" x2="{axis(t):.1f}" y2="{bottom}" class="grid"/>'
-                    f'<text x="{axis(t):.1f}" y="{bottom + 15}" text-anchor="middle">{tick_label(t)}</text>')
-    body.append(f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{bottom + 34}" text-anchor="middle">{_e(axis_title)}'
-                f'</text>')
+        body.append(
+            f'<line x1="{axis(t):.1f}" y1="{top - 4}" x2="{axis(t):.1f}" y2="{bottom}" class="grid"/>'
+            f'<text x="{axis(t):.1f}" y="{bottom + 15}" text-anchor="middle">{tick_label(t)}</text>'
+        )
+    body.append(
+        f'<text x="{(LEFT + WIDTH - RIGHT) / 2}" y="{bottom + 34}" text-anchor="middle">{_e(axis_title)}</text>'
+    )
     for i, r in enumerate(rows):
         y = top + step * i + step / 2
         if i % 2:
@@ -133,14 +148,17 @@ def dot_chart(rows: list[DotRow], axis_title: str, families: list[tuple[str, str
         body.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">{_e(r.label)}</text>')
         for j, s in enumerate(x for x in r.samples if _plottable(x)):  # spread by a fixed pattern: equal values apart
             dy = ((j * 0.618034) % 1 - 0.5) * (step - 8)
-            body.append(f'<circle cx="{axis(s):.1f}" cy="{y + dy:.1f}" r="1.8" fill="{r.color}" '
-                        f'fill-opacity=".35"/>')
+            body.append(f'<circle cx="{axis(s):.1f}" cy="{y + dy:.1f}" r="1.8" fill="{r.color}" fill-opacity=".35"/>')
         if _plottable(r.low) and _plottable(r.high):
-            body.append(f'<line x1="{axis(r.low):.1f}" y1="{y}" x2="{axis(r.high):.1f}" y2="{y}" '
-                        f'stroke="#222" stroke-width="3"/>')
-        body.append(f'<circle cx="{axis(r.median):.1f}" cy="{y}" r="5" fill="{r.color}" stroke="#222">'
-                    f'<title>{_e(r.label)}: {time_label(r.median)}</title></circle>'
-                    f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4}">{time_label(r.median)}{_e(r.note)}</text>')
+            body.append(
+                f'<line x1="{axis(r.low):.1f}" y1="{y}" x2="{axis(r.high):.1f}" y2="{y}" '
+                f'stroke="#222" stroke-width="3"/>'
+            )
+        body.append(
+            f'<circle cx="{axis(r.median):.1f}" cy="{y}" r="5" fill="{r.color}" stroke="#222">'
+            f"<title>{_e(r.label)}: {time_label(r.median)}</title></circle>"
+            f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4}">{time_label(r.median)}{_e(r.note)}</text>'
+        )
     return _svg(bottom + 42, axis_title, body)
 
 
@@ -179,20 +197,25 @@ def change_chart(rows: list[ChangeRow], title: str = "change of the median, with
     body = [legend([("slower", SLOWER), ("faster", FASTER), ("no clear change", SAME)], 14)]
     for t in ticks:
         pct = (t - 1) * 100
-        body.append(f'<line x1="{x(t - 1):.1f}" y1="{top - 4}" x2="{x(t - 1):.1f}" y2="{bottom}" '
-                    f'class="{"zero" if t == 1 else "grid"}"/>'
-                    f'<text x="{x(t - 1):.1f}" y="{bottom + 15}" text-anchor="middle">{pct:+.{0 if abs(pct) >= 10 or pct == 0 else 1}f}%</text>')
+        body.append(
+            f'<line x1="{x(t - 1):.1f}" y1="{top - 4}" x2="{x(t - 1):.1f}" y2="{bottom}" '
+            f'class="{"zero" if t == 1 else "grid"}"/>'
+            f'<text x="{x(t - 1):.1f}" y="{bottom + 15}" text-anchor="middle">{pct:+.{0 if abs(pct) >= 10 or pct == 0 else 1}f}%</text>'
+        )
     body.append(f'<text x="{(x0 + x1) / 2}" y="{bottom + 34}" text-anchor="middle">{_e(title)}</text>')
     for i, r in enumerate(rows):
         y = top + step * i + step / 2
         c = color.get(r.verdict, SAME)
         body.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{_e(r.label)}</text>')
         if r.low == r.low and r.high == r.high:
-            body.append(f'<line x1="{x(r.low):.1f}" y1="{y}" x2="{x(r.high):.1f}" y2="{y}" stroke="{c}" '
-                        f'stroke-width="3"/>')
+            body.append(
+                f'<line x1="{x(r.low):.1f}" y1="{y}" x2="{x(r.high):.1f}" y2="{y}" stroke="{c}" stroke-width="3"/>'
+            )
         if r.change == r.change:
-            body.append(f'<circle cx="{x(r.change):.1f}" cy="{y}" r="5" fill="{c}"/>'
-                        f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4}">{r.change * 100:+.1f}% {_e(r.verdict)}</text>')
+            body.append(
+                f'<circle cx="{x(r.change):.1f}" cy="{y}" r="5" fill="{c}"/>'
+                f'<text x="{WIDTH - RIGHT + 8}" y="{y + 4}">{r.change * 100:+.1f}% {_e(r.verdict)}</text>'
+            )
     return _svg(bottom + 42, title, body)
 
 
@@ -219,8 +242,10 @@ def series_chart(slots: list[str], series: list[Series], axis_title: str) -> str
 
     body = [f'<rect x="{left}" y="{top}" width="{span}" height="{height}" class="frame"/>']
     for t in axis.ticks:
-        body.append(f'<line x1="{left}" y1="{axis(t):.1f}" x2="{left + span}" y2="{axis(t):.1f}" class="grid"/>'
-                    f'<text x="{left - 6}" y="{axis(t) + 4:.1f}" text-anchor="end">{tick_label(t)}</text>')
+        body.append(
+            f'<line x1="{left}" y1="{axis(t):.1f}" x2="{left + span}" y2="{axis(t):.1f}" class="grid"/>'
+            f'<text x="{left - 6}" y="{axis(t) + 4:.1f}" text-anchor="end">{tick_label(t)}</text>'
+        )
     for slot, name in enumerate(slots):
         body.append(f'<text x="{x(slot):.1f}" y="{top + height + 16}" text-anchor="middle">{_e(name)}</text>')
     body.append(f'<text x="{left + span / 2}" y="{top + height + 36}" text-anchor="middle">{_e(axis_title)}</text>')
@@ -228,17 +253,28 @@ def series_chart(slots: list[str], series: list[Series], axis_title: str) -> str
         color = SERIES[i % len(SERIES)]
         pts = sorted(s.points)
         if len(pts) > 1:
-            body.append('<polyline fill="none" stroke-width="1.5" stroke="{}" points="{}"/>'.format(
-                color, " ".join(f"{x(p[0]):.1f},{axis(p[1]):.1f}" for p in pts)))
+            body.append(
+                '<polyline fill="none" stroke-width="1.5" stroke="{}" points="{}"/>'.format(
+                    color, " ".join(f"{x(p[0]):.1f},{axis(p[1]):.1f}" for p in pts)
+                )
+            )
         for slot, med, low, high, regressed in pts:
             if _plottable(low) and _plottable(high):
-                body.append(f'<line x1="{x(slot):.1f}" x2="{x(slot):.1f}" y1="{axis(low):.1f}" '
-                            f'y2="{axis(high):.1f}" stroke="{color}" stroke-width="2"/>')
-            body.append(f'<circle cx="{x(slot):.1f}" cy="{axis(med):.1f}" r="4" fill="{color}">'
-                        f'<title>{_e(s.label)}: {time_label(med)}</title></circle>')
+                body.append(
+                    f'<line x1="{x(slot):.1f}" x2="{x(slot):.1f}" y1="{axis(low):.1f}" '
+                    f'y2="{axis(high):.1f}" stroke="{color}" stroke-width="2"/>'
+                )
+            body.append(
+                f'<circle cx="{x(slot):.1f}" cy="{axis(med):.1f}" r="4" fill="{color}">'
+                f"<title>{_e(s.label)}: {time_label(med)}</title></circle>"
+            )
             if regressed:
-                body.append(f'<circle cx="{x(slot):.1f}" cy="{axis(med):.1f}" r="8" fill="none" '
-                            f'stroke="{SLOWER}" stroke-width="2"/>')
-        body.append(f'<circle cx="{left + span + 16}" cy="{top + 10 + 16 * i}" r="5" fill="{color}"/>'
-                    f'<text x="{left + span + 26}" y="{top + 14 + 16 * i}">{_e(s.label)}</text>')
+                body.append(
+                    f'<circle cx="{x(slot):.1f}" cy="{axis(med):.1f}" r="8" fill="none" '
+                    f'stroke="{SLOWER}" stroke-width="2"/>'
+                )
+        body.append(
+            f'<circle cx="{left + span + 16}" cy="{top + 10 + 16 * i}" r="5" fill="{color}"/>'
+            f'<text x="{left + span + 26}" y="{top + 14 + 16 * i}">{_e(s.label)}</text>'
+        )
     return _svg(max(top + height + 44, top + 20 + 16 * len(series)), axis_title, body)

@@ -1,9 +1,24 @@
 """The cells of the report's tables, shared by the text, markdown and HTML renderers: the scoreboard, the compact
 table of a kernel (about seven columns), the rest of its columns, and a suite section's typeset table."""
+
 from __future__ import annotations
 
-from swarbench.render import (RunView, column_title, fmt_cell, fmt_cycles, fmt_interval, fmt_ns, fmt_number,
-                              fmt_seconds, fmt_speedup, fmt_time, fmt_time_interval, is_number, size_text, time_unit)
+from swarbench.render import (
+    RunView,
+    column_title,
+    fmt_cell,
+    fmt_cycles,
+    fmt_interval,
+    fmt_ns,
+    fmt_number,
+    fmt_seconds,
+    fmt_speedup,
+    fmt_time,
+    fmt_time_interval,
+    is_number,
+    size_text,
+    time_unit,
+)
 from swarbench.render.summary import Board, Summary, change_of
 from swarbench.runfolder import Status, status_of
 
@@ -38,15 +53,32 @@ def limit_cell(b: Board) -> str:
 
 
 def scoreboard(summary: Summary) -> tuple[list, list]:
-    header = ["kernel", "workload", "fastest", "time per op [95%]", "vs baseline", "vs best plain C", "steadiness",
-              "its limit"]
+    header = [
+        "kernel",
+        "workload",
+        "fastest",
+        "time per op [95%]",
+        "vs baseline",
+        "vs best plain C",
+        "steadiness",
+        "its limit",
+    ]
     rows = []
     for b in summary.boards:
         unit = time_unit(b.median)
         time = f"{fmt_time(b.median, unit)} {fmt_time_interval(b.low, b.high, unit)}".strip() if b.fastest else "-"
-        rows.append([b.kernel, f"{b.workload}, n={size_text(b.n)}", b.fastest or "(none passed)", time,
-                     f"{fmt_speedup(b.speedup)} over {b.baseline}" if b.speedup == b.speedup else "-",
-                     _vs_c(b), b.steadiness + (f" [{b.marks}]" if b.marks else ""), b.limit_text or "-"])
+        rows.append(
+            [
+                b.kernel,
+                f"{b.workload}, n={size_text(b.n)}",
+                b.fastest or "(none passed)",
+                time,
+                f"{fmt_speedup(b.speedup)} over {b.baseline}" if b.speedup == b.speedup else "-",
+                _vs_c(b),
+                b.steadiness + (f" [{b.marks}]" if b.marks else ""),
+                b.limit_text or "-",
+            ]
+        )
     return header, rows
 
 
@@ -62,8 +94,15 @@ def compact(group, view: RunView, summary: Summary) -> tuple[list, list, list]:
     """The kernel's table, one row per implementation that ran (PASS or wrong): (header, rows, status of each)."""
     against = bool(view.changes)
     base = group.iloc[0]["baseline"]
-    header = ["implementation", "family", "time per op", "95% interval",
-              f"speedup vs {base}" if isinstance(base, str) and base else "speedup", "cycles/op", "caveats"]
+    header = [
+        "implementation",
+        "family",
+        "time per op",
+        "95% interval",
+        f"speedup vs {base}" if isinstance(base, str) and base else "speedup",
+        "cycles/op",
+        "caveats",
+    ]
     header += ["change"] if against else []
     rows, statuses = [], []
     for i, r in group.iterrows():
@@ -71,12 +110,17 @@ def compact(group, view: RunView, summary: Summary) -> tuple[list, list, list]:
             continue  # listed in a line below the table (not_timed_lines)
         if r["status"] == Status.PASS:
             unit = time_unit(r["ns_per_op_median"])
-            cells = [view.label(r), r["family"], fmt_time(r["ns_per_op_median"], unit),
-                     fmt_time_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], unit), fmt_speedup(r["speedup"]),
-                     fmt_cycles(r), summary.marks.get(i, "")]
+            cells = [
+                view.label(r),
+                r["family"],
+                fmt_time(r["ns_per_op_median"], unit),
+                fmt_time_interval(r["ns_per_op_ci_low"], r["ns_per_op_ci_high"], unit),
+                fmt_speedup(r["speedup"]),
+                fmt_cycles(r),
+                summary.marks.get(i, ""),
+            ]
         else:
-            cells = [view.label(r), r["family"], not_timed(r["status"]), "", "", "",
-                     _first_clause(r["reason"])]
+            cells = [view.label(r), r["family"], not_timed(r["status"]), "", "", "", _first_clause(r["reason"])]
         rows.append(cells + ([fmt_change(change_of(view, r))] if against else []))
         statuses.append(r["status"])
     return header, rows, statuses
@@ -84,22 +128,40 @@ def compact(group, view: RunView, summary: Summary) -> tuple[list, list, list]:
 
 def _first_clause(text: str, most: int = 60) -> str:
     text = str(text or "").split("; ")[0]
-    return text if len(text) <= most else text[:most - 3].rstrip() + "..."
+    return text if len(text) <= most else text[: most - 3].rstrip() + "..."
 
 
 def details(group, view: RunView) -> tuple[list, list]:
     """The columns the compact table leaves out, for a details element (the CSV has them all)."""
-    header = ["implementation", "samples", "processes", "fastest sample", "IQR (ns)", "speedup interval",
-              "net ns/op", "prepare", "notes"]
+    header = [
+        "implementation",
+        "samples",
+        "processes",
+        "fastest sample",
+        "IQR (ns)",
+        "speedup interval",
+        "net ns/op",
+        "prepare",
+        "notes",
+    ]
     rows = []
     for _, r in group.iterrows():
         if r["status"] != Status.PASS:
             continue
         samples = f"{int(r['samples'])}" if r["samples"] == r["samples"] else "unknown"  # (left out by hand)
-        rows.append([view.label(r), samples, f"{r['processes']:g}" if r["processes"] == r["processes"]
-                     else "", fmt_time(r["ns_per_op_min"]), fmt_ns(r["ns_per_op_iqr"]),
-                     fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
-                     fmt_ns(r["ns_per_op_corrected"]), fmt_seconds(r["prepare_s"]), r["stability"]])
+        rows.append(
+            [
+                view.label(r),
+                samples,
+                f"{r['processes']:g}" if r["processes"] == r["processes"] else "",
+                fmt_time(r["ns_per_op_min"]),
+                fmt_ns(r["ns_per_op_iqr"]),
+                fmt_interval(r["speedup_ci_low"], r["speedup_ci_high"], fmt_speedup),
+                fmt_ns(r["ns_per_op_corrected"]),
+                fmt_seconds(r["prepare_s"]),
+                r["stability"],
+            ]
+        )
     return header, rows
 
 
@@ -112,8 +174,10 @@ def not_timed_lines(group, view: RunView) -> list[str]:
             out.append(f"{view.label(r)}: {not_timed(r['status'])}: {r['reason']}")
     for _, r in group.iterrows():
         if r["expected_to_fail"] and r["status"] != Status.PASS:
-            out.append(f"{view.label(r)}: {r['status']} as expected (kept wrong on purpose: "
-                       f"{_first_clause(r['expected_to_fail'], 90)}): {r['reason']}")
+            out.append(
+                f"{view.label(r)}: {r['status']} as expected (kept wrong on purpose: "
+                f"{_first_clause(r['expected_to_fail'], 90)}): {r['reason']}"
+            )
     skipped: dict[str, list[str]] = {}
     for _, r in group.iterrows():
         if r["status"] == Status.SKIP and not r["expected_to_fail"]:
@@ -124,8 +188,9 @@ def not_timed_lines(group, view: RunView) -> list[str]:
 
 def numeric_columns(table) -> list[bool]:
     """Columns whose every present value is a number: right-aligned."""
-    return [all(is_number(v) for v in table[c] if fmt_cell(v)) and any(fmt_cell(v) for v in table[c])
-            for c in table.columns]
+    return [
+        all(is_number(v) for v in table[c] if fmt_cell(v)) and any(fmt_cell(v) for v in table[c]) for c in table.columns
+    ]
 
 
 def section_chunks(table, most: int) -> list[tuple[list[str], list[list[str]], list[bool]]]:
@@ -139,9 +204,14 @@ def section_chunks(table, most: int) -> list[tuple[list[str], list[list[str]], l
     step = max(most - len(keep), 1)
     out = []
     for start in range(0, len(rest), step):
-        cols = keep + rest[start:start + step]
-        out.append(([column_title(names[c]) for c in cols], [[row[c] for c in cols] for row in cells],
-                    [numeric[c] for c in cols]))
+        cols = keep + rest[start : start + step]
+        out.append(
+            (
+                [column_title(names[c]) for c in cols],
+                [[row[c] for c in cols] for row in cells],
+                [numeric[c] for c in cols],
+            )
+        )
     return out
 
 
@@ -163,7 +233,7 @@ def padded(header: list[str], rows: list[list[str]], numeric: list[bool], width:
         cells = []
         for i, cell in enumerate(row):
             if len(cell) > widths[i]:
-                cell = cell[:widths[i] - 3] + "..."
+                cell = cell[: widths[i] - 3] + "..."
             cells.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
         out.append(cells)
     return out
@@ -190,16 +260,21 @@ def width_chunks(header: list[str], rows: list[list[str]], numeric: list[bool], 
 
 def explained_rows(group):
     """The rows of a kernel whose compiled code was read (C and Numba): those the limits table lists."""
-    return [(i, r) for i, r in group.iterrows() if r["status"] == Status.PASS and (
-        r.get("code_function") or (r.get("explain_missing") and not str(r["explain_missing"]).startswith(
-            "no compiled code")))]
+    return [
+        (i, r)
+        for i, r in group.iterrows()
+        if r["status"] == Status.PASS
+        and (
+            r.get("code_function")
+            or (r.get("explain_missing") and not str(r["explain_missing"]).startswith("no compiled code"))
+        )
+    ]
 
 
 def limits(group, view: RunView) -> tuple[list, list, list[str]]:
     """The kernel's C and Numba rows against their limits, in cycles per op: (header, rows, notes). A limit
     that could not be found is "-" in the table and its reason a note, once for the rows it shares."""
-    header = ["implementation", "instr/op", "core limit", "bound by", "memory limit", "measured", "binds",
-              "reached"]
+    header = ["implementation", "instr/op", "core limit", "bound by", "memory limit", "measured", "binds", "reached"]
     rows, why = [], {}
     for _, r in explained_rows(group):
         clock = r.get("clock_ghz", float("nan"))
@@ -209,10 +284,18 @@ def limits(group, view: RunView) -> tuple[list, list, list[str]]:
         instr = fmt_number(r.get("instructions_per_op", float("nan")))
         if counted == counted and counted is not None:
             instr += f" ({fmt_number(counted)} counted)"
-        rows.append([view.label(r), instr, _cycles(r.get("core_limit_cycles_per_op")),
-                     _bound(r.get("core_bottleneck") or ""),
-                     _cycles(memory_cycles) + (f" ({r['memory_level']})" if r.get("memory_level") else ""),
-                     fmt_cycles(r), _binds(r), _share(r.get("limit_share")) if r.get("limit_bound") else "-"])
+        rows.append(
+            [
+                view.label(r),
+                instr,
+                _cycles(r.get("core_limit_cycles_per_op")),
+                _bound(r.get("core_bottleneck") or ""),
+                _cycles(memory_cycles) + (f" ({r['memory_level']})" if r.get("memory_level") else ""),
+                fmt_cycles(r),
+                _binds(r),
+                _share(r.get("limit_share")) if r.get("limit_bound") else "-",
+            ]
+        )
         for reason in filter(None, str(r.get("explain_missing") or "").split("; ")):
             why.setdefault(reason, []).append(view.label(r))
     notes = [f"{reason}: {', '.join(names)}" for reason, names in why.items()]
@@ -223,8 +306,10 @@ def limits_model(group) -> str:
     """What the kernel's limits are made of, said once above its table."""
     models = sorted({str(m) for m in group.get("core_model", []) if isinstance(m, str) and m})
     core = f"core: {', '.join(models)} on each row's hot loop" if models else "core: no prediction"
-    return (f"Limits of the timed code in cycles per op ({core}; memory: the bytes an op moves at this machine's "
-            "bandwidth); `swarbench asm KERNEL IMPL` prints the code")
+    return (
+        f"Limits of the timed code in cycles per op ({core}; memory: the bytes an op moves at this machine's "
+        "bandwidth); `swarbench asm KERNEL IMPL` prints the code"
+    )
 
 
 def _binds(r) -> str:

@@ -4,6 +4,7 @@ The records are the workers' result lines (swarbench.runfolder); the workers of 
 so a case's lines are merged first (merge_records), its slowed samples set aside (steadiness), and its figures
 computed once (sample_stats). Renderers only format these columns.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -16,27 +17,96 @@ import numpy as np
 
 from swarbench.explain import limits as explain_limits
 from swarbench.results import sample_stats
-from swarbench.results.steadiness import (PASS_SAMPLES, TimedPass, canary_readings, least_slowed,
-                                          machine_steadiness, passes_of, seconds, slowed_limit, two_speeds)
-from swarbench.runfolder import (EXPLAIN_COLUMNS, FAILED, RESULTS_FORMAT, MeasurementKey, Record, ResultLine,
-                                 Status, keeps_slowed, record, results_of)
+from swarbench.results.steadiness import (
+    PASS_SAMPLES,
+    TimedPass,
+    canary_readings,
+    least_slowed,
+    machine_steadiness,
+    passes_of,
+    seconds,
+    slowed_limit,
+    two_speeds,
+)
+from swarbench.runfolder import (
+    EXPLAIN_COLUMNS,
+    FAILED,
+    RESULTS_FORMAT,
+    MeasurementKey,
+    Record,
+    ResultLine,
+    Status,
+    keeps_slowed,
+    record,
+    results_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMAT_VERSION = RESULTS_FORMAT  # results.csv's, in its format_version column (swarbench.runfolder)
 COLUMNS = [
-    "run_id", "kernel", "suite", "implementation", "family", "workload", "n", "unit", "seed", "status", "reason",
-    "expected_to_fail", "prepare_s", "reprepare_s", "processes", "rounds", "iterations", "samples", "samples_slowed",
-    "ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1", "ns_per_op_q3",
-    "ns_per_op_iqr", "ns_per_op_mean", "cv", "units", "stability", "s_per_call_median", "ops_per_s",
-    "overhead_ns_per_call", "ns_per_op_corrected", "cycles_per_op_est", "clock_ghz",
-    "hw_cycles_per_op", "hw_instructions_per_op", "worker_medians", "worker_spread", "ns_per_op_best_worker",
+    "run_id",
+    "kernel",
+    "suite",
+    "implementation",
+    "family",
+    "workload",
+    "n",
+    "unit",
+    "seed",
+    "status",
+    "reason",
+    "expected_to_fail",
+    "prepare_s",
+    "reprepare_s",
+    "processes",
+    "rounds",
+    "iterations",
+    "samples",
+    "samples_slowed",
+    "ns_per_op_median",
+    "ns_per_op_ci_low",
+    "ns_per_op_ci_high",
+    "ns_per_op_min",
+    "ns_per_op_q1",
+    "ns_per_op_q3",
+    "ns_per_op_iqr",
+    "ns_per_op_mean",
+    "cv",
+    "units",
+    "stability",
+    "s_per_call_median",
+    "ops_per_s",
+    "overhead_ns_per_call",
+    "ns_per_op_corrected",
+    "cycles_per_op_est",
+    "clock_ghz",
+    "hw_cycles_per_op",
+    "hw_instructions_per_op",
+    "worker_medians",
+    "worker_spread",
+    "ns_per_op_best_worker",
     "ns_per_op_median_all",
-    "baseline", "speedup", "speedup_ci_low", "speedup_ci_high", "params", "summary",
-    "machine", "machine_cpu", "machine_python", "machine_compiler", "machine_host", "machine_canary_us",
-    "machine_slowed_share", "machine_slowdown", "machine_others_cpus", "machine_steal_share", "machine_queue",
-    "git_commit", "format_version",
+    "baseline",
+    "speedup",
+    "speedup_ci_low",
+    "speedup_ci_high",
+    "params",
+    "summary",
+    "machine",
+    "machine_cpu",
+    "machine_python",
+    "machine_compiler",
+    "machine_host",
+    "machine_canary_us",
+    "machine_slowed_share",
+    "machine_slowdown",
+    "machine_others_cpus",
+    "machine_steal_share",
+    "machine_queue",
+    "git_commit",
+    "format_version",
     *EXPLAIN_COLUMNS,
 ]
 # (LATER_COLUMNS, those added within format 2, are swarbench.runfolder's: it reads older files)
@@ -52,6 +122,7 @@ FASTEST_CLOCK_GHZ = 6.0  # the clock assumed where the machine's is unknown: a b
 class Measurement:
     """One measurement (kernel, implementation, workload, n) over every worker's result lines: the first line's
     fields with the worst status any line had, and every worker's samples judged as one."""
+
     line: ResultLine  # the first line, its status, reason, rounds, iterations, summary and counts merged
     samples_s: list  # those its median is taken over
     samples_slowed_s: list  # set aside: timed while the machine was slowed
@@ -78,6 +149,7 @@ class Measurement:
 @dataclass
 class _Merging:
     """One measurement's result lines, gathered before their samples are judged."""
+
     first: ResultLine
     status: Optional[Status] = None  # the worst any line had
     reason: Optional[str] = None  # the worst line's, once a line worse than the first came
@@ -117,8 +189,9 @@ class _Merging:
             if p.samples_s:  # (a pass whose rounds all fell in other passes has none)
                 workers.setdefault(worker, []).extend(p.samples_s)
                 units.setdefault(worker, []).append(list(p.samples_s))
-        line = dataclasses.replace(self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary,
-                                   explain=self.explain)
+        line = dataclasses.replace(
+            self.first, rounds=self.rounds, iterations=self.iterations, summary=self.summary, explain=self.explain
+        )
         if self.reason is not None:
             line.status, line.reason = self.status, self.reason
         if self.hw:  # the median over the workers that could count
@@ -134,8 +207,7 @@ class _Merging:
             filled_in=sum(len(p.samples_s) for _, p in kept if p.reading_s > limit),
             processes=len({worker for worker, p in self.passes if p.samples_s}),
             set_aside=not keep_all,
-            two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept
-                                   if len(p.samples_s) >= PASS_SAMPLES]),
+            two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept if len(p.samples_s) >= PASS_SAMPLES]),
             prepare_s=float(np.median(self.prepare_s)) if self.prepare_s else math.nan,
             reprepare_s=float(np.median(self.reprepare_s)) if self.reprepare_s else math.nan,
         )
@@ -173,8 +245,11 @@ def _worker_split(worker_samples_s: list[list[float]], n: int, row: dict) -> dic
     two = len(ns) > 1 and row["ns_per_op_median"] > 0
     spread = (max(ns) - min(ns)) / row["ns_per_op_median"] if two else math.nan
     # The least disturbed worker's median: slow spells only ever add time (timeit's argument for its minimum)
-    out = {"worker_medians": json.dumps([round(x, 6) for x in ns]), "worker_spread": spread,
-           "ns_per_op_best_worker": min(ns) if ns else math.nan}
+    out = {
+        "worker_medians": json.dumps([round(x, 6) for x in ns]),
+        "worker_spread": spread,
+        "ns_per_op_best_worker": min(ns) if ns else math.nan,
+    }
     if spread > SPLIT_WORKERS:
         out["stability"] = "; ".join(x for x in (row["stability"], f"workers differ by {spread:.0%}") if x)
     return out
@@ -184,24 +259,41 @@ def _stability(warnings: str, m: Measurement, n: int) -> str:
     """The statistics' warnings, and what judging the machine's steadiness changed or could not settle."""
     notes = [warnings]
     if m.filled_in:
-        notes.append(f"{m.filled_in} of its {len(m.samples_s)} samples from the least slowed of the "
-                     "passes the machine slowed: too few were taken while it was not")
+        notes.append(
+            f"{m.filled_in} of its {len(m.samples_s)} samples from the least slowed of the "
+            "passes the machine slowed: too few were taken while it was not"
+        )
     if m.two_speeds:
         low, high = (x * 1e9 / n for x in m.two_speeds)
-        notes.append(f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
-                     "its median can move between them from run to run")
+        notes.append(
+            f"passes ran at two speeds, {low:.4g} and {high:.4g} ns/op (memory layout or machine): "
+            "its median can move between them from run to run"
+        )
     return "; ".join(x for x in notes if x)
 
 
 def _line_columns(m: Measurement) -> dict:
     """The columns a measurement takes from its lines as they are; a field no line had is left empty."""
     line = m.line
-    row = {"kernel": line.kernel, "suite": line.suite, "implementation": line.implementation,
-           "family": line.family, "workload": line.workload, "n": line.n, "unit": line.unit, "seed": line.seed,
-           "status": line.status.value if line.status is not None else None, "reason": line.reason,
-           "baseline": line.baseline, "prepare_s": m.prepare_s, "reprepare_s": m.reprepare_s,
-           "processes": m.processes, "rounds": line.rounds, "iterations": line.iterations,
-           **{k: v for k, v in line.counts.items() if k in COLUMNS}}
+    row = {
+        "kernel": line.kernel,
+        "suite": line.suite,
+        "implementation": line.implementation,
+        "family": line.family,
+        "workload": line.workload,
+        "n": line.n,
+        "unit": line.unit,
+        "seed": line.seed,
+        "status": line.status.value if line.status is not None else None,
+        "reason": line.reason,
+        "baseline": line.baseline,
+        "prepare_s": m.prepare_s,
+        "reprepare_s": m.reprepare_s,
+        "processes": m.processes,
+        "rounds": line.rounds,
+        "iterations": line.iterations,
+        **{k: v for k, v in line.counts.items() if k in COLUMNS},
+    }
     return {k: v for k, v in row.items() if v is not None}
 
 
@@ -220,20 +312,27 @@ def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, mach
         row["stability"] = _stability(row["stability"], m, n)
         every = m.samples_all_s
         row.update(
-            run_id=run_id, samples=len(m.samples_s),
+            run_id=run_id,
+            samples=len(m.samples_s),
             # unknown for a run that kept every sample: it never judged any
             samples_slowed=len(m.samples_slowed_s) if m.set_aside else math.nan,
             ns_per_op_median_all=float(np.median(every)) * 1e9 / n if every else math.nan,
             params=json.dumps(m.line.params or {}, sort_keys=True),
             summary=json.dumps(m.line.summary, sort_keys=True) if m.line.summary is not None else "",
-            expected_to_fail=m.line.expected_to_fail or "", clock_ghz=clock,
-            cycles_per_op_est=row["ns_per_op_median"] * clock if row["ns_per_op_median"] == row["ns_per_op_median"]
+            expected_to_fail=m.line.expected_to_fail or "",
+            clock_ghz=clock,
+            cycles_per_op_est=row["ns_per_op_median"] * clock
+            if row["ns_per_op_median"] == row["ns_per_op_median"]
             else math.nan,
             # the fleet's name of the machine (swarbench.fleet); a local run's is its host name
             machine=machine.get("name") or machine.get("hostname", ""),
-            machine_cpu=machine.get("cpu", ""), machine_python=machine.get("python", ""),
-            machine_compiler=machine.get("compiler", ""), machine_host=machine.get("hostname", ""),
-            **steadiness, git_commit=machine.get("git_commit", ""), format_version=FORMAT_VERSION,
+            machine_cpu=machine.get("cpu", ""),
+            machine_python=machine.get("python", ""),
+            machine_compiler=machine.get("compiler", ""),
+            machine_host=machine.get("hostname", ""),
+            **steadiness,
+            git_commit=machine.get("git_commit", ""),
+            format_version=FORMAT_VERSION,
         )
         row.update(_worker_split(m.worker_samples_s, n, row))
         row.update(explain_limits.columns(m.line.explain, machine, row["ns_per_op_median"], clock, m.line.counts))
@@ -251,16 +350,22 @@ def beyond_any_machine(row: dict, input_bytes, n: int, clock_ghz: float) -> str:
     """Why a PASS's median is faster than any machine could read the inputs its batch must read; "" if it is
     not (or the size of its inputs is unknown)."""
     median = row.get("ns_per_op_median", math.nan)
-    if row.get("status") != Status.PASS or not isinstance(input_bytes, (int, float)) or not input_bytes > 0 \
-            or not median == median:
+    if (
+        row.get("status") != Status.PASS
+        or not isinstance(input_bytes, (int, float))
+        or not input_bytes > 0
+        or not median == median
+    ):
         return ""
     clock = clock_ghz if clock_ghz == clock_ghz and clock_ghz > 0 else FASTEST_CLOCK_GHZ
     least_cycles = input_bytes / max(n, 1) / MAX_READ_BYTES_PER_CYCLE
     if median * clock >= least_cycles:
         return ""
-    return (f"faster than any machine: {median * clock:.3g} cycles/op, where reading its {input_bytes / max(n, 1):g} "
-            f"input bytes per op takes at least {least_cycles:.3g} ({MAX_READ_BYTES_PER_CYCLE} bytes a cycle); "
-            "it cannot be reading its inputs (an answer cached, or computed in prepare?)")
+    return (
+        f"faster than any machine: {median * clock:.3g} cycles/op, where reading its {input_bytes / max(n, 1):g} "
+        f"input bytes per op takes at least {least_cycles:.3g} ({MAX_READ_BYTES_PER_CYCLE} bytes a cycle); "
+        "it cannot be reading its inputs (an answer cached, or computed in prepare?)"
+    )
 
 
 def add_speedups(frame: pd.DataFrame, samples: dict[int, list]) -> pd.DataFrame:
@@ -278,8 +383,9 @@ def add_speedups(frame: pd.DataFrame, samples: dict[int, list]) -> pd.DataFrame:
         frame.loc[group.index, "speedup"] = frame.loc[b, "ns_per_op_median"] / group["ns_per_op_median"]
         for i in group.index:
             if frame.loc[i, "status"] == Status.PASS and len(samples.get(i, ())) and len(samples.get(b, ())):
-                low, high = sample_stats.units_ratio_interval(sample_stats.as_units(_blocks(samples[i])),
-                                                              sample_stats.as_units(_blocks(samples[b])))
+                low, high = sample_stats.units_ratio_interval(
+                    sample_stats.as_units(_blocks(samples[i])), sample_stats.as_units(_blocks(samples[b]))
+                )
                 frame.loc[i, ["speedup_ci_low", "speedup_ci_high"]] = [low, high]
     return frame
 
@@ -305,8 +411,6 @@ def add_overheads(frame: pd.DataFrame) -> pd.DataFrame:
         if c == c and call_ns == call_ns and c > 0.01 * call_ns:
             frame.loc[i, "ns_per_op_corrected"] = max(call_ns - c, 0.0) / max(int(r["n"]), 1)
     return frame
-
-
 
 
 def summary_of(value: Optional[str]) -> dict:

@@ -9,6 +9,7 @@ The interval of a median resamples those units, processes and then passes within
 bootstrap, ``units_interval``), and is stretched for the few units there are (as Hesterberg's expanded
 percentile interval is); docs/measurement.md says why, and what it was checked against.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,19 @@ UNITS_LEAST = 5  # a median resting on fewer independent units (passes) gets no 
 NOISY_CV = 0.10  # a coefficient of variation over this is flagged as noisy
 SHORT_ROUND_S = 1e-4  # a round shorter than this is flagged: the timer's resolution is a part of it
 
-SUMMARY_COLUMNS = ("ns_per_op_median", "ns_per_op_ci_low", "ns_per_op_ci_high", "ns_per_op_min", "ns_per_op_q1",
-                   "ns_per_op_q3", "ns_per_op_iqr", "ns_per_op_mean", "cv", "s_per_call_median", "ops_per_s")
+SUMMARY_COLUMNS = (
+    "ns_per_op_median",
+    "ns_per_op_ci_low",
+    "ns_per_op_ci_high",
+    "ns_per_op_min",
+    "ns_per_op_q1",
+    "ns_per_op_q3",
+    "ns_per_op_iqr",
+    "ns_per_op_mean",
+    "cv",
+    "s_per_call_median",
+    "ops_per_s",
+)
 
 
 def bootstrap_interval(samples: tuple, statistic: Callable) -> tuple[float, float]:
@@ -34,8 +46,16 @@ def bootstrap_interval(samples: tuple, statistic: Callable) -> tuple[float, floa
     # Imported here: scipy.stats costs seconds to import, and benchmark workers never compute statistics.
     from scipy import stats
 
-    res = stats.bootstrap(samples, statistic, confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
-                          method="percentile", vectorized=True, paired=False, rng=np.random.default_rng(0))
+    res = stats.bootstrap(
+        samples,
+        statistic,
+        confidence_level=CONFIDENCE,
+        n_resamples=RESAMPLES,
+        method="percentile",
+        vectorized=True,
+        paired=False,
+        rng=np.random.default_rng(0),
+    )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -76,10 +96,19 @@ def summarize(samples_s: list[float], n: int, iterations: int, units: list | Non
     if cv == cv and cv > NOISY_CV:
         warnings.append(f"noisy: CV {cv:.0%}")
     return {
-        "ns_per_op_median": med, "ns_per_op_ci_low": low, "ns_per_op_ci_high": high, "ns_per_op_min": ns.min(),
-        "ns_per_op_q1": q1, "ns_per_op_q3": q3, "ns_per_op_iqr": q3 - q1, "ns_per_op_mean": ns.mean(), "cv": cv,
-        "stability": "; ".join(warnings), "s_per_call_median": float(np.median(samples_s)),
-        "ops_per_s": 1e9 / med if med > 0 else math.nan, "units": count,
+        "ns_per_op_median": med,
+        "ns_per_op_ci_low": low,
+        "ns_per_op_ci_high": high,
+        "ns_per_op_min": ns.min(),
+        "ns_per_op_q1": q1,
+        "ns_per_op_q3": q3,
+        "ns_per_op_iqr": q3 - q1,
+        "ns_per_op_mean": ns.mean(),
+        "cv": cv,
+        "stability": "; ".join(warnings),
+        "s_per_call_median": float(np.median(samples_s)),
+        "ops_per_s": 1e9 / med if med > 0 else math.nan,
+        "units": count,
     }
 
 
@@ -95,9 +124,12 @@ def unit_count(units: Units) -> int:
 def as_units(blocks: list) -> Units:
     """``blocks``, one per process, as Units: a process given as a list of passes stays so; one given as a flat
     array of samples (its passes unknown) counts each sample as a pass of its own."""
-    return [[np.atleast_1d(np.asarray(x, dtype=float)) for x in block]
-            if isinstance(block, list) else [np.array([x], dtype=float) for x in np.asarray(block, dtype=float)]
-            for block in blocks]
+    return [
+        [np.atleast_1d(np.asarray(x, dtype=float)) for x in block]
+        if isinstance(block, list)
+        else [np.array([x], dtype=float) for x in np.asarray(block, dtype=float)]
+        for block in blocks
+    ]
 
 
 def _nonempty(units: Units) -> Units:
@@ -118,7 +150,7 @@ def hierarchical_medians(units: Units, rng: np.random.Generator, resamples: int)
     width, most = max(len(p) for p in passes), int(count.max())
     padded = np.full((len(passes) + 1, width), np.nan)  # the last row: no pass (a slot a process leaves empty)
     for j, p in enumerate(passes):
-        padded[j, :len(p)] = p
+        padded[j, : len(p)] = p
     out = np.empty(resamples)
     # in chunks, so that a measurement of thousands of samples stays within a few tens of MB
     chunk = max(1, min(resamples, 2_000_000 // (len(units) * most * width)))
@@ -128,7 +160,7 @@ def hierarchical_medians(units: Units, rng: np.random.Generator, resamples: int)
         n = count[workers][..., None]  # (r, processes, 1): passes of each drawn process
         which = first[workers][..., None] + (rng.random((r, len(units), most)) * n).astype(int)
         which[~(np.arange(most) < n)] = len(passes)
-        out[start:start + r] = _nan_median(padded[which].reshape(r, -1))
+        out[start : start + r] = _nan_median(padded[which].reshape(r, -1))
     return out
 
 

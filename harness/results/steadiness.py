@@ -10,6 +10,7 @@ With --set-aside-slowed, every pass of a case is bracketed by two canary reading
 pass whose slower reading is more than SLOWED over the run's fastest tenth ran while something else had the
 machine; its samples are set aside before medians are taken, unless too few would be left (least_slowed).
 """
+
 from __future__ import annotations
 
 import math
@@ -33,6 +34,7 @@ OTHERS_SEEN = 0.1  # other programs' CPUs, steal's, or programs waiting, from wh
 
 class TimedPass(NamedTuple):
     """One pass's samples from a result line, with the slower of the canary readings taken around it."""
+
     reading_s: float
     samples_s: list
 
@@ -84,7 +86,7 @@ def passes_of(rec: ResultLine) -> list[TimedPass]:
         return [TimedPass(0.0, [x]) for x in samples]
     out, at = ([TimedPass(0.0, samples[:untagged])] if untagged else []), untagged
     for before, after, n in tags:
-        out.append(TimedPass(max(before, after), samples[at:at + n]))
+        out.append(TimedPass(max(before, after), samples[at : at + n]))
         at += n
     return out
 
@@ -123,8 +125,13 @@ def pass_tags(rec: ResultLine) -> list:
     results file is input, and a hand-edited one must not end a report in a traceback)."""
     tags = rec.pass_canary_s or []
     ok = isinstance(tags, list) and all(
-        isinstance(t, list) and len(t) == 3 and all(seconds(v) is not None for v in t[:2])
-        and isinstance(t[2], int) and t[2] >= 0 for t in tags)
+        isinstance(t, list)
+        and len(t) == 3
+        and all(seconds(v) is not None for v in t[:2])
+        and isinstance(t[2], int)
+        and t[2] >= 0
+        for t in tags
+    )
     return [[float(t[0]), float(t[1]), t[2]] for t in tags] if ok else []
 
 
@@ -141,8 +148,9 @@ def pass_spans(rec: ResultLine) -> list[tuple[float, float]]:
     """A result line's ``pass_t`` as (start, end) pairs, one per ``pass_canary_s`` tag; none if any is malformed
     or they do not pair up (a run saved before them)."""
     spans = rec.pass_t or []
-    ok = isinstance(spans, list) and all(isinstance(t, list) and len(t) == 2 and all(seconds(v) is not None
-                                                                                    for v in t) for t in spans)
+    ok = isinstance(spans, list) and all(
+        isinstance(t, list) and len(t) == 2 and all(seconds(v) is not None for v in t) for t in spans
+    )
     return [(float(a), float(b)) for a, b in spans] if ok and len(spans) == len(pass_tags(rec)) else []
 
 
@@ -160,7 +168,8 @@ def pass_ratios(records: Iterable[Record | dict]) -> list[tuple[int, float, floa
         for (_, _, n), (start, end) in zip(tags, spans):
             if n:
                 by_case.setdefault((rec.case, rec.n), []).append(
-                    (rec.worker, (start + end) / 2, float(np.median(samples[at:at + n]))))
+                    (rec.worker, (start + end) / 2, float(np.median(samples[at : at + n])))
+                )
             at += n
     out = []
     for passes in by_case.values():
@@ -183,8 +192,10 @@ def machine_speed(records: Iterable[Record | dict]) -> dict[str, float]:
     if not len(speeds):
         return {"machine_slowed_share": math.nan, "machine_slowdown": math.nan}
     slowed = speeds[speeds > 1 + SLOWED]
-    return {"machine_slowed_share": float(len(slowed) / len(speeds)),
-            "machine_slowdown": float(np.median(slowed)) - 1 if len(slowed) else 0.0}
+    return {
+        "machine_slowed_share": float(len(slowed) / len(speeds)),
+        "machine_slowdown": float(np.median(slowed)) - 1 if len(slowed) else 0.0,
+    }
 
 
 def machine_load(records: Iterable[Record | dict]) -> dict[str, float]:
@@ -198,8 +209,7 @@ def machine_load(records: Iterable[Record | dict]) -> dict[str, float]:
             continue
         try:
             span = float(line.t[1]) - float(line.t[0])
-            values = float(line.others_cpus), float(line.steal_cpus) / max(float(line.cpus or 1), 1), \
-                float(line.queue)
+            values = float(line.others_cpus), float(line.steal_cpus) / max(float(line.cpus or 1), 1), float(line.queue)
         except (TypeError, ValueError):
             continue
         if span > 0 and all(math.isfinite(v) for v in values):
@@ -208,5 +218,7 @@ def machine_load(records: Iterable[Record | dict]) -> dict[str, float]:
                 column.append(v)
     if not weights:
         return dict.fromkeys(("machine_others_cpus", "machine_steal_share", "machine_queue"), math.nan)
-    return {name: float(np.average(v, weights=weights)) for name, v in
-            (("machine_others_cpus", others), ("machine_steal_share", steal), ("machine_queue", queue))}
+    return {
+        name: float(np.average(v, weights=weights))
+        for name, v in (("machine_others_cpus", others), ("machine_steal_share", steal), ("machine_queue", queue))
+    }

@@ -5,6 +5,7 @@ first compile happens there too (on a one-element batch), never inside the timed
 splits a batch into one contiguous share per core with ``prange`` from the size at which the C ``-mt``
 variants split theirs (native.SPLIT_MIN_PAIRS), and runs the one-core loop below it.
 """
+
 import numpy as np
 
 from swarbench.memory import aligned_copy, aligned_empty
@@ -47,19 +48,53 @@ def _family(name, layout, out_dtype, split=False):
 
 _NUMBA = ("module:numba",)
 IMPLEMENTATIONS = [
-    Implementation("cards.contains", "numba-loop", "numba", _family("contains_loop", "counts", np.bool_),
-                   requires=_NUMBA, description="loop over 16 int64 counts per hand"),
-    Implementation("cards.contains", "numba-swar", "numba", _family("contains_swar", "packed", np.bool_),
-                   requires=_NUMBA, description="SWAR over uint64"),
-    Implementation("cards.contains", "numba-swar-prange", "numba",
-                   _family("contains_swar", "packed", np.bool_, split=True), requires=_NUMBA,
-                   description=f"SWAR over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs"),
-    Implementation("cards.remove", "numba-swar-prange", "numba",
-                   _family("remove_swar", "packed", np.uint64, split=True), requires=_NUMBA,
-                   description=f"a - b over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs"),
-    Implementation("cards.remove", "numba-loop", "numba", _family("remove_loop", "counts", np.uint64),
-                   requires=_NUMBA, description="loop over 16 int64 counts per hand, packed on the way out"),
-    Implementation("cards.remove", "numba-swar", "numba", _family("remove_swar", "packed", np.uint64),
-                   requires=_NUMBA, description="a - b over uint64"),
+    Implementation(
+        "cards.contains",
+        "numba-loop",
+        "numba",
+        _family("contains_loop", "counts", np.bool_),
+        requires=_NUMBA,
+        description="loop over 16 int64 counts per hand",
+    ),
+    Implementation(
+        "cards.contains",
+        "numba-swar",
+        "numba",
+        _family("contains_swar", "packed", np.bool_),
+        requires=_NUMBA,
+        description="SWAR over uint64",
+    ),
+    Implementation(
+        "cards.contains",
+        "numba-swar-prange",
+        "numba",
+        _family("contains_swar", "packed", np.bool_, split=True),
+        requires=_NUMBA,
+        description=f"SWAR over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs",
+    ),
+    Implementation(
+        "cards.remove",
+        "numba-swar-prange",
+        "numba",
+        _family("remove_swar", "packed", np.uint64, split=True),
+        requires=_NUMBA,
+        description=f"a - b over uint64, a share per core by prange from {SPLIT_MIN_PAIRS:,} pairs",
+    ),
+    Implementation(
+        "cards.remove",
+        "numba-loop",
+        "numba",
+        _family("remove_loop", "counts", np.uint64),
+        requires=_NUMBA,
+        description="loop over 16 int64 counts per hand, packed on the way out",
+    ),
+    Implementation(
+        "cards.remove",
+        "numba-swar",
+        "numba",
+        _family("remove_swar", "packed", np.uint64),
+        requires=_NUMBA,
+        description="a - b over uint64",
+    ),
 ]
 IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

@@ -4,6 +4,7 @@ Module level because numba cannot cache a ``parallel=True`` function defined in 
 globals"): here every function is compiled once per machine and loaded from ``__pycache__`` by later workers.
 Importing this module imports numba; jit.py imports it from ``prepare`` only.
 """
+
 import numba
 import numpy as np
 

@@ -7,6 +7,7 @@ The ``-mt`` variants run the same SIMD source split over the machine's cores (c/
 enough to leave the caches. The ``c-sliced`` variants of contains read hands transposed into bit planes
 (``bit_planes``, in prepare): one source, c/sliced.c, built scalar, for AVX2 and for AVX-512.
 """
+
 from functools import partial
 from pathlib import Path
 
@@ -26,10 +27,13 @@ PACKED_CDEF = """
 void contains_batch(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n);
 void remove_batch(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n);
 """
-SPLIT_CDEF = PACKED_CDEF + """
+SPLIT_CDEF = (
+    PACKED_CDEF
+    + """
 void contains_batch_mt(const uint64_t *a, const uint64_t *b, uint8_t *out, size_t n, int threads);
 void remove_batch_mt(const uint64_t *a, const uint64_t *b, uint64_t *out, size_t n, int threads);
 """
+)
 # Below this many pairs a batch stays in one thread: the inputs fit a core's L2 (16 bytes a pair) and handing
 # a share to a helper thread would cost more than the work it takes over.
 SPLIT_MIN_PAIRS = 1 << 18
@@ -78,11 +82,13 @@ def bit_planes(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.uint64)
     # 3 bits hold a rank's count up to 7 (the kernel's validation allows 4), one bit a joker's; nothing else fits
     if (vectors & np.uint64(~SLICED_BITS & (2**64 - 1))).any():
-        raise InvalidInput("a hand has a count the bit-sliced layout cannot hold (over 7 of a rank, over 1 of a "
-                           "joker, or anything in nibble 0)")
+        raise InvalidInput(
+            "a hand has a count the bit-sliced layout cannot hold (over 7 of a rank, over 1 of a "
+            "joker, or anything in nibble 0)"
+        )
     blocks = -(-len(vectors) // SLICED_BLOCK)
     padded = np.zeros(blocks * SLICED_BLOCK, np.uint64)
-    padded[:len(vectors)] = vectors
+    padded[: len(vectors)] = vectors
     planes = np.empty((blocks, len(PLANE_SHIFTS), SLICED_BLOCK // 8), np.uint8)
     for p, shift in enumerate(PLANE_SHIFTS):
         bits = ((padded >> np.uint64(shift)) & np.uint64(1)).astype(np.uint8)
@@ -136,6 +142,7 @@ def _prepare(op, source, isa, flags, layout):
                 split_fn(pa, pb, po, n, threads)
                 return result
         else:
+
             def batch():
                 fn(pa, pb, po, n)
                 return result
@@ -163,6 +170,7 @@ def _prepare_sliced(isa, flags, split):
                 lib.contains_batch_mt(pa, pb, po, n, threads)
                 return out
         else:
+
             def batch():
                 lib.contains_batch(pa, pb, po, n)
                 return out
@@ -174,17 +182,30 @@ def _prepare_sliced(isa, flags, split):
 
 
 IMPLEMENTATIONS = [
-    Implementation(f"cards.{op}", name, family, _prepare(op, source, isa, flags, layout),
-                   requires=("cc", *isa), build=partial(module, source, isa, flags, layout),
-                   description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else "")
-                   + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if layout == "split" else ""))
+    Implementation(
+        f"cards.{op}",
+        name,
+        family,
+        _prepare(op, source, isa, flags, layout),
+        requires=("cc", *isa),
+        build=partial(module, source, isa, flags, layout),
+        description=f"C, {source}"
+        + (f" built for {', '.join(isa)}" if isa else "")
+        + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if layout == "split" else ""),
+    )
     for op in ("contains", "remove")
     for name, family, source, isa, flags, layout in VARIANTS
 ] + [
-    Implementation("cards.contains", name, family, _prepare_sliced(isa, flags, split), requires=("cc", *isa),
-                   build=partial(sliced_module, isa, flags),
-                   description="C, sliced.c: hands as 41 bit planes per 512 (transposed in prepare)"
-                   + (f", built for {', '.join(isa)}" if isa else "")
-                   + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if split else ""))
+    Implementation(
+        "cards.contains",
+        name,
+        family,
+        _prepare_sliced(isa, flags, split),
+        requires=("cc", *isa),
+        build=partial(sliced_module, isa, flags),
+        description="C, sliced.c: hands as 41 bit planes per 512 (transposed in prepare)"
+        + (f", built for {', '.join(isa)}" if isa else "")
+        + (f", split over the cores from {SPLIT_MIN_PAIRS:,} pairs" if split else ""),
+    )
     for name, family, isa, flags, split in SLICED_VARIANTS
 ]

@@ -3,6 +3,7 @@
 ``prepare`` converts the workload's uint64 arrays into the layout each family works on (lists of 16-int lists,
 or Python ints), so the timed call does only the operations.
 """
+
 from swarbench.model import Implementation
 
 from .spec import HIGH, PackedOnRead, counts_of
@@ -33,15 +34,44 @@ def remove_loop(v, other):
 
 # -- unrolled: the post's second version -------------------------------------------------------------------
 def contains_unrolled(v, o):
-    return (v[1] >= o[1] and v[2] >= o[2] and v[3] >= o[3] and v[4] >= o[4] and v[5] >= o[5]
-            and v[6] >= o[6] and v[7] >= o[7] and v[8] >= o[8] and v[9] >= o[9] and v[10] >= o[10]
-            and v[11] >= o[11] and v[12] >= o[12] and v[13] >= o[13] and v[14] >= o[14] and v[15] >= o[15])
+    return (
+        v[1] >= o[1]
+        and v[2] >= o[2]
+        and v[3] >= o[3]
+        and v[4] >= o[4]
+        and v[5] >= o[5]
+        and v[6] >= o[6]
+        and v[7] >= o[7]
+        and v[8] >= o[8]
+        and v[9] >= o[9]
+        and v[10] >= o[10]
+        and v[11] >= o[11]
+        and v[12] >= o[12]
+        and v[13] >= o[13]
+        and v[14] >= o[14]
+        and v[15] >= o[15]
+    )
 
 
 def remove_unrolled(v, o):
-    return [0, v[1] - o[1], v[2] - o[2], v[3] - o[3], v[4] - o[4], v[5] - o[5], v[6] - o[6], v[7] - o[7],
-            v[8] - o[8], v[9] - o[9], v[10] - o[10], v[11] - o[11], v[12] - o[12], v[13] - o[13],
-            v[14] - o[14], v[15] - o[15]]
+    return [
+        0,
+        v[1] - o[1],
+        v[2] - o[2],
+        v[3] - o[3],
+        v[4] - o[4],
+        v[5] - o[5],
+        v[6] - o[6],
+        v[7] - o[7],
+        v[8] - o[8],
+        v[9] - o[9],
+        v[10] - o[10],
+        v[11] - o[11],
+        v[12] - o[12],
+        v[13] - o[13],
+        v[14] - o[14],
+        v[15] - o[15],
+    ]
 
 
 def _list_family(op, packed_output=False):
@@ -78,16 +108,40 @@ def _swar_remove(workload):
 
 
 IMPLEMENTATIONS = [
-    Implementation("cards.contains", "naive", "python-naive", _list_family(contains_loop),
-                   description="for loop over [16]int, as the post's first version"),
-    Implementation("cards.contains", "unrolled", "python-unrolled", _list_family(contains_unrolled),
-                   description="the loop unrolled by hand"),
-    Implementation("cards.contains", "swar", "python-swar", _swar_contains,
-                   description="nibbles in a Python int: ((a | 0x88..) - b) & 0x88.. == 0x88.."),
-    Implementation("cards.remove", "naive", "python-naive", _list_family(remove_loop, packed_output=True),
-                   description="for loop over [16]int, as the post's first version"),
-    Implementation("cards.remove", "unrolled", "python-unrolled", _list_family(remove_unrolled, packed_output=True),
-                   description="the loop unrolled by hand"),
-    Implementation("cards.remove", "swar", "python-swar", _swar_remove,
-                   description="nibbles in a Python int: a - b"),
+    Implementation(
+        "cards.contains",
+        "naive",
+        "python-naive",
+        _list_family(contains_loop),
+        description="for loop over [16]int, as the post's first version",
+    ),
+    Implementation(
+        "cards.contains",
+        "unrolled",
+        "python-unrolled",
+        _list_family(contains_unrolled),
+        description="the loop unrolled by hand",
+    ),
+    Implementation(
+        "cards.contains",
+        "swar",
+        "python-swar",
+        _swar_contains,
+        description="nibbles in a Python int: ((a | 0x88..) - b) & 0x88.. == 0x88..",
+    ),
+    Implementation(
+        "cards.remove",
+        "naive",
+        "python-naive",
+        _list_family(remove_loop, packed_output=True),
+        description="for loop over [16]int, as the post's first version",
+    ),
+    Implementation(
+        "cards.remove",
+        "unrolled",
+        "python-unrolled",
+        _list_family(remove_unrolled, packed_output=True),
+        description="the loop unrolled by hand",
+    ),
+    Implementation("cards.remove", "swar", "python-swar", _swar_remove, description="nibbles in a Python int: a - b"),
 ]

@@ -4,6 +4,7 @@
 method (its loop over 16 ints, its unrolled version, its uint64 SWAR), then the fastest implementation of the run,
 each with its speedup over the loop, which is how the post reads its own figures.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,18 +45,33 @@ def post_table(frame: pd.DataFrame):
         loop = ours["ns_per_op_median"].get((kernel, "c-loop"), math.nan)
         for _, bench, figures, impl in mine:
             ns = ours["ns_per_op_median"].get((kernel, impl), math.nan)
-            out.append({"kernel": kernel, "post_benchmark": bench,
-                        "post_ns_per_op": " / ".join(f"{x:g}" for x in figures),
-                        "post_speedup_over_loop": post_loop / min(figures), "implementation": impl,
-                        "n": ours["n"].get((kernel, impl), math.nan), "ns_per_op": ns,
-                        "speedup_over_loop": loop / ns})
+            out.append(
+                {
+                    "kernel": kernel,
+                    "post_benchmark": bench,
+                    "post_ns_per_op": " / ".join(f"{x:g}" for x in figures),
+                    "post_speedup_over_loop": post_loop / min(figures),
+                    "implementation": impl,
+                    "n": ours["n"].get((kernel, impl), math.nan),
+                    "ns_per_op": ns,
+                    "speedup_over_loop": loop / ns,
+                }
+            )
         kernel_rows = rows[rows["kernel"] == kernel]
         if not kernel_rows.empty:
             best = kernel_rows.loc[kernel_rows["ns_per_op_median"].idxmin()]
-            out.append({"kernel": kernel, "post_benchmark": "(fastest of this run)", "post_ns_per_op": "",
-                        "post_speedup_over_loop": math.nan, "implementation": best["implementation"],
-                        "n": best["n"], "ns_per_op": best["ns_per_op_median"],
-                        "speedup_over_loop": loop / best["ns_per_op_median"]})
+            out.append(
+                {
+                    "kernel": kernel,
+                    "post_benchmark": "(fastest of this run)",
+                    "post_ns_per_op": "",
+                    "post_speedup_over_loop": math.nan,
+                    "implementation": best["implementation"],
+                    "n": best["n"],
+                    "ns_per_op": best["ns_per_op_median"],
+                    "speedup_over_loop": loop / best["ns_per_op_median"],
+                }
+            )
     notes = [
         "post_ns_per_op: the post's go test -bench figures, one call per operation (both of its runs where it "
         "ran a benchmark twice); ns_per_op: ours, the median batch call over N hand pairs divided by N, so the "

@@ -8,6 +8,7 @@ A workload's inputs are ``{"a": uint64[N], "b": uint64[N]}``: hand a, play b.
 The reference works count by count with plain comparisons, deliberately not with the SWAR trick the
 competitors use, so the oracle does not share their assumptions.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -99,8 +100,10 @@ def validate_remove(inputs) -> None:
     ok = reference_contains(inputs)
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise InvalidInput(f"remove is undefined for pair {i}: play {describe(inputs['b'][i])} "
-                           f"is not contained in hand {describe(inputs['a'][i])}")
+        raise InvalidInput(
+            f"remove is undefined for pair {i}: play {describe(inputs['b'][i])} "
+            f"is not contained in hand {describe(inputs['a'][i])}"
+        )
 
 
 # -- the user-facing operations ---------------------------------------------------------------------------
@@ -150,8 +153,8 @@ def deal(n: int, seed: int, failing: bool) -> dict[str, np.ndarray]:
             extra = rng.integers(1, 4, size=(m, 1))
             outsider = (col >= hand_size) & (col < hand_size + extra) & (rng.random((m, 1)) < 0.5)
             in_play |= outsider
-        a[lo:lo + m] = np.where(in_hand, bits, np.uint64(0)).sum(axis=1, dtype=np.uint64)
-        b[lo:lo + m] = np.where(in_play, bits, np.uint64(0)).sum(axis=1, dtype=np.uint64)
+        a[lo : lo + m] = np.where(in_hand, bits, np.uint64(0)).sum(axis=1, dtype=np.uint64)
+        b[lo : lo + m] = np.where(in_play, bits, np.uint64(0)).sum(axis=1, dtype=np.uint64)
     return {"a": a, "b": b}
 
 
@@ -160,8 +163,10 @@ def _describe_pair(inputs, i: int) -> str:
 
 
 def _pairs(*pairs: tuple[dict, dict]) -> dict[str, np.ndarray]:
-    return {"a": np.array([pack(x) for x, _ in pairs], np.uint64),
-            "b": np.array([pack(y) for _, y in pairs], np.uint64)}
+    return {
+        "a": np.array([pack(x) for x, _ in pairs], np.uint64),
+        "b": np.array([pack(y) for _, y in pairs], np.uint64),
+    }
 
 
 # The post's own examples (the post, section 0x00): A = {3:2, 4:2, 5:2} contains A and X, not Y nor Z,
@@ -172,13 +177,23 @@ POST = "棋牌AI手记——高性能计数器, section 0x00"
 
 def _contains_known():
     cases = [(POST_A, POST_A), (POST_A, {3: 1, 4: 1, 5: 1}), (POST_A, {4: 3, 5: 3}), (POST_A, {4: 1, 5: 1, 6: 1})]
-    return [KnownAnswer("post A contains A, X; not Y, Z", _pairs(*cases), np.array([True, True, False, False]),
-                        POST, size=4)]
+    return [
+        KnownAnswer(
+            "post A contains A, X; not Y, Z", _pairs(*cases), np.array([True, True, False, False]), POST, size=4
+        )
+    ]
 
 
 def _remove_known():
-    return [KnownAnswer("post A remove {3:1, 4:1}", _pairs((POST_A, {3: 1, 4: 1})),
-                        np.array([pack({3: 1, 4: 1, 5: 2})], np.uint64), POST, size=1)]
+    return [
+        KnownAnswer(
+            "post A remove {3:1, 4:1}",
+            _pairs((POST_A, {3: 1, 4: 1})),
+            np.array([pack({3: 1, 4: 1, 5: 2})], np.uint64),
+            POST,
+            size=1,
+        )
+    ]
 
 
 # 65,536 pairs keep the pure-Python families (seconds of list conversion at a million) inside the one-minute
@@ -191,7 +206,7 @@ def _kind(failing: bool) -> WorkloadKind:
         name="deals",
         build=lambda size, seed: (deal(size, seed, failing), size),
         description="dealt hands of 17 or 20 cards and plays drawn from them"
-                    + (", half with outside cards (most fail)" if failing else " (contains always holds)"),
+        + (", half with outside cards (most fail)" if failing else " (contains always holds)"),
         default_size=DEFAULT_N,
         test_size=256,
         bytes_per_op=600,  # inputs and outputs, plus the reference's (N, 16) count matrices

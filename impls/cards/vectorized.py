@@ -3,6 +3,7 @@
 Scratch and output arrays are allocated in ``prepare``, on cache lines like the inputs (swarbench.memory), and
 every ufunc writes in place (``out=``), so the timed call allocates nothing.
 """
+
 import numpy as np
 
 from swarbench.memory import aligned_empty
@@ -38,8 +39,20 @@ def _remove(workload):
 
 
 IMPLEMENTATIONS = [
-    Implementation("cards.contains", "numpy-swar", "numpy", _contains, requires=("module:numpy",),
-                   description="SWAR over uint64 arrays, in-place ufuncs"),
-    Implementation("cards.remove", "numpy-swar", "numpy", _remove, requires=("module:numpy",),
-                   description="a - b over uint64 arrays"),
+    Implementation(
+        "cards.contains",
+        "numpy-swar",
+        "numpy",
+        _contains,
+        requires=("module:numpy",),
+        description="SWAR over uint64 arrays, in-place ufuncs",
+    ),
+    Implementation(
+        "cards.remove",
+        "numpy-swar",
+        "numpy",
+        _remove,
+        requires=("module:numpy",),
+        description="a - b over uint64 arrays",
+    ),
 ]

@@ -4,6 +4,7 @@ Reads the contest's input (the depth, then three lines of three values) from sta
 so the contest's own test files run unchanged. Malformed input raises InvalidInput, which the CLI prints as one
 line before exiting with code 2.
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,11 +21,19 @@ PREFERRED = ("c-avx2-prefetch", "c-avx2", "c-direct", "c-lut", "numba-sym", "num
 
 def add_arguments(parser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
-    solve = actions.add_parser("solve", help="read one contest input from stdin and print the answer",
-                               description="Read the depth, then three lines of three values (0..6), from "
-                                           "standard input and print the sum of hashes modulo 2^30.")
-    solve.add_argument("--impl", "-i", default=None, metavar="NAME",
-                       help=f"implementation to use (default: the first available of {', '.join(PREFERRED)})")
+    solve = actions.add_parser(
+        "solve",
+        help="read one contest input from stdin and print the answer",
+        description="Read the depth, then three lines of three values (0..6), from "
+        "standard input and print the sum of hashes modulo 2^30.",
+    )
+    solve.add_argument(
+        "--impl",
+        "-i",
+        default=None,
+        metavar="NAME",
+        help=f"implementation to use (default: the first available of {', '.join(PREFERRED)})",
+    )
 
 
 def pick(registry, name):
@@ -56,5 +65,6 @@ def run(args, registry) -> int:
     return 0
 
 
-COMMAND = Command("cephalopod", "the cephalopod contest client: `solve` answers a contest input from stdin",
-                  add_arguments, run)
+COMMAND = Command(
+    "cephalopod", "the cephalopod contest client: `solve` answers a contest input from stdin", add_arguments, run
+)

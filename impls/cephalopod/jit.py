@@ -8,6 +8,7 @@ the first compile happens there on a small case, outside the timed call. The ker
 jit_kernels.py with ``cache=True``, so a machine compiles once and later workers load them from numba's cache.
 ``numba-fast`` is c/fast.c's search (tagged table, last two layers summed) in Numba.
 """
+
 import numpy as np
 
 from swarbench.model import Implementation
@@ -30,8 +31,16 @@ def _family(nc):
         moves = a["moves"].astype(np.int64)
         hashes = a["hash3"].astype(np.int64)
         hash8 = a["hash8"].astype(np.int64)
-        args = (moves, a["base"], a["nbr"].reshape(9, 4), hashes, hash8, a["xform"], a["inverse"],
-                a["gather"].reshape(8, 8))
+        args = (
+            moves,
+            a["base"],
+            a["nbr"].reshape(9, 4),
+            hashes,
+            hash8,
+            a["xform"],
+            a["inverse"],
+            a["gather"].reshape(8, 8),
+        )
         starts = [np.uint32(tables.pack(c)) for c in workload.inputs["cells"]]
         cases = list(zip((int(d) for d in workload.inputs["depth"]), starts))
         solve(3, np.uint32(tables.pack((0,) * 9)), nc, *args)  # compile outside the timed call
@@ -45,11 +54,23 @@ def _family(nc):
 
 
 IMPLEMENTATIONS = [
-    Implementation("cephalopod.hashsum", "numba-bfs", "numba", _family(1), requires=("module:numba",),
-                   description="breadth-first over packed uint32 boards, open addressing with linear probing"),
-    Implementation("cephalopod.hashsum", "numba-sym", "numba", _family(8), requires=("module:numba",),
-                   description="the same over canonical boards with eight orientation counts; full and "
-                               "last-layer boards summed without insertion"),
+    Implementation(
+        "cephalopod.hashsum",
+        "numba-bfs",
+        "numba",
+        _family(1),
+        requires=("module:numba",),
+        description="breadth-first over packed uint32 boards, open addressing with linear probing",
+    ),
+    Implementation(
+        "cephalopod.hashsum",
+        "numba-sym",
+        "numba",
+        _family(8),
+        requires=("module:numba",),
+        description="the same over canonical boards with eight orientation counts; full and "
+        "last-layer boards summed without insertion",
+    ),
 ]
 
 
@@ -63,8 +84,17 @@ def fast_arrays() -> tuple:
     nsh = np.where(nbr >= 0, 3 * nbr, 40).astype(np.int64).ravel()
     e3 = np.array([sum(1 << j for j in range(3) if not (v >> (3 * j)) & 7) for v in range(512)], np.int64)
     low = np.array([(e & -e).bit_length() - 1 if e else 0 for e in range(512)], np.int64)
-    return (f["moves"].ravel(), f["base"].astype(np.int64), nsh, f["hash"].ravel(), f["rowhash"].ravel(),
-            f["land"].ravel(), f["perm"].astype(np.int64).ravel(), e3, low)
+    return (
+        f["moves"].ravel(),
+        f["base"].astype(np.int64),
+        nsh,
+        f["hash"].ravel(),
+        f["rowhash"].ravel(),
+        f["land"].ravel(),
+        f["perm"].astype(np.int64).ravel(),
+        e3,
+        low,
+    )
 
 
 class FastWorkspace:
@@ -90,8 +120,18 @@ class FastWorkspace:
 
     def solve(self, depth, start):
         while True:
-            answer, boards, self.tag = self.kernel(depth, start, self.states, self.counts, self.table, self.tag,
-                                                   self.table_min, self.table_mul, *self.buffers, *self.args)
+            answer, boards, self.tag = self.kernel(
+                depth,
+                start,
+                self.states,
+                self.counts,
+                self.table,
+                self.tag,
+                self.table_min,
+                self.table_mul,
+                *self.buffers,
+                *self.args,
+            )
             if answer >= 0:
                 return answer, boards
             self.allocate(2 * self.states.shape[1], 2 * self.table.shape[0])
@@ -115,9 +155,16 @@ def _prepare_fast(workload):
     return batch
 
 
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "numba-fast", "numba", _prepare_fast, requires=("module:numba",),
-    description="c-fast's search in Numba: workspace made in prepare, table never cleared (layer tags), a move "
-                "list in chunks (canonicalised with slots prefetched, inserted without a branch on new or old), "
-                "last two layers summed from per-row hash changes"))
+IMPLEMENTATIONS.append(
+    Implementation(
+        "cephalopod.hashsum",
+        "numba-fast",
+        "numba",
+        _prepare_fast,
+        requires=("module:numba",),
+        description="c-fast's search in Numba: workspace made in prepare, table never cleared (layer tags), a move "
+        "list in chunks (canonicalised with slots prefetched, inserted without a branch on new or old), "
+        "last two layers summed from per-row hash changes",
+    )
+)
 IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

@@ -6,6 +6,7 @@ worker compiled them again (seconds per family). Defined here they refer to each
 and ``cache=True`` compiles them once per machine. This module imports numba: jit.py imports it only inside
 ``prepare``, so a machine without numba can still list and run the other families.
 """
+
 import numba
 import numpy as np
 from llvmlite import ir
@@ -34,6 +35,7 @@ def insert(table, states, counts, n, t):
             return n, idx
         slot = (slot + 1) & mask
 
+
 @numba.njit(cache=True, nogil=True)
 def canonical(s, xform, inverse):
     best = np.uint32(0xFFFFFFFF)
@@ -44,6 +46,7 @@ def canonical(s, xform, inverse):
             best = f
             k = q
     return np.uint32(best | (s & np.uint32(0xF8000000))), inverse[k]
+
 
 @numba.njit(cache=True, nogil=True)
 def board_sum(s, c, hashes, hash8):
@@ -56,6 +59,7 @@ def board_sum(s, c, hashes, hash8):
         h = hash8[0, s & 511, k] + hash8[1, (s >> 9) & 511, k] + hash8[2, (s >> 18) & 511, k]
         total += (np.int64(c[k]) * h) & 0x3FFFFFFF
     return total
+
 
 @numba.njit(cache=True, nogil=True)
 def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inverse, gather):
@@ -127,7 +131,6 @@ def solve_layers(depth, start, nc, moves, base, nbr, hashes, hash8, xform, inver
     return total & 0x3FFFFFFF, boards
 
 
-
 # -- numba-fast: c/fast.c's search ------------------------------------------------------------------------------
 # The same steps as c/fast.c (see there): a workspace made once in prepare, a table never cleared between
 # layers (a slot holds board << 32 | layer tag << 24 | index), a move list in chunks (listed, canonicalised with
@@ -168,8 +171,9 @@ def prefetch(typingctx, arr, idx):
         # declared under its bare name: the full name carries the pointer type (.p0i8 with typed pointers, .p0
         # with opaque ones, which differ between LLVM versions), and LLVM's upgrader completes a bare one
         # (checked with llvmlite 0.50, LLVM 22)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch")
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch"
+        )
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
@@ -216,8 +220,13 @@ def add_hashes(acc, s, counts, c0, hashes, scale):
 def row_of(s, cell, base, nsh):
     """The row of the move tables for empty `cell` of s: its neighbours' values side by side."""
     o = U(4 * cell)
-    return (base[U(cell)] + ((s >> nsh[o]) & 7) + (((s >> nsh[o + U(1)]) & 7) << 3)
-            + (((s >> nsh[o + U(2)]) & 7) << 6) + (((s >> nsh[o + U(3)]) & 7) << 9))
+    return (
+        base[U(cell)]
+        + ((s >> nsh[o]) & 7)
+        + (((s >> nsh[o + U(1)]) & 7) << 3)
+        + (((s >> nsh[o + U(2)]) & 7) << 6)
+        + (((s >> nsh[o + U(3)]) & 7) << 9)
+    )
 
 
 @numba.njit(inline="always")
@@ -227,8 +236,32 @@ def empty_cells(s, e3):
 
 
 @numba.njit(cache=True, nogil=True)
-def build_layer(states, counts, n, nstates, ncounts, table, tag, table_min, table_mul, acc, mvb, mvp, cb, cs, cl,
-                cp, moves, base, nsh, hashes, land, perm, e3, low):
+def build_layer(
+    states,
+    counts,
+    n,
+    nstates,
+    ncounts,
+    table,
+    tag,
+    table_min,
+    table_mul,
+    acc,
+    mvb,
+    mvp,
+    cb,
+    cs,
+    cl,
+    cp,
+    moves,
+    base,
+    nsh,
+    hashes,
+    land,
+    perm,
+    e3,
+    low,
+):
     """The layer after the n boards of states/counts, into nstates/ncounts: (boards, table tag), or boards -1
     when the workspace is too small. Counts of full successors go to acc."""
     size = table_min
@@ -327,8 +360,31 @@ def build_layer(states, counts, n, nstates, ncounts, table, tag, table_min, tabl
 
 
 @numba.njit(cache=True, nogil=True)
-def solve_fast(depth, start, wstates, wcounts, table, tag, table_min, table_mul, mvb, mvp, cb, cs, cl, cp,
-               moves, base, nsh, hashes, rowhash, land, perm, e3, low):
+def solve_fast(
+    depth,
+    start,
+    wstates,
+    wcounts,
+    table,
+    tag,
+    table_min,
+    table_mul,
+    mvb,
+    mvp,
+    cb,
+    cs,
+    cl,
+    cp,
+    moves,
+    base,
+    nsh,
+    hashes,
+    rowhash,
+    land,
+    perm,
+    e3,
+    low,
+):
     """(answer, boards stored, table tag), or answer -1 when the workspace is too small."""
     acc = np.zeros(8, np.int64)
     hs = np.zeros(8, np.int64)
@@ -376,14 +432,37 @@ def solve_fast(depth, start, wstates, wcounts, table, tag, table_min, table_mul,
                         ha, hb, hc = form_offsets(t)
                         centre = ((t >> 12) & 7) * 10000
                         for k in range(8):
-                            hs[k] += nt * (np.int64(hashes[U(ha + k)]) + hashes[U(hb + k)] + hashes[U(hc + k)]
-                                           + centre)
+                            hs[k] += nt * (np.int64(hashes[U(ha + k)]) + hashes[U(hb + k)] + hashes[U(hc + k)] + centre)
                 for k in range(8):
                     acc[k] += np.int64(counts[U(8 * i + k)]) * hs[k]
             break
         nxt = 1 - cur
-        m, tag = build_layer(states, counts, n, wstates[nxt], wcounts[nxt], table, tag, table_min, table_mul, acc,
-                             mvb, mvp, cb, cs, cl, cp, moves, base, nsh, hashes, land, perm, e3, low)
+        m, tag = build_layer(
+            states,
+            counts,
+            n,
+            wstates[nxt],
+            wcounts[nxt],
+            table,
+            tag,
+            table_min,
+            table_mul,
+            acc,
+            mvb,
+            mvp,
+            cb,
+            cs,
+            cl,
+            cp,
+            moves,
+            base,
+            nsh,
+            hashes,
+            land,
+            perm,
+            e3,
+            low,
+        )
         if m < 0:
             return np.int64(-1), boards, tag
         cur, n = nxt, m

@@ -13,6 +13,7 @@ c-fast-* take c-fast's memory steps away (c-fast-fresh: none; c-fast-mmap: step 
 step 17), or change its chunk of moves (c-fast-pf32, c-fast-pf1024), or take back one of its own steps
 (c-fast-byte-forms: the write-up's step 10, forms from byte tables one move at a time; c-fast-cell-loop).
 """
+
 import itertools
 import os
 import platform
@@ -96,8 +97,9 @@ def _batch(workload, solve, work, tables_ptr, ffi, keep):
 
 
 def module(source, isa, flags):
-    name = "cephalopod_" + "_".join([Path(source).stem] + [f.lstrip("-D").split("=")[0].lower()
-                                                           for f in flags if f.endswith("=1")])
+    name = "cephalopod_" + "_".join(
+        [Path(source).stem] + [f.lstrip("-D").split("=")[0].lower() for f in flags if f.endswith("=1")]
+    )
     return build(name[:60], C_DIR / source, CDEF, isa, tuple(flags) + (_header_flag(),))
 
 
@@ -116,23 +118,66 @@ def _prepare(source, isa, flags):
 SCALAR = ("-fno-tree-vectorize",)
 # name, family, source, instruction sets, flags, what the step adds
 VARIANTS = [
-    ("c-hash", "cffi-scalar", "scalar.c", (), SCALAR,
-     "step 1: hash table with linear probing, moves found by trying neighbour subsets"),
-    ("c-lut", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1",),
-     "step 2: + move lookup tables (deltas added to the packed board)"),
-    ("c-sym", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1"),
-     "step 3: + symmetry, one canonical board and eight counts"),
-    ("c-direct", "cffi-scalar", "scalar.c", (), SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1", "-DDIRECT_SUM=1"),
-     "step 6: + full and last-depth boards summed without insertion"),
-    ("c-avx2", "cffi-avx2", "avx2.c", ("avx2",), (),
-     "step 5: + AVX2 canonicalisation of all eight forms, vpermd count permutation, SIMD hash sums"),
-    ("c-avx2-prefetch", "cffi-avx2", "avx2.c", ("avx2",), ("-DPREFETCH=1",),
-     "step 4: + prefetch of the hash table slot of the next move"),
+    (
+        "c-hash",
+        "cffi-scalar",
+        "scalar.c",
+        (),
+        SCALAR,
+        "step 1: hash table with linear probing, moves found by trying neighbour subsets",
+    ),
+    (
+        "c-lut",
+        "cffi-scalar",
+        "scalar.c",
+        (),
+        SCALAR + ("-DMOVES_LUT=1",),
+        "step 2: + move lookup tables (deltas added to the packed board)",
+    ),
+    (
+        "c-sym",
+        "cffi-scalar",
+        "scalar.c",
+        (),
+        SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1"),
+        "step 3: + symmetry, one canonical board and eight counts",
+    ),
+    (
+        "c-direct",
+        "cffi-scalar",
+        "scalar.c",
+        (),
+        SCALAR + ("-DMOVES_LUT=1", "-DSYMMETRY=1", "-DDIRECT_SUM=1"),
+        "step 6: + full and last-depth boards summed without insertion",
+    ),
+    (
+        "c-avx2",
+        "cffi-avx2",
+        "avx2.c",
+        ("avx2",),
+        (),
+        "step 5: + AVX2 canonicalisation of all eight forms, vpermd count permutation, SIMD hash sums",
+    ),
+    (
+        "c-avx2-prefetch",
+        "cffi-avx2",
+        "avx2.c",
+        ("avx2",),
+        ("-DPREFETCH=1",),
+        "step 4: + prefetch of the hash table slot of the next move",
+    ),
 ]
 
 IMPLEMENTATIONS = [
-    Implementation("cephalopod.hashsum", name, family, _prepare(source, isa, flags), requires=("cc", *isa),
-                   description=f"C ({source}), {what}", build=partial(module, source, isa, flags))
+    Implementation(
+        "cephalopod.hashsum",
+        name,
+        family,
+        _prepare(source, isa, flags),
+        requires=("cc", *isa),
+        description=f"C ({source}), {what}",
+        build=partial(module, source, isa, flags),
+    )
     for name, family, source, isa, flags, what in VARIANTS
 ]
 
@@ -209,8 +254,18 @@ def _prepare_fast_cores(workload):
     answers, boards, seconds = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.float64)
     order = np.arange(n, dtype=np.int32)
     cast = lambda ctype, a: ffi.cast(ctype, ffi.from_buffer(a))  # noqa: E731
-    args = (work_ptrs, threads, t, cast("uint32_t *", starts), cast("int32_t *", depths), cast("int32_t *", order),
-            n, cast("int64_t *", answers), cast("int64_t *", boards), cast("double *", seconds))
+    args = (
+        work_ptrs,
+        threads,
+        t,
+        cast("uint32_t *", starts),
+        cast("int32_t *", depths),
+        cast("int32_t *", order),
+        n,
+        cast("int64_t *", answers),
+        cast("int64_t *", boards),
+        cast("double *", seconds),
+    )
 
     def batch():
         faults = _minor_faults()
@@ -225,13 +280,16 @@ def _prepare_fast_cores(workload):
 
 
 # -- c/split.c: one test's layers built by two threads -----------------------------------------------------------
-SPLIT_CDEF = FAST_CDEF + """
+SPLIT_CDEF = (
+    FAST_CDEF
+    + """
 typedef ... split_pool;
 split_pool *split_new(int threads, size_t states, size_t slots);
 void split_free(split_pool *P);
 int split_solve_many(split_pool *P, const fast_tables *T, const uint32_t *starts, const int32_t *depths,
                      const int32_t *order, int n, int n_split, int64_t *answers, int64_t *boards, double *seconds);
 """
+)
 
 
 def split_module():
@@ -329,67 +387,126 @@ def _prepare_fast_split(workload, plan: str = "split"):
 
 
 FAST_NEEDS = ("cc", "avx2", "bmi2")
-FAST_WHAT = ("the table never zeroed (13-bit layer tags), byte tables for hashes, lane sums reduced once, "
-             "a move list in L1-sized chunks (each parent's empty cells listed from a table without a branch on how "
-             "many, then the moves listed, canonicalised eight at a time by turning the outer ring of cells, "
-             "inserted without a branch on new or old, each slot prefetched 32 insertions ahead), table at load "
-             "1/16; and the last two layers summed from per-row hash changes without building their boards")
+FAST_WHAT = (
+    "the table never zeroed (13-bit layer tags), byte tables for hashes, lane sums reduced once, "
+    "a move list in L1-sized chunks (each parent's empty cells listed from a table without a branch on how "
+    "many, then the moves listed, canonicalised eight at a time by turning the outer ring of cells, "
+    "inserted without a branch on new or old, each slot prefetched 32 insertions ahead), table at load "
+    "1/16; and the last two layers summed from per-row hash changes without building their boards"
+)
 # name, -D flags, reserved in prepare, what the row adds (the write-up's memory steps and non-temporal stores, then
 # what it did not measure alone: the chunk of moves, and c-fast's own steps taken back one at a time)
 FAST_VARIANTS = [
-    ("c-fast-fresh", ("-DFRESH_MAPS=1", "-DTOUCH=0"), False,
-     "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
-     "so the kernel zero-fills every page it uses during the solve, again after every growth"),
-    ("c-fast-mmap", ("-DTOUCH=0",), True,
-     "step 7: buffers mapped once at the largest size the searches need and kept; each page is zero-filled at "
-     "its first use, which is the first (untimed) call"),
-    ("c-fast", (), True,
-     "step 16: + every page of those buffers written in prepare, before any solve"),
-    ("c-fast-nt", ("-DNT_MOVES=1",), True,
-     "step 17: + the move list written with non-temporal stores (4-byte movnti: a list row starts anywhere)"),
-    ("c-fast-pf32", ("-DCHUNK=32",), True,
-     "moves listed, canonicalised and inserted 32 at a time instead of 256"),
-    ("c-fast-pf1024", ("-DCHUNK=1024",), True,
-     "moves listed, canonicalised and inserted 1024 at a time instead of 256"),
-    ("c-fast-byte-forms", ("-DRING_FORMS=0",), True,
-     "c-fast with each move's eight forms ORed from three byte tables (the write-up's step 10) one move at a time, "
-     "its slot prefetched there, instead of eight moves' forms at once by turning the ring of outer cells"),
-    ("c-fast-cell-loop", ("-DCELL_LISTS=0",), True,
-     "c-fast with each parent's empty cells visited by a loop, whose exit (after one to nine cells) mispredicts "
-     "about once a parent, instead of listed from a table of each set's cells"),
+    (
+        "c-fast-fresh",
+        ("-DFRESH_MAPS=1", "-DTOUCH=0"),
+        False,
+        "before step 7: each solve maps small buffers, grows them by doubling (copying) and returns them at its end, "
+        "so the kernel zero-fills every page it uses during the solve, again after every growth",
+    ),
+    (
+        "c-fast-mmap",
+        ("-DTOUCH=0",),
+        True,
+        "step 7: buffers mapped once at the largest size the searches need and kept; each page is zero-filled at "
+        "its first use, which is the first (untimed) call",
+    ),
+    ("c-fast", (), True, "step 16: + every page of those buffers written in prepare, before any solve"),
+    (
+        "c-fast-nt",
+        ("-DNT_MOVES=1",),
+        True,
+        "step 17: + the move list written with non-temporal stores (4-byte movnti: a list row starts anywhere)",
+    ),
+    ("c-fast-pf32", ("-DCHUNK=32",), True, "moves listed, canonicalised and inserted 32 at a time instead of 256"),
+    (
+        "c-fast-pf1024",
+        ("-DCHUNK=1024",),
+        True,
+        "moves listed, canonicalised and inserted 1024 at a time instead of 256",
+    ),
+    (
+        "c-fast-byte-forms",
+        ("-DRING_FORMS=0",),
+        True,
+        "c-fast with each move's eight forms ORed from three byte tables (the write-up's step 10) one move at a time, "
+        "its slot prefetched there, instead of eight moves' forms at once by turning the ring of outer cells",
+    ),
+    (
+        "c-fast-cell-loop",
+        ("-DCELL_LISTS=0",),
+        True,
+        "c-fast with each parent's empty cells visited by a loop, whose exit (after one to nine cells) mispredicts "
+        "about once a parent, instead of listed from a table of each set's cells",
+    ),
 ]
 
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast-cores", "cffi-avx2", _prepare_fast_cores, requires=FAST_NEEDS,
-    description="C (fast.c), c-fast with the tests of a batch dealt out over every core, the longest first "
-                "unless another order ends sooner (each core its own workspace); a test's time is its own, so they "
-                "overlap",
-    build=partial(fast_module, "cephalopod_fast", ())))
+IMPLEMENTATIONS.append(
+    Implementation(
+        "cephalopod.hashsum",
+        "c-fast-cores",
+        "cffi-avx2",
+        _prepare_fast_cores,
+        requires=FAST_NEEDS,
+        description="C (fast.c), c-fast with the tests of a batch dealt out over every core, the longest first "
+        "unless another order ends sooner (each core its own workspace); a test's time is its own, so they "
+        "overlap",
+        build=partial(fast_module, "cephalopod_fast", ()),
+    )
+)
 
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast-kept", "cffi-avx2", partial(_prepare_fast_split, plan="deal"),
-    requires=FAST_NEEDS,
-    description="C (split.c over fast.c), c-fast-cores on two threads kept between calls (c-fast-cores starts its "
-                "threads in every call): the tests dealt out whole in the same order as c-fast-cores",
-    build=split_module))
+IMPLEMENTATIONS.append(
+    Implementation(
+        "cephalopod.hashsum",
+        "c-fast-kept",
+        "cffi-avx2",
+        partial(_prepare_fast_split, plan="deal"),
+        requires=FAST_NEEDS,
+        description="C (split.c over fast.c), c-fast-cores on two threads kept between calls (c-fast-cores starts its "
+        "threads in every call): the tests dealt out whole in the same order as c-fast-cores",
+        build=split_module,
+    )
+)
 
-SPLIT_WHAT = ("each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
-              "owns by a hash bit, hands the others over, and sums its half of the last two layers")
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast-split", "cffi-avx2", _prepare_fast_split, requires=FAST_NEEDS,
-    description=f"C (split.c over fast.c), c-fast with every test split over two kept threads ({SPLIT_WHAT})",
-    build=split_module))
-IMPLEMENTATIONS.append(Implementation(
-    "cephalopod.hashsum", "c-fast-split-deal", "cffi-avx2", partial(_prepare_fast_split, plan="mixed"),
-    requires=FAST_NEEDS,
-    description=f"C (split.c over fast.c), c-fast on two kept threads, the longest tests split over both "
-                f"({SPLIT_WHAT}) and the rest dealt out whole; how many to split chosen in prepare from each "
-                f"test's time alone and split",
-    build=split_module))
+SPLIT_WHAT = (
+    "each thread lists and canonicalises the moves of its half of a layer's boards, keeps those its half "
+    "owns by a hash bit, hands the others over, and sums its half of the last two layers"
+)
+IMPLEMENTATIONS.append(
+    Implementation(
+        "cephalopod.hashsum",
+        "c-fast-split",
+        "cffi-avx2",
+        _prepare_fast_split,
+        requires=FAST_NEEDS,
+        description=f"C (split.c over fast.c), c-fast with every test split over two kept threads ({SPLIT_WHAT})",
+        build=split_module,
+    )
+)
+IMPLEMENTATIONS.append(
+    Implementation(
+        "cephalopod.hashsum",
+        "c-fast-split-deal",
+        "cffi-avx2",
+        partial(_prepare_fast_split, plan="mixed"),
+        requires=FAST_NEEDS,
+        description=f"C (split.c over fast.c), c-fast on two kept threads, the longest tests split over both "
+        f"({SPLIT_WHAT}) and the rest dealt out whole; how many to split chosen in prepare from each "
+        f"test's time alone and split",
+        build=split_module,
+    )
+)
 
 for _name, _flags, _reserve, _what in FAST_VARIANTS:
     _module = "cephalopod_" + _name.replace("c-", "").replace("-", "_")
-    IMPLEMENTATIONS.append(Implementation(
-        "cephalopod.hashsum", _name, "cffi-avx2", _prepare_fast(_module, _flags, _reserve), requires=FAST_NEEDS,
-        description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else ""),
-        build=partial(fast_module, _module, _flags)))
+    IMPLEMENTATIONS.append(
+        Implementation(
+            "cephalopod.hashsum",
+            _name,
+            "cffi-avx2",
+            _prepare_fast(_module, _flags, _reserve),
+            requires=FAST_NEEDS,
+            description=f"C (fast.c), {_what}" + (f"; with {FAST_WHAT}" if _name == "c-fast" else ""),
+            build=partial(fast_module, _module, _flags),
+        )
+    )

@@ -16,6 +16,7 @@
 The breadth-first searches and the path walk report progress per layer (per first move) through
 swarbench.progress, which draws a bar in ``swarbench run`` while a case is checked (a no-op while timed).
 """
+
 from __future__ import annotations
 
 import operator
@@ -87,8 +88,10 @@ def _prepare_paths(workload):
     cases = _cases(workload)
     for depth, board in cases:
         if paths_of(depth, board) is None:
-            raise TooSlow(f"path-by-path search of depth {depth} from {''.join(map(str, board))} "
-                          f"walks more than {PATH_LIMIT:,} paths")
+            raise TooSlow(
+                f"path-by-path search of depth {depth} from {''.join(map(str, board))} "
+                f"walks more than {PATH_LIMIT:,} paths"
+            )
 
     def batch():
         return run_cases(lambda d, b: (walk_case(d, b) & MASK, None), cases)
@@ -114,8 +117,7 @@ def moves_by_occupancy() -> dict[int, tuple]:
     out = {}
     for pattern in range(512):
         occupied = sum(1 << (3 * c) for c in range(9) if pattern >> c & 1)
-        out[occupied] = tuple((nbr_mask, table) for c, (_, nbr_mask, table) in enumerate(cells)
-                              if not pattern >> c & 1)
+        out[occupied] = tuple((nbr_mask, table) for c, (_, nbr_mask, table) in enumerate(cells) if not pattern >> c & 1)
     return out
 
 
@@ -291,11 +293,25 @@ def _prepare_sym(workload):
 
 K = "cephalopod.hashsum"
 IMPLEMENTATIONS = [
-    Implementation(K, "paths", "python-naive", _prepare_paths,
-                   description="every move sequence one by one (depth-first); refuses workloads of over "
-                               f"{PATH_LIMIT:,} paths"),
-    Implementation(K, "bfs", "python-bfs", _prepare_bfs,
-                   description="breadth-first, dict from packed board to path count, moves from lookup dicts"),
-    Implementation(K, "bfs-sym", "python-bfs-sym", _prepare_sym,
-                   description="breadth-first over canonical boards with eight orientation counts"),
+    Implementation(
+        K,
+        "paths",
+        "python-naive",
+        _prepare_paths,
+        description=f"every move sequence one by one (depth-first); refuses workloads of over {PATH_LIMIT:,} paths",
+    ),
+    Implementation(
+        K,
+        "bfs",
+        "python-bfs",
+        _prepare_bfs,
+        description="breadth-first, dict from packed board to path count, moves from lookup dicts",
+    ),
+    Implementation(
+        K,
+        "bfs-sym",
+        "python-bfs-sym",
+        _prepare_sym,
+        description="breadth-first over canonical boards with eight orientation counts",
+    ),
 ]

@@ -6,6 +6,7 @@
 - ``cephalopod.depth``: time against depth on the empty board, one line per implementation, from the per-case
   times of an ``empty`` workload run (``swarbench run -k 'cephalopod.*' -w empty [--size 40]``).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -18,28 +19,60 @@ if TYPE_CHECKING:  # the functions that build a section import pandas: `swarbenc
 from .spec import HASHSUM, OFFICIAL
 
 # the write-up's submissions 1-17 and their run times on the contest's servers
-WRITEUP_MS = {1: 559, 2: 384, 3: 68, 4: 63, 5: 38, 6: 25, 7: 13, 8: 14, 9: 10, 10: 7, 11: 8, 12: 8, 13: 7, 14: 7,
-              15: 8, 16: 2, 17: 2}
+WRITEUP_MS = {
+    1: 559,
+    2: 384,
+    3: 68,
+    4: 63,
+    5: 38,
+    6: 25,
+    7: 13,
+    8: 14,
+    9: 10,
+    10: 7,
+    11: 8,
+    12: 8,
+    13: 7,
+    14: 7,
+    15: 8,
+    16: 2,
+    17: 2,
+}
 # c-fast takes the steps up to 16 that apply without a move list (see c/fast.c); 16 is its last. c-fast-mmap is
 # c-fast without step 16, c-fast-nt with step 17; c-fast-fresh has neither 7 nor 16, and the prefetch-distance
 # rows are no submission of the write-up
-STEP_OF = {"c-hash": 1, "c-lut": 2, "c-sym": 3, "c-avx2-prefetch": 4, "c-avx2": 5, "c-direct": 6, "c-fast-mmap": 7,
-           "c-fast": 16, "c-fast-nt": 17}
+STEP_OF = {
+    "c-hash": 1,
+    "c-lut": 2,
+    "c-sym": 3,
+    "c-avx2-prefetch": 4,
+    "c-avx2": 5,
+    "c-direct": 6,
+    "c-fast-mmap": 7,
+    "c-fast": 16,
+    "c-fast-nt": 17,
+}
 # what each row adds to the one it is measured against, in a few words (the write-up's table lists its changes so)
-ADDS = {"c-hash": "hash table, linear probing", "c-lut": "move lookup tables", "c-sym": "symmetry: 8 counts",
-        "c-direct": "full and last boards summed, not stored", "c-avx2": "AVX2 forms, counts, hash sums",
-        "c-avx2-prefetch": "prefetch of the next slot",
-        "c-fast-fresh": "c-fast with memory mapped, grown and returned by every solve",
-        "c-fast-mmap": "memory mapped once at full size, kept (step 7)",
-        "c-fast": "+ pages touched in prepare (step 16)", "c-fast-nt": "+ non-temporal stores to the move list",
-        "c-fast-pf32": "c-fast, moves handled 32 at a time (256)",
-        "c-fast-pf1024": "c-fast, moves handled 1024 at a time (256)",
-        "c-fast-byte-forms": "c-fast, forms from byte tables, one move at a time",
-        "c-fast-cell-loop": "c-fast, empty cells by a loop, not a table",
-        "c-fast-cores": "c-fast, the tests dealt out over every core",
-        "c-fast-kept": "c-fast-cores on two threads kept between calls",
-        "c-fast-split": "c-fast, every test's layers built by two threads",
-        "c-fast-split-deal": "c-fast-split for the longest tests only, the rest dealt out whole"}
+ADDS = {
+    "c-hash": "hash table, linear probing",
+    "c-lut": "move lookup tables",
+    "c-sym": "symmetry: 8 counts",
+    "c-direct": "full and last boards summed, not stored",
+    "c-avx2": "AVX2 forms, counts, hash sums",
+    "c-avx2-prefetch": "prefetch of the next slot",
+    "c-fast-fresh": "c-fast with memory mapped, grown and returned by every solve",
+    "c-fast-mmap": "memory mapped once at full size, kept (step 7)",
+    "c-fast": "+ pages touched in prepare (step 16)",
+    "c-fast-nt": "+ non-temporal stores to the move list",
+    "c-fast-pf32": "c-fast, moves handled 32 at a time (256)",
+    "c-fast-pf1024": "c-fast, moves handled 1024 at a time (256)",
+    "c-fast-byte-forms": "c-fast, forms from byte tables, one move at a time",
+    "c-fast-cell-loop": "c-fast, empty cells by a loop, not a table",
+    "c-fast-cores": "c-fast, the tests dealt out over every core",
+    "c-fast-kept": "c-fast-cores on two threads kept between calls",
+    "c-fast-split": "c-fast, every test's layers built by two threads",
+    "c-fast-split-deal": "c-fast-split for the longest tests only, the rest dealt out whole",
+}
 
 
 def _rows(frame: pd.DataFrame, workload: str) -> pd.DataFrame:
@@ -64,12 +97,18 @@ def official_table(frame: pd.DataFrame):
     out = []
     for r in rows.itertuples():
         summary = summary_of(r.summary)
-        row = {"implementation": r.implementation, "family": r.family, "status": r.status,
-               "total_ms": r.s_per_call_median * 1e3 if r.status == "PASS" else float("nan"),
-               "speedup_vs_bfs": r.speedup, "boards_stored": summary.get("boards", float("nan")),
-               "page_faults": summary.get("page_faults", float("nan")),
-               "adds": ADDS.get(r.implementation, ""), "writeup_step": STEP_OF.get(r.implementation, ""),
-               "writeup_ms": WRITEUP_MS.get(STEP_OF.get(r.implementation), float("nan"))}
+        row = {
+            "implementation": r.implementation,
+            "family": r.family,
+            "status": r.status,
+            "total_ms": r.s_per_call_median * 1e3 if r.status == "PASS" else float("nan"),
+            "speedup_vs_bfs": r.speedup,
+            "boards_stored": summary.get("boards", float("nan")),
+            "page_faults": summary.get("page_faults", float("nan")),
+            "adds": ADDS.get(r.implementation, ""),
+            "writeup_step": STEP_OF.get(r.implementation, ""),
+            "writeup_ms": WRITEUP_MS.get(STEP_OF.get(r.implementation), float("nan")),
+        }
         times = summary.get("case_ms") or []
         for i, (name, *_rest) in enumerate(OFFICIAL):
             row[name.replace("cg_test_", "t")] = times[i] if i < len(times) else float("nan")
@@ -112,10 +151,14 @@ def depth_table(frame: pd.DataFrame):
     table = pd.DataFrame(points)
     wide = table.pivot_table(index="depth", columns="implementation", values="ms").reset_index()
     return ReportSection(
-        "Cephalopod: time against depth, empty board", table,
-        notes=["one line per implementation; each point is the case's time within one timed batch call "
-               f"(ms); depths {int(wide['depth'].min())}..{int(wide['depth'].max())}"],
-        chart=LineChart(x="depth", y="ms", series="implementation", logx=False, logy=True))
+        "Cephalopod: time against depth, empty board",
+        table,
+        notes=[
+            "one line per implementation; each point is the case's time within one timed batch call "
+            f"(ms); depths {int(wide['depth'].min())}..{int(wide['depth'].max())}"
+        ],
+        chart=LineChart(x="depth", y="ms", series="implementation", logx=False, logy=True),
+    )
 
 
 REPORTS = (SuiteReport("cephalopod.official", official_table), SuiteReport("cephalopod.depth", depth_table))

@@ -10,6 +10,7 @@ A workload's inputs are ``{"depth": int32[N], "cells": uint8[N, 9]}``; the outpu
 The reference is the plainest exact method: breadth-first, one layer per move, a dict from board to the number of
 paths reaching it (mod 2^30), so equal boards are expanded once.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -26,9 +27,13 @@ MASK = MOD - 1
 MAX_DEPTH = 1000  # anything deeper is refused as input; the families decide what they can finish
 
 NEIGHBOURS = tuple(
-    tuple(r * 3 + c for r, c in ((row - 1, col), (row, col - 1), (row, col + 1), (row + 1, col))
-          if 0 <= r < 3 and 0 <= c < 3)
-    for row in range(3) for col in range(3)
+    tuple(
+        r * 3 + c
+        for r, c in ((row - 1, col), (row, col - 1), (row, col + 1), (row + 1, col))
+        if 0 <= r < 3 and 0 <= c < 3
+    )
+    for row in range(3)
+    for col in range(3)
 )
 POW10 = tuple(10 ** (8 - i) for i in range(9))
 
@@ -256,8 +261,10 @@ def parse_contest_input(text: str) -> tuple[int, tuple[int, ...]]:
 def make_inputs(cases) -> dict[str, np.ndarray]:
     """[(depth, cells), ...] to the kernel's layout."""
     cases = list(cases)
-    return {"depth": np.array([d for d, _ in cases], dtype=np.int32).reshape(len(cases)),
-            "cells": np.array([c for _, c in cases], dtype=np.uint8).reshape(len(cases), 9)}
+    return {
+        "depth": np.array([d for d, _ in cases], dtype=np.int32).reshape(len(cases)),
+        "cells": np.array([c for _, c in cases], dtype=np.uint8).reshape(len(cases), 9),
+    }
 
 
 def describe_input(inputs, i: int) -> str:
@@ -306,8 +313,10 @@ def official_answers(inputs) -> np.ndarray:
     """The contest's published outputs, the oracle of the official workload (the tests show the reference's
     breadth-first search reaching the same twelve values, so no run pays seconds of pure Python for them)."""
     published = {(d, parse_board(b)): v for _, d, b, v in OFFICIAL}
-    return np.array([published[(int(d), tuple(int(v) for v in c))] for d, c in zip(inputs["depth"], inputs["cells"])],
-                    dtype=np.int64)
+    return np.array(
+        [published[(int(d), tuple(int(v) for v in c))] for d, c in zip(inputs["depth"], inputs["cells"])],
+        dtype=np.int64,
+    )
 
 
 def _empty_series(size, seed):
@@ -327,15 +336,42 @@ def _single(size, seed, values):
 
 
 WORKLOADS = (
-    WorkloadKind("official", _official, "the contest's twelve official tests, one batch", default_size=12,
-                 test_size=12, fixed_size=True, bytes_per_op=1 << 26, expected=official_answers),
-    WorkloadKind("empty", _empty_series, "the empty board at depths 1..N, one case per depth (N = --size, 20 by "
-                 f"default, up to {EMPTY_DEPTHS}; the per-case times chart time against depth)", default_size=20,
-                 test_size=6, default=False, bytes_per_op=1 << 25, max_size=EMPTY_DEPTHS),
-    WorkloadKind("single", _single, "one case given with --param case='DEPTH BOARD'", default_size=1, test_size=1,
-                 default=False, fixed_size=True, bytes_per_op=1 << 29,
-                 parameters={"case": Parameter("depth, then the nine cells, e.g. '20 060222161'",
-                                               f"{OFFICIAL[0][1]} {OFFICIAL[0][2]}", parse_case)}),
+    WorkloadKind(
+        "official",
+        _official,
+        "the contest's twelve official tests, one batch",
+        default_size=12,
+        test_size=12,
+        fixed_size=True,
+        bytes_per_op=1 << 26,
+        expected=official_answers,
+    ),
+    WorkloadKind(
+        "empty",
+        _empty_series,
+        "the empty board at depths 1..N, one case per depth (N = --size, 20 by "
+        f"default, up to {EMPTY_DEPTHS}; the per-case times chart time against depth)",
+        default_size=20,
+        test_size=6,
+        default=False,
+        bytes_per_op=1 << 25,
+        max_size=EMPTY_DEPTHS,
+    ),
+    WorkloadKind(
+        "single",
+        _single,
+        "one case given with --param case='DEPTH BOARD'",
+        default_size=1,
+        test_size=1,
+        default=False,
+        fixed_size=True,
+        bytes_per_op=1 << 29,
+        parameters={
+            "case": Parameter(
+                "depth, then the nine cells, e.g. '20 060222161'", f"{OFFICIAL[0][1]} {OFFICIAL[0][2]}", parse_case
+            )
+        },
+    ),
 )
 
 
@@ -345,13 +381,19 @@ def depth_of(workload) -> int:
 
 
 def _known():
-    out = [KnownAnswer(name, make_inputs([(d, parse_board(b))]), np.array([v], np.int64),
-                       "spec, hand-made cases") for name, d, b, v in HANDMADE]
-    out.append(KnownAnswer("depth 0 is the board's own hash", make_inputs([(0, parse_board("123456012"))]),
-                           np.array([123456012], np.int64), "spec, 'Depth 0 gives the input board's hash'"))
+    out = [
+        KnownAnswer(name, make_inputs([(d, parse_board(b))]), np.array([v], np.int64), "spec, hand-made cases")
+        for name, d, b, v in HANDMADE
+    ]
+    out.append(
+        KnownAnswer(
+            "depth 0 is the board's own hash",
+            make_inputs([(0, parse_board("123456012"))]),
+            np.array([123456012], np.int64),
+            "spec, 'Depth 0 gives the input board's hash'",
+        )
+    )
     return out
-
-
 
 
 # -- what a batch returns --------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ in bits 27..31. A move is a *delta* added to the packed board (modulo 2^32): it 
 the new die, and adjusts the empty count. Tables are plain Python and NumPy data; each family copies them into
 its own form in ``prepare``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -86,11 +87,11 @@ def array_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             if max(values) <= 6:
                 deltas = move_deltas(cell, values)
                 row[0] = len(deltas)
-                row[1:1 + len(deltas)] = [d & 0xFFFFFFFF for d in deltas]
+                row[1 : 1 + len(deltas)] = [d & 0xFFFFFFFF for d in deltas]
             rows.append(row)
     nbr = np.full((9, 4), -1, np.int32)
     for cell in range(9):
-        nbr[cell, :len(NEIGHBOURS[cell])] = NEIGHBOURS[cell]
+        nbr[cell, : len(NEIGHBOURS[cell])] = NEIGHBOURS[cell]
     return np.array(rows, np.uint32), base, nbr
 
 
@@ -145,8 +146,16 @@ def _table_arrays() -> dict[str, np.ndarray]:
         for k in range(8):
             gather[j, COMPOSE[k][j]] = k
     inverse = np.array([COMPOSE[k].index(0) for k in range(8)], np.int32)
-    return {"moves": moves, "base": base, "nbr": nbr, "hash3": h3.astype(np.uint32), "hash8": hash8,
-            "xform": xform, "inverse": inverse, "gather": gather}
+    return {
+        "moves": moves,
+        "base": base,
+        "nbr": nbr,
+        "hash3": h3.astype(np.uint32),
+        "hash8": hash8,
+        "xform": xform,
+        "inverse": inverse,
+        "gather": gather,
+    }
 
 
 @lru_cache(maxsize=None)
@@ -188,7 +197,7 @@ def byte_tables() -> dict[str, np.ndarray]:
                 cell, bit = divmod(pos, 3)
                 for k, perm in enumerate(PERMS):
                     land[g, b, k] |= 1 << (3 * perm.index(cell) + bit)
-                    hashes[g, b, k] += (weights[k, cell] << bit)
+                    hashes[g, b, k] += weights[k, cell] << bit
     return {"land": land, "hash": hashes}
 
 
@@ -224,7 +233,16 @@ def fast_tables() -> dict[str, np.ndarray]:
     by_lane = flat["gather"][flat["inverse"]]  # the count permutation when lane k held the smallest form
     b = byte_tables()
     nmask = np.array([sum(7 << (3 * n) for n in NEIGHBOURS[c]) for c in range(9)], np.uint32)
-    return {k: as_aligned(v) for k, v in {
-        "moves": flat["moves"], "base": flat["base"], "nmask": nmask, "land": b["land"], "hash": b["hash"],
-        "rowhash": row_hash_changes(), "perm": by_lane.astype(np.int32),
-        "rowcount": np.ascontiguousarray(flat["moves"][:, 0])}.items()}
+    return {
+        k: as_aligned(v)
+        for k, v in {
+            "moves": flat["moves"],
+            "base": flat["base"],
+            "nmask": nmask,
+            "land": b["land"],
+            "hash": b["hash"],
+            "rowhash": row_hash_changes(),
+            "perm": by_lane.astype(np.int32),
+            "rowcount": np.ascontiguousarray(flat["moves"][:, 0]),
+        }.items()
+    }

@@ -3,6 +3,7 @@
 To add an implementation, write its prepare function in the module of its family (python.py, vectorized.py,
 jit.py, native.py with its C source in c/, gpu.py) and append an ``Implementation`` to that module's list.
 """
+
 from swarbench import hookimpl
 
 # Each hook imports the modules it registers: parsing a command line needs only the commands, and the

@@ -9,6 +9,7 @@ do not tie (never seen; counted apart). Each position is the history of guesses 
 The games are played by the Numba family's search (every codeword scored at every node, both rankings from one
 count of the parts), so games far above 8,192 codewords take long.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,6 +23,7 @@ from . import spec
 @dataclass
 class Decision:
     """One position where the float arithmetic chose another guess than the exact rule."""
+
     history: tuple  # ((guess, black, white), ...) as played
     float_guess: str
     exact_guess: str
@@ -32,8 +34,10 @@ class Decision:
     def describe(self) -> str:
         where = ", ".join(f"{g} scored {b}-{w}" for g, b, w in self.history)
         how = "an exact tie, which the tie-break gives to" if self.tied else "not a tie: the exact rule prefers"
-        return (f"after {where}: {self.float_guess} ({self.float_score}) before {self.exact_guess} "
-                f"({self.exact_score}), {how} {self.exact_guess}")
+        return (
+            f"after {where}: {self.float_guess} ({self.float_score}) before {self.exact_guess} "
+            f"({self.exact_score}), {how} {self.exact_guess}"
+        )
 
 
 @dataclass
@@ -98,13 +102,13 @@ def audit(pins: int, colors: int, first, strategy: str, arithmetic: str) -> Audi
             secret = codes[part[0]]
             history = []
             for g in played:
-                v = int(spec.score_pairs(np.array([secret], np.uint32), codes[g:g + 1], pins, colors)[0])
+                v = int(spec.score_pairs(np.array([secret], np.uint32), codes[g : g + 1], pins, colors)[0])
                 history.append((spec.show(codes[g], pins), v >> 4, v & 15))
             fs, es = exact_score(parts[chosen], strategy), exact_score(parts[exact], strategy)
             tied = _ties(parts[chosen], parts[exact], strategy)
             (result.split_ties if tied else result.reversed).append(
-                Decision(tuple(history), spec.show(codes[chosen], pins), spec.show(codes[exact], pins), fs, es,
-                         tied))
+                Decision(tuple(history), spec.show(codes[chosen], pins), spec.show(codes[exact], pins), fs, es, tied)
+            )
         return chosen
 
     first = spec.pack(first, pins, colors) if isinstance(first, str) else int(first)
@@ -119,4 +123,4 @@ def _ties(a: np.ndarray, b: np.ndarray, strategy: str) -> bool:
     sa, sb = [int(s) for s in a if s > 0], [int(s) for s in b if s > 0]
     if strategy == "expected_size":
         return sum(s * s for s in sa) == sum(s * s for s in sb)
-    return math.prod(s ** s for s in sa) == math.prod(s ** s for s in sb)
+    return math.prod(s**s for s in sa) == math.prod(s**s for s in sb)

@@ -10,6 +10,7 @@ arithmetics (spec.ARITHMETICS). Where a total differs from the published one, th
 the suite's data (the decisions where the project's float keys split exact ties), or, with ``--explain``, by
 replaying the game in the arithmetic that made the published figure (audit.py).
 """
+
 import csv
 import sys
 import time
@@ -22,8 +23,15 @@ from swarbench.model import Command, Workload
 
 # AVX2 first even where AVX-512 runs: on the AVX-512 machine measured (docs/suites.md) the AVX2 player was as fast
 # or faster for every strategy; --impl c-sliced-avx512-mt names the other.
-DEFAULT_IMPL = ("c-sliced-avx2-mt", "c-sliced-avx512-mt", "c-sliced-avx2", "c-sliced-avx512", "c-sse2",
-                "c-counting", "numba-sliced")
+DEFAULT_IMPL = (
+    "c-sliced-avx2-mt",
+    "c-sliced-avx512-mt",
+    "c-sliced-avx2",
+    "c-sliced-avx512",
+    "c-sse2",
+    "c-counting",
+    "numba-sliced",
+)
 PUBLISHED = Path(__file__).parent / "data" / "mastermind_published_totals.csv"
 # The arithmetic the project's published Expected Size and Entropy figures were made in (its CUDA build).
 PUBLISHED_ARITHMETIC = "cuda-fast-math"
@@ -35,16 +43,25 @@ def add_arguments(parser) -> None:
     parser.add_argument("action", choices=["play"], help="play: every secret of the game, one timed call")
     parser.add_argument("--pins", type=int, default=4)
     parser.add_argument("--colors", type=int, default=6)
-    parser.add_argument("--first", default=None,
-                        help="first guess, e.g. 1122 (default: the published one where known, else 1122 / 11223 ...)")
+    parser.add_argument(
+        "--first",
+        default=None,
+        help="first guess, e.g. 1122 (default: the published one where known, else 1122 / 11223 ...)",
+    )
     parser.add_argument("--strategy", default="knuth", help=f"one of {', '.join(spec.STRATEGIES)}")
-    parser.add_argument("--arithmetic", default="exact",
-                        help=f"Expected Size and Entropy: one of {', '.join(spec.ARITHMETICS)} (exact: the strategy "
-                             "as defined; the others: the mikemag/Mastermind project's float keys, docs/suites.md)")
-    parser.add_argument("--explain", action="store_true",
-                        help=f"replay Expected Size or Entropy in {PUBLISHED_ARITHMETIC} beside the exact rule and "
-                             "list where its float keys split exact ties (plays every score: minutes above 8,192 "
-                             "codewords)")
+    parser.add_argument(
+        "--arithmetic",
+        default="exact",
+        help=f"Expected Size and Entropy: one of {', '.join(spec.ARITHMETICS)} (exact: the strategy "
+        "as defined; the others: the mikemag/Mastermind project's float keys, docs/suites.md)",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help=f"replay Expected Size or Entropy in {PUBLISHED_ARITHMETIC} beside the exact rule and "
+        "list where its float keys split exact ties (plays every score: minutes above 8,192 "
+        "codewords)",
+    )
     parser.add_argument("--method", default="shared", help="each (every game on its own) or shared")
     parser.add_argument("--impl", default=None, help="a mastermind.knuth implementation (default: the fastest here)")
 
@@ -64,14 +81,17 @@ def published(pins: int, colors: int, strategy: str, first=None):
     with open(PUBLISHED) as fh:
         for row in csv.DictReader(fh):
             if (int(row["pins"]), int(row["colors"]), row["strategy"]) == (pins, colors, strategy) and (
-                    first is None or row["first_guess"] == first):
+                first is None or row["first_guess"] == first
+            ):
                 return row
     return None
 
 
 # Where its total is not the published one: what the model of the published arithmetic leaves out (spec.ARITHMETICS).
-MODEL = (f"this suite's model of {PUBLISHED_ARITHMETIC} (log2 and 1/n correctly rounded, where the GPU's special "
-         "function unit approximates them)")
+MODEL = (
+    f"this suite's model of {PUBLISHED_ARITHMETIC} (log2 and 1/n correctly rounded, where the GPU's special "
+    "function unit approximates them)"
+)
 
 
 def why_it_differs(row: dict, strategy: str, arithmetic: str) -> str:
@@ -90,16 +110,22 @@ def why_it_differs(row: dict, strategy: str, arithmetic: str) -> str:
     if arithmetic == PUBLISHED_ARITHMETIC:
         return "" if reached else f"{MODEL} rounds otherwise than the GPU did"
     if arithmetic != "exact":
-        return (f"the published total was made in {PUBLISHED_ARITHMETIC} arithmetic"
-                + (f", which gives it (--arithmetic {PUBLISHED_ARITHMETIC})" if reached else f"; {MODEL} gives {model}"))
+        return f"the published total was made in {PUBLISHED_ARITHMETIC} arithmetic" + (
+            f", which gives it (--arithmetic {PUBLISHED_ARITHMETIC})" if reached else f"; {MODEL} gives {model}"
+        )
     ties = row.get("ties_split")
-    split = (f"{ties} exact tie{'s' if ties != '1' else ''} against the documented tie-break; the first: "
-             f"{row['first_split']}" if ties else
-             "exact ties against the documented tie-break (not counted at this size: --explain counts them)")
+    split = (
+        f"{ties} exact tie{'s' if ties != '1' else ''} against the documented tie-break; the first: "
+        f"{row['first_split']}"
+        if ties
+        else "exact ties against the documented tie-break (not counted at this size: --explain counts them)"
+    )
     if reached:
         return f"the project's float keys ({PUBLISHED_ARITHMETIC}, which gives the published total) split {split}"
-    return (f"the published total was made in {PUBLISHED_ARITHMETIC} arithmetic, whose float keys split exact ties "
-            f"against the documented tie-break; {MODEL} reaches {model}, not the published total, and splits {split}")
+    return (
+        f"the published total was made in {PUBLISHED_ARITHMETIC} arithmetic, whose float keys split exact ties "
+        f"against the documented tie-break; {MODEL} reaches {model}, not the published total, and splits {split}"
+    )
 
 
 def _show_progress(done: int, total: int, what: str) -> None:
@@ -111,9 +137,11 @@ def explain(pins: int, colors: int, first: str, strategy: str) -> list[str]:
     from .audit import audit
 
     a = audit(pins, colors, first, strategy, PUBLISHED_ARITHMETIC)
-    lines = [f"  {PUBLISHED_ARITHMETIC}: {a.total} guesses, at most {a.worst}; of its {a.decisions} decisions, "
-             f"{len(a.split_ties)} split exact ties against the tie-break and {len(a.reversed)} reversed an exact "
-             "order"]
+    lines = [
+        f"  {PUBLISHED_ARITHMETIC}: {a.total} guesses, at most {a.worst}; of its {a.decisions} decisions, "
+        f"{len(a.split_ties)} split exact ties against the tie-break and {len(a.reversed)} reversed an exact "
+        "order"
+    ]
     if a.split_ties:
         lines.append(f"  the first: {a.first().describe()}")
     return lines
@@ -132,8 +160,14 @@ def run(args, registry) -> int:
     first = spec.show(spec.pack(args.first, args.pins, args.colors), args.pins) if args.first else None
     known = published(args.pins, args.colors, args.strategy, first)
     first = first or (known["first_guess"] if known else default_first(args.pins))
-    inputs = spec.knuth_inputs(args.pins, args.colors, spec.pack(first, args.pins, args.colors),
-                               strategy=args.strategy, method=args.method, arithmetic=args.arithmetic)
+    inputs = spec.knuth_inputs(
+        args.pins,
+        args.colors,
+        spec.pack(first, args.pins, args.colors),
+        strategy=args.strategy,
+        method=args.method,
+        arithmetic=args.arithmetic,
+    )
     spec.validate_knuth(inputs)
     impl = _pick(registry, args.impl)
     batch = impl.prepare(Workload("mastermind.knuth", "play", len(inputs["secrets"]), inputs))
@@ -143,12 +177,13 @@ def run(args, registry) -> int:
         seconds = time.perf_counter() - start
     s = spec.summarize_knuth(out)
     same_game = known and spec.pack(known["first_guess"], args.pins, args.colors) == inputs["first"]
-    note = (f" (published: {known['total_guesses']}, at most {known['max_guesses']})"
-            if same_game else "")
+    note = f" (published: {known['total_guesses']}, at most {known['max_guesses']})" if same_game else ""
     arithmetic = f", {args.arithmetic}" if args.strategy in spec.FLOAT_RANKED else ""
-    print(f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}{arithmetic}, {impl.name}): "
-          f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}"
-          f"{note}; {seconds:.3f} s")
+    print(
+        f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}{arithmetic}, {impl.name}): "
+        f"{s['games']} games, {s['total']} guesses, average {s['total'] / s['games']:.5f}, at most {s['max']}"
+        f"{note}; {seconds:.3f} s"
+    )
     if same_game and s["total"] != int(known["total_guesses"]):
         why = why_it_differs(known, args.strategy, args.arithmetic)
         if why:
@@ -160,5 +195,10 @@ def run(args, registry) -> int:
     return 0
 
 
-COMMAND = Command("mastermind", "play every game of a Mastermind game with Knuth's algorithm or another strategy: "
-                  "`swarbench mastermind play --pins 5 --colors 8 --strategy entropy`", add_arguments, run)
+COMMAND = Command(
+    "mastermind",
+    "play every game of a Mastermind game with Knuth's algorithm or another strategy: "
+    "`swarbench mastermind play --pins 5 --colors 8 --strategy entropy`",
+    add_arguments,
+    run,
+)

@@ -10,6 +10,7 @@ buffer, and compiles by launching once on a one-secret view. The timed call laun
 scores back into the pinned buffer (the copy waits for the kernel): the oracle and the caller need them on the
 host, as every other family delivers them. For 5p8c all pairs that copy (1 GiB over PCIe) dominates.
 """
+
 import numpy as np
 
 from swarbench.model import Implementation
@@ -84,14 +85,16 @@ def _prepare_play(workload):
     spf = k.smallest_factors(n)
 
     def choose(codes_, possible, played, pins, colors, strategy_):
-        gpu_kernels.count_parts[blocks, THREADS](d_codes, d_cw, cuda.to_device(np.asarray(possible, np.int64)),
-                                                 d_valid_at, unused, d_parts)
+        gpu_kernels.count_parts[blocks, THREADS](
+            d_codes, d_cw, cuda.to_device(np.asarray(possible, np.int64)), d_valid_at, unused, d_parts
+        )
         open_ = np.ones(n, np.bool_)
         open_[list(played)] = False
         inposs = np.zeros(n, np.bool_)
         inposs[possible] = True
-        return int(k.best_of(d_parts.copy_to_host().astype(np.int64), open_, inposs, len(possible), code,
-                             arithmetic, spf))
+        return int(
+            k.best_of(d_parts.copy_to_host().astype(np.int64), open_, inposs, len(possible), code, arithmetic, spf)
+        )
 
     choose(codes, np.arange(min(n, 2)), [], p, c, strategy)  # compile outside the timed call
 
@@ -104,10 +107,22 @@ def _prepare_play(workload):
 
 
 IMPLEMENTATIONS = [
-    Implementation("mastermind.score", "cuda-swar", "numba-cuda", _prepare, requires=("module:numba", "cuda"),
-                   description="one GPU thread per secret: nibble test + popc, SWAR byte min of uint64 counts; "
-                               "the timed call includes copying the scores back to host memory"),
-    Implementation("mastermind.knuth", "cuda-swar", "numba-cuda", _prepare_play, requires=("module:numba", "cuda"),
-                   description="every strategy: one GPU thread per candidate guess at each node of the tree counts "
-                               "its parts; the host walks the tree and ranks them"),
+    Implementation(
+        "mastermind.score",
+        "cuda-swar",
+        "numba-cuda",
+        _prepare,
+        requires=("module:numba", "cuda"),
+        description="one GPU thread per secret: nibble test + popc, SWAR byte min of uint64 counts; "
+        "the timed call includes copying the scores back to host memory",
+    ),
+    Implementation(
+        "mastermind.knuth",
+        "cuda-swar",
+        "numba-cuda",
+        _prepare_play,
+        requires=("module:numba", "cuda"),
+        description="every strategy: one GPU thread per candidate guess at each node of the tree counts "
+        "its parts; the host walks the tree and ranks them",
+    ),
 ]

@@ -4,6 +4,7 @@ per color count across codewords, so LLVM vectorises the loops over secrets). Th
 numba is imported inside ``prepare`` (via ``_kernels``) so listing and other families work without it; the first
 compile (or the load from numba's cache) happens there too, on a one-element batch, never inside the timed call.
 """
+
 import numpy as np
 
 from swarbench.memory import aligned_copy, aligned_empty
@@ -51,7 +52,7 @@ def _parts(kind, inp, args, out):
     parts = []
     for lo, hi in cross_parts(len(inp["guesses"]), S):
         a = tuple(x[lo:hi] if k in GUESS_ARGS[kind] else x for k, x in enumerate(args))
-        parts.append((a + (out[lo * S:hi * S],), hi * S))
+        parts.append((a + (out[lo * S : hi * S],), hi * S))
     return parts
 
 
@@ -68,12 +69,30 @@ def _family(kind):
 
 _NUMBA = ("module:numba",)
 IMPLEMENTATIONS = [
-    Implementation("mastermind.score", "numba-naive", "numba", _family("naive"), requires=_NUMBA,
-                   description="pin-by-pin loops, every color counted in both codewords"),
-    Implementation("mastermind.score", "numba-swar", "numba", _family("swar"), requires=_NUMBA,
-                   description="nibble zero test, byte-wise SWAR min over two uint64 count words"),
-    Implementation("mastermind.score", "numba-sliced", "numba", _family("sliced"), requires=_NUMBA,
-                   description="byte-sliced: one byte array per pin and color, vectorised over secrets; a cross "
-                               "scores each guess in one pass over its pins and its own colors"),
+    Implementation(
+        "mastermind.score",
+        "numba-naive",
+        "numba",
+        _family("naive"),
+        requires=_NUMBA,
+        description="pin-by-pin loops, every color counted in both codewords",
+    ),
+    Implementation(
+        "mastermind.score",
+        "numba-swar",
+        "numba",
+        _family("swar"),
+        requires=_NUMBA,
+        description="nibble zero test, byte-wise SWAR min over two uint64 count words",
+    ),
+    Implementation(
+        "mastermind.score",
+        "numba-sliced",
+        "numba",
+        _family("sliced"),
+        requires=_NUMBA,
+        description="byte-sliced: one byte array per pin and color, vectorised over secrets; a cross "
+        "scores each guess in one pass over its pins and its own colors",
+    ),
 ]
 IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

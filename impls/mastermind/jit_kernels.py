@@ -8,6 +8,7 @@ They live in one file, imported only when a numba family prepares (jit.py, jit_k
 - a caller's cached code includes the callees it inlined or linked (sliced_row inside Knuth's search): with
   caller and callees in one file, any edit here invalidates all of them together.
 """
+
 import math
 
 import numba
@@ -157,7 +158,7 @@ def sliced_cross(sp, scn, gpins, gcounts, pin_ids, out):
         for k in range(m, 8):
             slot[k] = 0
             cnt[k] = 0
-        fused_row(sp, pin_ids, scn, gpins[j], slot, cnt, out[j * n:(j + 1) * n])
+        fused_row(sp, pin_ids, scn, gpins[j], slot, cnt, out[j * n : (j + 1) * n])
     return out
 
 
@@ -190,7 +191,7 @@ EXACT, CPU_FLOAT, CUDA_FAST_MATH = 0, 1, 2  # spec.ARITHMETICS, in order
 LN2_F32 = np.float32(math.log(2))
 # |D - S| <= ENTROPY_SLACK * S for the double sum D of the terms s * log(s), s <= 2^26, over at most 44 parts: each term
 # within a few ulps (2^-50), the sum within 43 roundings (2^-47); this leaves room for a libm several ulps off.
-ENTROPY_SLACK = 2.0 ** -40
+ENTROPY_SLACK = 2.0**-40
 
 
 # -- the float variants ---------------------------------------------------------------------------------------
@@ -416,8 +417,9 @@ def best_of(counts, open_, inposs, m, strategy, arithmetic, spf):
                 parts += 1
         if exact_entropy:  # a lower S wins; an equal one only as a possible secret against one that is not
             d = entropy_sum(sizes, parts)
-            order = -1 if best < 0 else entropy_order(sizes, parts, d, best_sizes, best_parts, best_d, spf, exps,
-                                                      touched)
+            order = (
+                -1 if best < 0 else entropy_order(sizes, parts, d, best_sizes, best_parts, best_d, spf, exps, touched)
+            )
             if order < 0 or (order == 0 and inposs[g] and not best_poss):
                 best, best_parts, best_d, best_poss = g, parts, d, inposs[g]
                 best_sizes[:parts] = sizes[:parts]

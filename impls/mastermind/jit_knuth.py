@@ -3,6 +3,7 @@ byte-sliced row (the scoring family's row kernel), parts counted from the row; b
 and the tree of score histories walked once). Every score is computed: no shortcut of the fast C variants. The
 kernels are in jit_kernels.py, cached on disk by numba.
 """
+
 import numpy as np
 
 from swarbench.memory import as_aligned
@@ -37,14 +38,19 @@ def _prepare(workload):
         k.play_shared(pins_of, counts, first, want & False, valid, p << 4, strategy, arithmetic, c, by_code)  # compile
 
         def batch():
-            return k.play_shared(pins_of, counts, first, want, valid, p << 4, strategy, arithmetic, c,
-                                 by_code)[targets]
+            return k.play_shared(pins_of, counts, first, want, valid, p << 4, strategy, arithmetic, c, by_code)[targets]
 
     return batch
 
 
 IMPLEMENTATIONS = [
-    Implementation("mastermind.knuth", "numba-sliced", "numba", _prepare, requires=("module:numba",),
-                   description="byte-sliced rows of possible secrets, parts counted per candidate"),
+    Implementation(
+        "mastermind.knuth",
+        "numba-sliced",
+        "numba",
+        _prepare,
+        requires=("module:numba",),
+        description="byte-sliced rows of possible secrets, parts counted per candidate",
+    ),
 ]
 IMPLEMENTATIONS = build_by_preparing(IMPLEMENTATIONS, KERNELS)  # compiled in the run's build step

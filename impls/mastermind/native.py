@@ -4,6 +4,7 @@ with each of them plugged in.
 One module per C file in ``c/``, built for its instruction set. The files share headers (mm_score.h and the
 drivers); their hash goes into the build flags so a header change rebuilds every module that includes it.
 """
+
 import hashlib
 import re
 import threading
@@ -114,13 +115,30 @@ def _prepare_score(source, isa, flags, layout):
         if layout == "sliced":
             sp, scn = sliced(s, p)
             if inp["cross"]:
-                args = (P("uint8_t *", sp), P("uint8_t *", scn), len(s), P("uint32_t *", g),
-                        P("uint8_t *", color_counts(g, p)), len(g), po, p, c)
+                args = (
+                    P("uint8_t *", sp),
+                    P("uint8_t *", scn),
+                    len(s),
+                    P("uint32_t *", g),
+                    P("uint8_t *", color_counts(g, p)),
+                    len(g),
+                    po,
+                    p,
+                    c,
+                )
                 fn = lib.score_cross_sliced
             else:
                 gp, gcn = sliced(g, p)
-                args = (P("uint8_t *", sp), P("uint8_t *", scn), P("uint8_t *", gp), P("uint8_t *", gcn),
-                        len(s), po, p, c)
+                args = (
+                    P("uint8_t *", sp),
+                    P("uint8_t *", scn),
+                    P("uint8_t *", gp),
+                    P("uint8_t *", gcn),
+                    len(s),
+                    po,
+                    p,
+                    c,
+                )
                 fn = lib.score_pairs_sliced
         else:
             ps, psc = P("uint32_t *", s), P("uint8_t *", color_counts(s, p))
@@ -133,8 +151,10 @@ def _prepare_score(source, isa, flags, layout):
         parts = [(args, len(out))]
         if inp["cross"]:  # huge crosses run in parts of guesses: g, gc, ng and out are arguments 3 to 6
             S = len(s)
-            parts = [(args[:3] + (args[3] + lo, args[4] + 16 * lo, hi - lo, po + lo * S) + args[7:], hi * S)
-                     for lo, hi in cross_parts(len(g), S)]
+            parts = [
+                (args[:3] + (args[3] + lo, args[4] + 16 * lo, hi - lo, po + lo * S) + args[7:], hi * S)
+                for lo, hi in cross_parts(len(g), S)
+            ]
         batch = parts_batch(fn, parts, len(out), out)
         batch.keepalive = keep  # the C pointers borrow these buffers
         return batch
@@ -157,6 +177,7 @@ def _prepare_lookup(source, isa):
     """Table lookups (c/score_lookup_vbmi.c): the game's plan and the secrets' group indices are built here, the
     guesses' tables in the timed call. Where the lookups would not pay (lk_pays: many pins, one per group) and for
     explicit pairs (no guess shared by many secrets), the module's byte-sliced code runs instead."""
+
     def prepare(workload):
         inp = workload.inputs
         p, c = inp["pins"], inp["colors"]
@@ -179,8 +200,16 @@ def _prepare_lookup(source, isa):
             out = np.empty(S, np.uint8)
             sp, scn = sliced(s, p)
             gp, gcn = sliced(g, p)
-            args = (P("uint8_t *", sp), P("uint8_t *", scn), P("uint8_t *", gp), P("uint8_t *", gcn), S,
-                    P("uint8_t *", out), p, c)
+            args = (
+                P("uint8_t *", sp),
+                P("uint8_t *", scn),
+                P("uint8_t *", gp),
+                P("uint8_t *", gcn),
+                S,
+                P("uint8_t *", out),
+                p,
+                c,
+            )
             parts = [(args, S)]
             fn = lib.score_pairs_sliced
         else:
@@ -192,14 +221,18 @@ def _prepare_lookup(source, isa):
                 pidx = P("uint8_t *", idx)
                 if lib.lk_index(pplan, P("uint32_t *", s), S, pidx, stride):
                     raise MemoryError("lk_index: out of memory")
-                parts = [((pplan, pidx, stride, S, pg + lo, hi - lo, po + lo * S), hi * S)
-                         for lo, hi in cross_parts(len(g), S)]
+                parts = [
+                    ((pplan, pidx, stride, S, pg + lo, hi - lo, po + lo * S), hi * S)
+                    for lo, hi in cross_parts(len(g), S)
+                ]
                 fn = lib.score_cross_lookup
             else:
                 sp, scn = sliced(s, p)
                 psp, pscn, pgc = P("uint8_t *", sp), P("uint8_t *", scn), P("uint8_t *", color_counts(g, p))
-                parts = [((psp, pscn, S, pg + lo, pgc + 16 * lo, hi - lo, po + lo * S, p, c), hi * S)
-                         for lo, hi in cross_parts(len(g), S)]
+                parts = [
+                    ((psp, pscn, S, pg + lo, pgc + 16 * lo, hi - lo, po + lo * S, p, c), hi * S)
+                    for lo, hi in cross_parts(len(g), S)
+                ]
                 fn = lib.score_cross_sliced
         batch = parts_batch(fn, parts, len(out), out)
         batch.keepalive = keep  # the C pointers borrow these buffers
@@ -290,16 +323,23 @@ def _prepare_knuth(source, isa, flags, threads):
             po, pt = _ptr(ffi, "uint8_t *", out), _ptr(ffi, "int32_t *", targets)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_each(p, c, pc, pcn, n, strategy, arithmetic, first, pt,
-                                                     len(targets), po, threads, ps), status, len(targets))
+                run_stoppable(
+                    lambda: lib.knuth_each(
+                        p, c, pc, pcn, n, strategy, arithmetic, first, pt, len(targets), po, threads, ps
+                    ),
+                    status,
+                    len(targets),
+                )
                 return out
         else:
             po, pw = _ptr(ffi, "uint8_t *", by_code), _ptr(ffi, "uint8_t *", want)
 
             def batch():
-                run_stoppable(lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, first, pw, po,
-                                                       threads, ps),
-                              status, len(targets))
+                run_stoppable(
+                    lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, first, pw, po, threads, ps),
+                    status,
+                    len(targets),
+                )
                 return by_code[targets]
 
         batch.keepalive = (codes, counts, targets, want, by_code, out, status)  # borrowed by C
@@ -312,21 +352,62 @@ def _prepare_knuth(source, isa, flags, threads):
 KNUTH_VARIANTS = [
     ("c-simple-loops", "cffi-scalar", "knuth_simple.c", (), SCALAR, "the article's simple loops", 1),
     ("c-counting", "cffi-scalar", "knuth_counting.c", (), SCALAR, "the article's counting, scalar", 1),
-    ("c-counting-autovec", "cffi-autovec", "knuth_autovec.c", ("sse2",), (), "the article's counting, auto-vectorised",
-     1),
+    (
+        "c-counting-autovec",
+        "cffi-autovec",
+        "knuth_autovec.c",
+        ("sse2",),
+        (),
+        "the article's counting, auto-vectorised",
+        1,
+    ),
     ("c-sse2", "cffi-sse2", "knuth_sse2.c", ("sse2", "popcnt"), (), "the article's hand-vectorised SSE2", 1),
-    ("c-sliced-avx2-full", "cffi-avx2", "knuth_sliced_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score",
-     1),
-    ("c-sliced-avx512-full", "cffi-avx512", "knuth_sliced_full.c", ("avx512bw", "popcnt"), (),
-     "byte-sliced AVX-512 rows, every score", 1),
-    ("c-sliced-avx2", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
-     "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx512", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
-     "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)", 1),
-    ("c-sliced-avx2-mt", "cffi-avx2", "knuth_sliced.c", ("avx2",), CUT,
-     "byte-sliced AVX2 rows, candidates cut, subtrees of games on every core", 0),
-    ("c-sliced-avx512-mt", "cffi-avx512", "knuth_sliced.c", ("avx512bw", "popcnt"), CUT,
-     "byte-sliced AVX-512 rows, candidates cut, subtrees of games on every core", 0),
+    ("c-sliced-avx2-full", "cffi-avx2", "knuth_sliced_full.c", ("avx2",), (), "byte-sliced AVX2 rows, every score", 1),
+    (
+        "c-sliced-avx512-full",
+        "cffi-avx512",
+        "knuth_sliced_full.c",
+        ("avx512bw", "popcnt"),
+        (),
+        "byte-sliced AVX-512 rows, every score",
+        1,
+    ),
+    (
+        "c-sliced-avx2",
+        "cffi-avx2",
+        "knuth_sliced.c",
+        ("avx2",),
+        CUT,
+        "byte-sliced AVX2 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)",
+        1,
+    ),
+    (
+        "c-sliced-avx512",
+        "cffi-avx512",
+        "knuth_sliced.c",
+        ("avx512bw", "popcnt"),
+        CUT,
+        "byte-sliced AVX-512 rows, candidates cut (hopeless, equivalent colors, symmetric, alike-scoring)",
+        1,
+    ),
+    (
+        "c-sliced-avx2-mt",
+        "cffi-avx2",
+        "knuth_sliced.c",
+        ("avx2",),
+        CUT,
+        "byte-sliced AVX2 rows, candidates cut, subtrees of games on every core",
+        0,
+    ),
+    (
+        "c-sliced-avx512-mt",
+        "cffi-avx512",
+        "knuth_sliced.c",
+        ("avx512bw", "popcnt"),
+        CUT,
+        "byte-sliced AVX-512 rows, candidates cut, subtrees of games on every core",
+        0,
+    ),
 ]
 
 # The article's table: the variation it names, its time for Knuth 4p6c, and our implementation.
@@ -344,21 +425,42 @@ def _requires(isa):
     return ("cc", *isa)
 
 
-IMPLEMENTATIONS = [
-    Implementation("mastermind.score", name, family,
-                   _prepare_score(source, isa, flags, layout), requires=_requires(isa),
-                   build=partial(module, source, isa, flags, SLICED_CDEF if layout == "sliced" else PACKED_CDEF),
-                   description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""))
-    for name, family, source, isa, flags, layout in SCORE_VARIANTS
-] + [
-    Implementation("mastermind.score", name, family, _prepare_lookup(source, isa), requires=_requires(isa),
-                   build=partial(module, source, isa, (), LOOKUP_CDEF),
-                   description=f"C, {source} built for {', '.join(isa)}: byte-permute lookups of pin groups and "
-                               "color-count groups")
-    for name, family, source, isa in LOOKUP_VARIANTS
-] + [
-    Implementation("mastermind.knuth", name, family, _prepare_knuth(source, isa, flags, threads),
-                   requires=_requires(isa), build=partial(_build_knuth, source, isa, flags),
-                   description=f"C, {source}: {what}")
-    for name, family, source, isa, flags, what, threads in KNUTH_VARIANTS
-]
+IMPLEMENTATIONS = (
+    [
+        Implementation(
+            "mastermind.score",
+            name,
+            family,
+            _prepare_score(source, isa, flags, layout),
+            requires=_requires(isa),
+            build=partial(module, source, isa, flags, SLICED_CDEF if layout == "sliced" else PACKED_CDEF),
+            description=f"C, {source}" + (f" built for {', '.join(isa)}" if isa else ""),
+        )
+        for name, family, source, isa, flags, layout in SCORE_VARIANTS
+    ]
+    + [
+        Implementation(
+            "mastermind.score",
+            name,
+            family,
+            _prepare_lookup(source, isa),
+            requires=_requires(isa),
+            build=partial(module, source, isa, (), LOOKUP_CDEF),
+            description=f"C, {source} built for {', '.join(isa)}: byte-permute lookups of pin groups and "
+            "color-count groups",
+        )
+        for name, family, source, isa in LOOKUP_VARIANTS
+    ]
+    + [
+        Implementation(
+            "mastermind.knuth",
+            name,
+            family,
+            _prepare_knuth(source, isa, flags, threads),
+            requires=_requires(isa),
+            build=partial(_build_knuth, source, isa, flags),
+            description=f"C, {source}: {what}",
+        )
+        for name, family, source, isa, flags, what, threads in KNUTH_VARIANTS
+    ]
+)

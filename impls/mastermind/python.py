@@ -5,6 +5,7 @@ Both take about a second per million pairs or more (naive ~2 us, SWAR ~0.9 us a 
 ``MAX_OPS`` they decline with TooSlow: the default all-pairs 4p6c workload (1.68 million scores, verified and
 timed several times) would cost them most of the suite's time budget. They run on small and --size workloads.
 """
+
 import numpy as np
 
 from swarbench.model import Implementation, TooSlow
@@ -48,12 +49,15 @@ def _swar_scorer(pins: int):
 def _prepare(kind):
     def prepare(workload):
         if workload.size > MAX_OPS[kind]:
-            raise TooSlow(f"pure Python {kind} scores about a million pairs a second at best; "
-                          f"{workload.size:,} is over its limit of {MAX_OPS[kind]:,}")
+            raise TooSlow(
+                f"pure Python {kind} scores about a million pairs a second at best; "
+                f"{workload.size:,} is over its limit of {MAX_OPS[kind]:,}"
+            )
         inp = workload.inputs
         p, c, cross = inp["pins"], inp["colors"], inp["cross"]
         s, g = [int(x) for x in inp["secrets"]], [int(x) for x in inp["guesses"]]
         if kind == "naive":
+
             def one(i, j):
                 return _naive(s[i], g[j], p, c)
         else:
@@ -80,8 +84,18 @@ def _prepare(kind):
 
 
 IMPLEMENTATIONS = [
-    Implementation("mastermind.score", "naive", "python-naive", _prepare("naive"),
-                   description="pin-by-pin comparison, then every color counted in both codewords"),
-    Implementation("mastermind.score", "python-swar", "python-swar", _prepare("swar"),
-                   description="nibble zero test + int.bit_count; byte-wise min and sum of 128-bit count ints"),
+    Implementation(
+        "mastermind.score",
+        "naive",
+        "python-naive",
+        _prepare("naive"),
+        description="pin-by-pin comparison, then every color counted in both codewords",
+    ),
+    Implementation(
+        "mastermind.score",
+        "python-swar",
+        "python-swar",
+        _prepare("swar"),
+        description="nibble zero test + int.bit_count; byte-wise min and sum of 128-bit count ints",
+    ),
 ]

@@ -15,6 +15,7 @@ The references are deliberately plain: scores pin by pin and color by color in N
 per color count (no SWAR, no packed tricks), and Knuth's search as the spec words it, over the game tree. Both
 report how far they got through ``swarbench.progress`` (scores, or games resolved).
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,7 +43,7 @@ def check_game(pins: int, colors: int) -> None:
 
 
 def pack(word, pins: int, colors: int) -> int:
-    """"1122", [1, 1, 2, 2] or 1122 (decimal digits, colors below 10) to the packed codeword 0x1122."""
+    """ "1122", [1, 1, 2, 2] or 1122 (decimal digits, colors below 10) to the packed codeword 0x1122."""
     check_game(pins, colors)
     if isinstance(word, (int, np.integer)):
         word = str(int(word))
@@ -64,8 +65,8 @@ def show(code: int, pins: int) -> str:
 def all_codewords(pins: int, colors: int) -> np.ndarray:
     """Every codeword of the game in canonical (ascending) order."""
     check_game(pins, colors)
-    if colors ** pins > 1 << 26:
-        raise InvalidInput(f"{pins}p{colors}c has {colors ** pins} codewords, too many to list")
+    if colors**pins > 1 << 26:
+        raise InvalidInput(f"{pins}p{colors}c has {colors**pins} codewords, too many to list")
     out = np.zeros(1, np.uint32)
     for _ in range(pins):
         out = ((out[:, None] << np.uint32(4)) | np.arange(1, colors + 1, dtype=np.uint32)[None, :]).ravel()
@@ -146,14 +147,13 @@ def _score_planes(sp, scn, gp, gcn, colors: int) -> np.ndarray:
 def score_pairs(s: np.ndarray, g: np.ndarray, pins: int, colors: int) -> np.ndarray:
     out = np.empty(len(s), np.uint8)
     for lo in range(0, len(s), PAIRS_BLOCK):
-        sp, gp = _pin_planes(s[lo:lo + PAIRS_BLOCK], pins), _pin_planes(g[lo:lo + PAIRS_BLOCK], pins)
+        sp, gp = _pin_planes(s[lo : lo + PAIRS_BLOCK], pins), _pin_planes(g[lo : lo + PAIRS_BLOCK], pins)
         scn, gcn = _color_planes(sp, colors), _color_planes(gp, colors)
-        out[lo:lo + PAIRS_BLOCK] = _score_planes(sp, scn, gp, gcn, colors)
+        out[lo : lo + PAIRS_BLOCK] = _score_planes(sp, scn, gp, gcn, colors)
     return out
 
 
-def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int, report: bool = False
-                ) -> np.ndarray:
+def score_cross(secrets: np.ndarray, guesses: np.ndarray, pins: int, colors: int, report: bool = False) -> np.ndarray:
     """(G, S) scores of every guess against every secret, a block of guesses at a time (``report``: say how far
     it got through swarbench.progress, for the long references: 5p8c all pairs is over a billion scores)."""
     S, G = len(secrets), len(guesses)
@@ -195,6 +195,7 @@ def parts_batch(fn, parts, total: int, out):
             fn(*args)
             return out
     else:
+
         def batch():
             for args, done in parts:
                 fn(*args)
@@ -225,8 +226,9 @@ def validate_score(inputs) -> None:
     validate_codes(inputs["secrets"], p, c, "secret")
     validate_codes(inputs["guesses"], p, c, "guess")
     if not inputs["cross"] and len(inputs["secrets"]) != len(inputs["guesses"]):
-        raise InvalidInput(f"secrets and guesses differ in length: {len(inputs['secrets'])} vs "
-                           f"{len(inputs['guesses'])}")
+        raise InvalidInput(
+            f"secrets and guesses differ in length: {len(inputs['secrets'])} vs {len(inputs['guesses'])}"
+        )
 
 
 def _describe_score(inputs, i: int) -> str:
@@ -240,8 +242,19 @@ def _describe_score(inputs, i: int) -> str:
 
 
 # The spec's 4p10c examples: secret 6684 against eleven guesses (pin color 10 never appears in them).
-ARTICLE_EXAMPLES = [("5555", 0, 0), ("6666", 2, 0), ("4567", 0, 2), ("4589", 1, 1), ("6755", 1, 0), ("5798", 0, 1),
-                    ("6484", 3, 0), ("6485", 2, 1), ("6684", 4, 0), ("8468", 0, 3), ("8466", 0, 4)]
+ARTICLE_EXAMPLES = [
+    ("5555", 0, 0),
+    ("6666", 2, 0),
+    ("4567", 0, 2),
+    ("4589", 1, 1),
+    ("6755", 1, 0),
+    ("5798", 0, 1),
+    ("6484", 3, 0),
+    ("6485", 2, 1),
+    ("6684", 4, 0),
+    ("8468", 0, 3),
+    ("8466", 0, 4),
+]
 
 
 def _score_known():
@@ -250,8 +263,10 @@ def _score_known():
     expected = np.array([(b << 4) | w for _, b, w in ARTICLE_EXAMPLES], np.uint8)
     pairs = {"pins": 4, "colors": 10, "secrets": secrets, "guesses": guesses, "cross": False}
     cross = {"pins": 4, "colors": 10, "secrets": secrets[:1], "guesses": guesses, "cross": True}
-    return [KnownAnswer("4p10c secret 6684, eleven guesses", pairs, expected, SOURCE, size=len(expected)),
-            KnownAnswer("4p10c secret 6684 as a cross", cross, expected, SOURCE, size=len(expected))]
+    return [
+        KnownAnswer("4p10c secret 6684, eleven guesses", pairs, expected, SOURCE, size=len(expected)),
+        KnownAnswer("4p10c secret 6684 as a cross", cross, expected, SOURCE, size=len(expected)),
+    ]
 
 
 def all_pairs_inputs(pins: int, colors: int) -> dict:
@@ -266,7 +281,7 @@ def random_pairs_inputs(pins: int, colors: int, n: int, seed: int) -> dict:
     copy = rng.random((n, pins)) < rng.random((n, 1))
     d[1] = np.where(copy, d[0], d[1])
     shifts = np.uint32(4) * np.arange(pins - 1, -1, -1, dtype=np.uint32)
-    s, g = ((d << shifts).sum(axis=2, dtype=np.uint32))
+    s, g = (d << shifts).sum(axis=2, dtype=np.uint32)
     return {"pins": pins, "colors": colors, "secrets": s, "guesses": g, "cross": False}
 
 
@@ -284,20 +299,30 @@ def _all_pairs_kind(pins, colors, default, note=""):
         name=f"all-pairs-{pins}p{colors}c",
         build=lambda size, seed: (all_pairs_inputs(pins, colors), n),
         description=f"every guess against every secret of {pins}p{colors}c ({n:,} scores{note})",
-        default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=12,
-        params={"pins": pins, "colors": colors})
+        default_size=n,
+        test_size=n,
+        default=default,
+        fixed_size=True,
+        bytes_per_op=12,
+        params={"pins": pins, "colors": colors},
+    )
 
 
 def _sampled_kind(pins, colors, rows):
-    n = colors ** pins
+    n = colors**pins
     return WorkloadKind(
         name=f"sampled-{pins}p{colors}c",
-        build=lambda size, seed: (sampled_cross_inputs(pins, colors, max(1, size // n), seed),
-                                  max(1, min(size // n, n)) * n),
-        description=f"random guesses, each against all {n:,} codewords of {pins}p{colors}c "
-                    "(size rounds to whole rows)",
-        default_size=rows * n, test_size=n, default=False, bytes_per_op=12,
-        params={"pins": pins, "colors": colors})
+        build=lambda size, seed: (
+            sampled_cross_inputs(pins, colors, max(1, size // n), seed),
+            max(1, min(size // n, n)) * n,
+        ),
+        description=f"random guesses, each against all {n:,} codewords of {pins}p{colors}c (size rounds to whole rows)",
+        default_size=rows * n,
+        test_size=n,
+        default=False,
+        bytes_per_op=12,
+        params={"pins": pins, "colors": colors},
+    )
 
 
 SCORE_WORKLOADS = (
@@ -311,14 +336,22 @@ SCORE_WORKLOADS = (
         name="random-6p9c",
         build=lambda size, seed: (random_pairs_inputs(6, 9, size, seed), size),
         description="random (secret, guess) pairs of 6p9c, half the pins copied so every score occurs",
-        default_size=1 << 20, test_size=4096, default=False, bytes_per_op=80,
-        params={"pins": 6, "colors": 9}),
+        default_size=1 << 20,
+        test_size=4096,
+        default=False,
+        bytes_per_op=80,
+        params={"pins": 6, "colors": 9},
+    ),
     WorkloadKind(
         name="random-8p15c",
         build=lambda size, seed: (random_pairs_inputs(8, 15, size, seed), size),
         description="random (secret, guess) pairs of 8p15c (the widest codewords and color counts)",
-        default_size=1 << 20, test_size=4096, default=False, bytes_per_op=100,
-        params={"pins": 8, "colors": 15}),
+        default_size=1 << 20,
+        test_size=4096,
+        default=False,
+        bytes_per_op=100,
+        params={"pins": 8, "colors": 15},
+    ),
 )
 
 SCORE = Kernel(
@@ -414,8 +447,8 @@ def float_keys(parts: np.ndarray, n_possible: int, strategy: str, arithmetic: st
         acc = np.where(col > 0, add.astype(np.float32), acc)
     scale = 1e6 if strategy == "expected_size" else 1e9
     key = np.floor(acc.astype(np.float64) * scale + 0.5)  # C's round(): the sums are positive
-    key = np.clip(key, 0, 2 ** 32 - 1).astype(np.int64)  # (see ARITHMETICS: saturated as the GPU converts)
-    return (2 ** 32 - key) % 2 ** 32 if strategy == "expected_size" else key
+    key = np.clip(key, 0, 2**32 - 1).astype(np.int64)  # (see ARITHMETICS: saturated as the GPU converts)
+    return (2**32 - key) % 2**32 if strategy == "expected_size" else key
 
 
 def exact_entropy_best(parts: np.ndarray, candidates: np.ndarray) -> np.ndarray:
@@ -443,8 +476,15 @@ def rank_parts(parts: np.ndarray, n_possible: int, strategy: str, arithmetic: st
     raise ValueError("exact Entropy has no int64 rank")
 
 
-def choose_guess(codes: np.ndarray, possible: np.ndarray, played: Sequence[int], pins: int, colors: int,
-                 strategy: str, arithmetic: str = "exact") -> int:
+def choose_guess(
+    codes: np.ndarray,
+    possible: np.ndarray,
+    played: Sequence[int],
+    pins: int,
+    colors: int,
+    strategy: str,
+    arithmetic: str = "exact",
+) -> int:
     """Index (into codes) of the next guess: the strategy's rank, then in-possible, then the lowest codeword."""
     table = score_cross(codes[possible], codes, pins, colors)  # (all codes, |possible|)
     n = len(codes)
@@ -463,8 +503,9 @@ def choose_guess(codes: np.ndarray, possible: np.ndarray, played: Sequence[int],
     return int(np.argmax(key))  # the first maximum: the lowest codeword
 
 
-def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.ndarray, choose=None,
-              arithmetic: str = "exact") -> dict[int, list[int]]:
+def play_tree(
+    pins: int, colors: int, first: int, strategy: str, targets: np.ndarray, choose=None, arithmetic: str = "exact"
+) -> dict[int, list[int]]:
     """The guess sequence of every target secret, walking the tree of score histories once; ``choose`` (default
     choose_guess in ``arithmetic``) picks each next guess, so another family can walk the same tree with its own
     search."""
@@ -480,7 +521,7 @@ def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.nda
     while stack:
         possible, played = stack.pop()
         guess = played[-1]
-        scores = score_cross(codes[possible], codes[guess:guess + 1], pins, colors)[0]
+        scores = score_cross(codes[possible], codes[guess : guess + 1], pins, colors)[0]
         for sc in np.unique(scores):
             part = possible[scores == sc]
             if not want[part].any():
@@ -495,17 +536,25 @@ def play_tree(pins: int, colors: int, first: int, strategy: str, targets: np.nda
 
 
 def reference_knuth(inputs) -> np.ndarray:
-    seqs = play_tree(inputs["pins"], inputs["colors"], inputs["first"], inputs["strategy"], inputs["secrets"],
-                     arithmetic=inputs.get("arithmetic", "exact"))
+    seqs = play_tree(
+        inputs["pins"],
+        inputs["colors"],
+        inputs["first"],
+        inputs["strategy"],
+        inputs["secrets"],
+        arithmetic=inputs.get("arithmetic", "exact"),
+    )
     return np.array([len(seqs[int(s)]) for s in inputs["secrets"]], np.uint8)
 
 
-def knuth_sequence(secret, pins: int = 4, colors: int = 6, first="1122", strategy: str = "knuth",
-                   arithmetic: str = "exact") -> list[str]:
+def knuth_sequence(
+    secret, pins: int = 4, colors: int = 6, first="1122", strategy: str = "knuth", arithmetic: str = "exact"
+) -> list[str]:
     """User-facing: the guesses Knuth's algorithm (or another strategy) plays against one secret."""
     s = pack(secret, pins, colors)
-    seq = play_tree(pins, colors, pack(first, pins, colors), strategy, np.array([s], np.uint32),
-                    arithmetic=arithmetic)[s]
+    seq = play_tree(pins, colors, pack(first, pins, colors), strategy, np.array([s], np.uint32), arithmetic=arithmetic)[
+        s
+    ]
     return [show(g, pins) for g in seq]
 
 
@@ -520,8 +569,10 @@ def validate_knuth(inputs) -> None:
     if arithmetic not in ARITHMETICS:
         raise InvalidInput(f"arithmetic {arithmetic!r} is not one of {', '.join(ARITHMETICS)}")
     if arithmetic != "exact" and inputs["strategy"] not in FLOAT_RANKED:
-        raise InvalidInput(f"{inputs['strategy']} ranks by integers: arithmetic {arithmetic!r} applies to "
-                           f"{' and '.join(FLOAT_RANKED)} only")
+        raise InvalidInput(
+            f"{inputs['strategy']} ranks by integers: arithmetic {arithmetic!r} applies to "
+            f"{' and '.join(FLOAT_RANKED)} only"
+        )
     validate_codes(np.array([inputs["first"]], np.uint32), p, c, "first guess")
     secrets = np.asarray(inputs["secrets"])
     validate_codes(secrets, p, c, "secret")
@@ -535,8 +586,15 @@ def validate_knuth(inputs) -> None:
 def knuth_inputs(pins, colors, first, strategy="knuth", method="each", secrets=None, arithmetic="exact") -> dict:
     first = pack(first, pins, colors) if isinstance(first, str) else int(first)
     secrets = all_codewords(pins, colors) if secrets is None else np.asarray(secrets, np.uint32)
-    return {"pins": pins, "colors": colors, "first": first, "strategy": strategy, "method": method,
-            "secrets": secrets, "arithmetic": arithmetic}
+    return {
+        "pins": pins,
+        "colors": colors,
+        "first": first,
+        "strategy": strategy,
+        "method": method,
+        "secrets": secrets,
+        "arithmetic": arithmetic,
+    }
 
 
 def _compare_knuth(expected, got, inputs):
@@ -545,9 +603,13 @@ def _compare_knuth(expected, got, inputs):
     if isinstance(expected, dict):
         total, worst = int(got_arr.astype(np.int64).sum()), int(got_arr.max())
         if (total, worst) != (expected["total"], expected["max"]):
-            return Mismatch("totals", f"{inputs['pins']}p{inputs['colors']}c from "
-                            f"{show(inputs['first'], inputs['pins'])} ({inputs['strategy']})",
-                            f"total {expected['total']} max {expected['max']}", f"total {total} max {worst}")
+            return Mismatch(
+                "totals",
+                f"{inputs['pins']}p{inputs['colors']}c from "
+                f"{show(inputs['first'], inputs['pins'])} ({inputs['strategy']})",
+                f"total {expected['total']} max {expected['max']}",
+                f"total {total} max {worst}",
+            )
         return None
     from swarbench.model import first_array_mismatch
 
@@ -556,13 +618,27 @@ def _compare_knuth(expected, got, inputs):
 
 def _knuth_known():
     return [
-        KnownAnswer("Knuth 4p6c from 1122: 5801 guesses, at most 5", knuth_inputs(4, 6, "1122", method="shared"),
-                    {"total": 5801, "max": 5}, "spec; Knuth 1976", size=1296),
-        KnownAnswer("Knuth's sample game: secret 3632 in 5", knuth_inputs(4, 6, "1122", secrets=[0x3632]),
-                    np.array([5], np.uint8), "spec; Knuth 1976", size=1),
-        KnownAnswer("Most Parts 4p6c from 1123: 5668, at most 6",
-                    knuth_inputs(4, 6, "1123", strategy="most_parts", method="shared"),
-                    {"total": 5668, "max": 6}, "spec; Kooi 2005", size=1296),
+        KnownAnswer(
+            "Knuth 4p6c from 1122: 5801 guesses, at most 5",
+            knuth_inputs(4, 6, "1122", method="shared"),
+            {"total": 5801, "max": 5},
+            "spec; Knuth 1976",
+            size=1296,
+        ),
+        KnownAnswer(
+            "Knuth's sample game: secret 3632 in 5",
+            knuth_inputs(4, 6, "1122", secrets=[0x3632]),
+            np.array([5], np.uint8),
+            "spec; Knuth 1976",
+            size=1,
+        ),
+        KnownAnswer(
+            "Most Parts 4p6c from 1123: 5668, at most 6",
+            knuth_inputs(4, 6, "1123", strategy="most_parts", method="shared"),
+            {"total": 5668, "max": 6},
+            "spec; Kooi 2005",
+            size=1296,
+        ),
     ]
 
 
@@ -572,17 +648,31 @@ def summarize_knuth(out) -> dict:
 
 
 def _knuth_kind(name, pins, colors, first, method, default, strategy="knuth", arithmetic="exact"):
-    n = colors ** pins
+    n = colors**pins
     how = "" if strategy not in FLOAT_RANKED else f" ({arithmetic} arithmetic)"
     return WorkloadKind(
         name=name,
         build=lambda size, seed: (knuth_inputs(pins, colors, first, strategy, method, arithmetic=arithmetic), n),
         description=f"{strategy}{how} on all {n:,} secrets of {pins}p{colors}c from {first}, "
-                    + ("each game played on its own" if method == "each"
-                       else "all games at once (games sharing a score history share one search)"),
-        default_size=n, test_size=n, default=default, fixed_size=True, bytes_per_op=4096,
-        params={"pins": pins, "colors": colors, "method": method, "strategy": strategy, "arithmetic": arithmetic,
-                "first": pack(first, pins, colors)})
+        + (
+            "each game played on its own"
+            if method == "each"
+            else "all games at once (games sharing a score history share one search)"
+        ),
+        default_size=n,
+        test_size=n,
+        default=default,
+        fixed_size=True,
+        bytes_per_op=4096,
+        params={
+            "pins": pins,
+            "colors": colors,
+            "method": method,
+            "strategy": strategy,
+            "arithmetic": arithmetic,
+            "first": pack(first, pins, colors),
+        },
+    )
 
 
 KNUTH_WORKLOADS = (
@@ -595,9 +685,20 @@ KNUTH_WORKLOADS = (
     _knuth_kind("shared-5p8c", 5, 8, "11234", "shared", False),
     # Expected Size and Entropy from the first guesses of the project's 4p6c figures, in each arithmetic: the exact
     # strategy, and the float keys that made the published totals (5764 and 5683).
-    *(_knuth_kind(f"{strategy.replace('_', '-')}{'' if arithmetic == 'exact' else '-' + arithmetic}-shared-4p6c",
-                  4, 6, first, "shared", False, strategy=strategy, arithmetic=arithmetic)
-      for strategy, first in (("expected_size", "1122"), ("entropy", "1123")) for arithmetic in ARITHMETICS),
+    *(
+        _knuth_kind(
+            f"{strategy.replace('_', '-')}{'' if arithmetic == 'exact' else '-' + arithmetic}-shared-4p6c",
+            4,
+            6,
+            first,
+            "shared",
+            False,
+            strategy=strategy,
+            arithmetic=arithmetic,
+        )
+        for strategy, first in (("expected_size", "1122"), ("entropy", "1123"))
+        for arithmetic in ARITHMETICS
+    ),
 )
 
 KNUTH = Kernel(

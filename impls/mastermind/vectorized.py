@@ -3,6 +3,7 @@ byte-wise min of the color counts held in two uint64 words per codeword, summed 
 
 About 100 ns a score here (a dozen uint64 temporaries per score), so it declines batches over ``MAX_OPS`` with
 TooSlow: 5p8c all pairs (1.07e9 scores) would take nearly two minutes a call, checked and timed at least twice."""
+
 import numpy as np
 
 from swarbench.memory import as_aligned
@@ -35,8 +36,10 @@ def _score(s, sc, g, gc, unused):
 
 def _prepare(workload):
     if workload.size > MAX_OPS:
-        raise TooSlow(f"NumPy SWAR takes about 100 ns a score (a dozen uint64 temporaries each); {workload.size:,} "
-                      f"scores is over its limit of {MAX_OPS:,} (about 13 s a call)")
+        raise TooSlow(
+            f"NumPy SWAR takes about 100 ns a score (a dozen uint64 temporaries each); {workload.size:,} "
+            f"scores is over its limit of {MAX_OPS:,} (about 13 s a call)"
+        )
     inp = workload.inputs
     p, s, g = inp["pins"], inp["secrets"], inp["guesses"]
     unused = np.uint32((0xFFFFFFFF << (4 * p)) & 0xFFFFFFFF)
@@ -63,6 +66,11 @@ def _prepare(workload):
 
 
 IMPLEMENTATIONS = [
-    Implementation("mastermind.score", "numpy-swar", "numpy", _prepare,
-                   description="whole rows: nibble zero test + bitwise_count, SWAR byte min of uint64 counts"),
+    Implementation(
+        "mastermind.score",
+        "numpy-swar",
+        "numpy",
+        _prepare,
+        description="whole rows: nibble zero test + bitwise_count, SWAR byte min of uint64 counts",
+    ),
 ]

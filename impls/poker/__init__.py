@@ -12,6 +12,7 @@ function in the module of its family (python.py, vectorized.py, jit.py, native.p
 ``Implementation`` to that module's list. Numba code goes in jit_kernels.py, at module level with ``cache=True`` (a
 closure calling another jitted function would miss numba's cache in every worker: see jit_kernels.py).
 """
+
 from swarbench import hookimpl
 
 # Each hook imports the modules it registers: parsing a command line needs only the commands, and the

@@ -6,6 +6,7 @@ merge a sum (swarbench.fleet_divisible spreads the shards over a Dask cluster). 
 checked against the data file's exact sA cA counts and each row's game count; over the first N boards the C
 counts are checked, board by board, against the plain evaluator of spec.py counting the same games.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -81,8 +82,7 @@ def reference_boards(shard: tuple[int, int, bool]) -> np.ndarray:
         for i, (a, b) in enumerate(pairs):
             disjoint = (cards_of[:, 0] != a) & (cards_of[:, 0] != b) & (cards_of[:, 1] != a) & (cards_of[:, 1] != b)
             theirs = codes[disjoint]
-            out[class_index(a, b)] += [(theirs < codes[i]).sum(), (theirs == codes[i]).sum(),
-                                       (theirs > codes[i]).sum()]
+            out[class_index(a, b)] += [(theirs < codes[i]).sum(), (theirs == codes[i]).sum(), (theirs > codes[i]).sum()]
     return out
 
 
@@ -97,8 +97,12 @@ def merge(outputs: list) -> np.ndarray:
 
 
 def work(parts: int, count: int = N_BOARDS, iso: bool = True, reference: bool = False) -> Divisible:
-    return Divisible("poker-classes169" + ("-reference" if reference else ""), shards(parts, count, iso),
-                     reference_boards if reference else count_boards, merge)
+    return Divisible(
+        "poker-classes169" + ("-reference" if reference else ""),
+        shards(parts, count, iso),
+        reference_boards if reference else count_boards,
+        merge,
+    )
 
 
 def table(counts: np.ndarray) -> pd.DataFrame:
@@ -107,8 +111,16 @@ def table(counts: np.ndarray) -> pd.DataFrame:
     for i in range(169):
         w, t, lost = (int(x) // combos(i) for x in counts[i])
         games = w + t + lost
-        rows.append({"class": class_name(i), "combos": combos(i), "wins": w, "ties": t, "losses": lost,
-                     "equity_pct": 100.0 * (w + t / 2) / games if games else math.nan})
+        rows.append(
+            {
+                "class": class_name(i),
+                "combos": combos(i),
+                "wins": w,
+                "ties": t,
+                "losses": lost,
+                "equity_pct": 100.0 * (w + t / 2) / games if games else math.nan,
+            }
+        )
     return pd.DataFrame(rows).sort_values("equity_pct", ascending=False, ignore_index=True)
 
 

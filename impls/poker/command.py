@@ -9,6 +9,7 @@ other exactly, the way PokerStove answers; or the 169 starting-hand classes agai
 - ``swarbench poker classes``: the exact equity of all 169 starting-hand classes against one random hand, locally or
   spread over a Dask cluster (classes169.py).
 """
+
 import sys
 import time
 
@@ -24,28 +25,55 @@ DEFAULT_VERSUS = ("c-versus-mt", "c-versus-bmi2", "c-versus", "numba-versus-pran
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=["equity", "classes"],
-                        help="equity: one hand against a random hand (the talk's wins, ties, losses), or two to ten "
-                             "hands and ranges against each other, exactly; classes: the exact equity of each of "
-                             "the 169 starting-hand classes against one random hand")
-    parser.add_argument("players", nargs="*", metavar="HAND",
-                        help="one hand (sA cA, 7h 2c) against a random hand; or a hand or a range per player: AdAc "
-                             "KhKs, or AdAc 'QQ+, AKs, AQo+, 76s', or AhKh 2d2c 5c6c ('random' is every hand)")
-    parser.add_argument("--board", default="", metavar="CARDS",
-                        help="board cards already dealt (up to 5), for hands against hands: 'Jc 9h 2d'")
-    parser.add_argument("--boards", type=int, default=None, metavar="N",
-                        help="one hand against a random hand: an evenly spaced slice of N boards (default: all "
-                             "2,118,760); classes: only the first N of the 2,598,960 boards, each checked against "
-                             "the plain evaluator")
-    parser.add_argument("--shards", type=int, default=None, metavar="K",
-                        help="classes: pieces of work, spread over the cluster's machines (default 4 a machine)")
-    parser.add_argument("--no-iso", action="store_true",
-                        help="classes: count every board, not one board of each suit permutation weighted by how "
-                             "many it stands for (the same table, about 19 times the work)")
+    parser.add_argument(
+        "action",
+        choices=["equity", "classes"],
+        help="equity: one hand against a random hand (the talk's wins, ties, losses), or two to ten "
+        "hands and ranges against each other, exactly; classes: the exact equity of each of "
+        "the 169 starting-hand classes against one random hand",
+    )
+    parser.add_argument(
+        "players",
+        nargs="*",
+        metavar="HAND",
+        help="one hand (sA cA, 7h 2c) against a random hand; or a hand or a range per player: AdAc "
+        "KhKs, or AdAc 'QQ+, AKs, AQo+, 76s', or AhKh 2d2c 5c6c ('random' is every hand)",
+    )
+    parser.add_argument(
+        "--board",
+        default="",
+        metavar="CARDS",
+        help="board cards already dealt (up to 5), for hands against hands: 'Jc 9h 2d'",
+    )
+    parser.add_argument(
+        "--boards",
+        type=int,
+        default=None,
+        metavar="N",
+        help="one hand against a random hand: an evenly spaced slice of N boards (default: all "
+        "2,118,760); classes: only the first N of the 2,598,960 boards, each checked against "
+        "the plain evaluator",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=None,
+        metavar="K",
+        help="classes: pieces of work, spread over the cluster's machines (default 4 a machine)",
+    )
+    parser.add_argument(
+        "--no-iso",
+        action="store_true",
+        help="classes: count every board, not one board of each suit permutation weighted by how "
+        "many it stands for (the same table, about 19 times the work)",
+    )
     fleet_options.add_arguments(parser)
-    parser.add_argument("--impl", default=None,
-                        help="a poker.equity implementation (one hand) or poker.versus one (hands against hands); "
-                             "default: the fastest one that runs locally")
+    parser.add_argument(
+        "--impl",
+        default=None,
+        help="a poker.equity implementation (one hand) or poker.versus one (hands against hands); "
+        "default: the fastest one that runs locally",
+    )
 
 
 def _pick(registry, name):
@@ -55,8 +83,11 @@ def _pick(registry, name):
 def warn_if_wrong(impl) -> None:
     """An implementation kept wrong on purpose says so wherever it is used, before its figures."""
     if impl.expected_to_fail:
-        print(f"swarbench: warning: {impl.name} is known to be wrong, kept to show what the oracle catches: "
-              f"{impl.expected_to_fail}", file=sys.stderr)
+        print(
+            f"swarbench: warning: {impl.name} is known to be wrong, kept to show what the oracle catches: "
+            f"{impl.expected_to_fail}",
+            file=sys.stderr,
+        )
 
 
 def _named(impl) -> str:
@@ -78,8 +109,10 @@ def run(args, registry) -> int:
         return run_versus(args, registry, players)
     hand = ranges.parse_hand(players[0]) if len(players) == 1 else None
     if hand is None and not lone_card:
-        raise InvalidInput(f"{players[0]!r} alone: give one hand (sA cA) for its equity against a random hand, or "
-                           f"two or more hands or ranges to put against each other")
+        raise InvalidInput(
+            f"{players[0]!r} alone: give one hand (sA cA) for its equity against a random hand, or "
+            f"two or more hands or ranges to put against each other"
+        )
     text = spec.describe(hand) if hand is not None else " ".join(args.players)
     if args.boards is not None and args.boards < 1:
         raise UsageError(f"--boards {args.boards}: need at least one board")
@@ -95,8 +128,10 @@ def run(args, registry) -> int:
     for count in (wins, ties, losses):
         print(f"{count}:{100.0 * count / n:.6g}%")
     print(n)
-    print(f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {_named(impl)}: "
-          f"{seconds:.3f} s, {n / seconds / 1e6:,.0f} million comparisons per second")
+    print(
+        f"{spec.describe(inputs['hero'])} over {len(inputs['boards']):,} boards with {_named(impl)}: "
+        f"{seconds:.3f} s, {n / seconds / 1e6:,.0f} million comparisons per second"
+    )
     return 0
 
 
@@ -104,8 +139,9 @@ def run_versus(args, registry, players: list[str]) -> int:
     from . import ranges, spec
 
     if args.boards is not None:
-        raise UsageError("--boards slices one hand against a random hand; hands against hands are enumerated "
-                         "over every board")
+        raise UsageError(
+            "--boards slices one hand against a random hand; hands against hands are enumerated over every board"
+        )
     board = spec.parse_cards(args.board, "board") if args.board.strip() else 0
     if bin(board).count("1") > 5:
         raise InvalidInput(f"board {args.board!r} has {bin(board).count('1')} cards, at most 5")
@@ -119,8 +155,10 @@ def run_versus(args, registry, players: list[str]) -> int:
     print(versus_table(players, hands, acc, games))
     where = f" on {ranges.describe_cards(board)}" if board else ""
     deals = f"{total:,} deal{'s' if total > 1 else ''} of the players' hands, {classes:,} up to suits"
-    print(f"{games:,} games{where} ({deals}), exact, with {_named(impl)}: {seconds:.3f} s "
-          f"({overall:.3f} s with preparing each deal)")
+    print(
+        f"{games:,} games{where} ({deals}), exact, with {_named(impl)}: {seconds:.3f} s "
+        f"({overall:.3f} s with preparing each deal)"
+    )
     return 0
 
 
@@ -162,8 +200,10 @@ def versus_table(players, hands, acc, games) -> str:
     for text, range_hands, (wins, ties, pots) in zip(players, hands, acc):
         equity = 100.0 * pots / (versus.LCM * games)
         win = 100.0 * wins / games
-        lines.append(f"{text:{width}}  {equity:8.4f}%  {win:6.2f}%  {equity - win:5.2f}%  {int(wins):>14,}  "
-                     f"{int(ties):>12,}  {len(range_hands)}")
+        lines.append(
+            f"{text:{width}}  {equity:8.4f}%  {win:6.2f}%  {equity - win:5.2f}%  {int(wins):>14,}  "
+            f"{int(ties):>12,}  {len(range_hands)}"
+        )
     return "\n".join(lines)
 
 
@@ -185,8 +225,11 @@ def run_classes(args) -> int:
     full = args.boards is None
     iso = full and not args.no_iso  # a range of boards is not made of whole suit orbits
     count = classes169.N_BOARDS if full else args.boards
-    parts = args.shards or 4 * (len(fleet_options.local_names(args.cluster, args.machine_names))
-                                if args.cluster and args.cluster.startswith(fleet_options.LOCAL) else 2)
+    parts = args.shards or 4 * (
+        len(fleet_options.local_names(args.cluster, args.machine_names))
+        if args.cluster and args.cluster.startswith(fleet_options.LOCAL)
+        else 2
+    )
     where = dict(cluster=args.cluster, machines=args.machines, machine_names=args.machine_names)
     done = compute(classes169.work(parts, count, iso), **where)
     counts = done.output
@@ -201,8 +244,10 @@ def run_classes(args) -> int:
     table = classes169.table(counts)
     print(table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     spread = ", ".join(f"{name}: {n}" for name, n in sorted(done.shards_by_machine.items()))
-    print(f"{count:,} boards{' (one of each suit permutation, weighted)' if iso else ''} in {parts} "
-          f"shards ({spread}): {done.wall_s:.1f} s")
+    print(
+        f"{count:,} boards{' (one of each suit permutation, weighted)' if iso else ''} in {parts} "
+        f"shards ({spread}): {done.wall_s:.1f} s"
+    )
     if problems:
         print(f"swarbench: FAIL: {problems[0]}", file=sys.stderr)
         return 1
@@ -210,6 +255,11 @@ def run_classes(args) -> int:
     return 0
 
 
-COMMAND = Command("poker", "Hold'em equity, exactly: one hand against a random hand the talk's way "
-                  "(`swarbench poker equity 7h 2c`), or hands and ranges against each other "
-                  "(`swarbench poker equity AdAc KhKs`)", add_arguments, run)
+COMMAND = Command(
+    "poker",
+    "Hold'em equity, exactly: one hand against a random hand the talk's way "
+    "(`swarbench poker equity 7h 2c`), or hands and ranges against each other "
+    "(`swarbench poker equity AdAc KhKs`)",
+    add_arguments,
+    run,
+)

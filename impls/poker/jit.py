@@ -10,6 +10,7 @@ rather than the prange driver under ``numba.set_num_threads(1)``: it wakes no th
 across threads, so it is the per-board cost alone; and numba's thread count is state of the calling thread, kept
 by every later case of the worker, so one case would have to set it and restore it inside its timed call.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -108,29 +109,68 @@ def _versus(name):
             def batch():
                 acc[:] = 0
                 return fn(hands, boards, acc).copy()
+
         return batch
 
     return prepare
 
 
 VERSUS = [
-    Implementation("poker.versus", "numba-versus", "numba", _versus("versus_all"), ("module:numba",),
-                   "the SWAR evaluator jitted, every hand on every board; the full enumeration walks its boards"),
-    Implementation("poker.versus", "numba-versus-prange", "numba", _versus("versus_all_prange"), ("module:numba",),
-                   "the same, the first board card dealt out over every core by prange (a slice: one thread)"),
+    Implementation(
+        "poker.versus",
+        "numba-versus",
+        "numba",
+        _versus("versus_all"),
+        ("module:numba",),
+        "the SWAR evaluator jitted, every hand on every board; the full enumeration walks its boards",
+    ),
+    Implementation(
+        "poker.versus",
+        "numba-versus-prange",
+        "numba",
+        _versus("versus_all_prange"),
+        ("module:numba",),
+        "the same, the first board card dealt out over every core by prange (a slice: one thread)",
+    ),
 ]
 
-HOISTED = ("the talk's 990 classifications per board, each from the board's rank counts plus two nibbles, "
-           "flushes only where the board allows one")
+HOISTED = (
+    "the talk's 990 classifications per board, each from the board's rank counts plus two nibbles, "
+    "flushes only where the board allows one"
+)
 IMPLEMENTATIONS = [
-    Implementation("poker.rank7", "numba-swar", "numba", _rank7(False), ("module:numba",),
-                   "the SWAR evaluator compiled by numba; one thread"),
-    Implementation("poker.rank7", "numba-swar-prange", "numba", _rank7(True), ("module:numba",),
-                   "the SWAR evaluator with prange over the batch"),
-    Implementation("poker.equity", "numba-talk-hoisted", "numba", _equity("equity_hoisted", False), ("module:numba",),
-                   HOISTED + "; one thread, a plain loop over the boards"),
-    Implementation("poker.equity", "numba-talk-hoisted-prange", "numba", _equity("equity_hoisted_prange", True),
-                   ("module:numba",), HOISTED + "; prange over the boards"),
+    Implementation(
+        "poker.rank7",
+        "numba-swar",
+        "numba",
+        _rank7(False),
+        ("module:numba",),
+        "the SWAR evaluator compiled by numba; one thread",
+    ),
+    Implementation(
+        "poker.rank7",
+        "numba-swar-prange",
+        "numba",
+        _rank7(True),
+        ("module:numba",),
+        "the SWAR evaluator with prange over the batch",
+    ),
+    Implementation(
+        "poker.equity",
+        "numba-talk-hoisted",
+        "numba",
+        _equity("equity_hoisted", False),
+        ("module:numba",),
+        HOISTED + "; one thread, a plain loop over the boards",
+    ),
+    Implementation(
+        "poker.equity",
+        "numba-talk-hoisted-prange",
+        "numba",
+        _equity("equity_hoisted_prange", True),
+        ("module:numba",),
+        HOISTED + "; prange over the boards",
+    ),
 ]
 
 
@@ -139,6 +179,7 @@ def _block(name, keys, dtype, per=1, params=()):
     """prepare for a block kernel: ``name(*inputs[keys], out, *params)`` fills ``out`` (one item per element
     of the input arrays); a param is an input key or a literal. The first call, on the first item only, loads
     or compiles it here."""
+
     def prepare(workload):
         from . import jit_kernels
 
@@ -159,7 +200,7 @@ def _strlen(workload):
 
     raw, offsets = workload.inputs["buffer"], as_aligned(workload.inputs["offsets"])
     buf = np.zeros((len(raw) + 15) // 8 * 8, np.uint8)
-    buf[:len(raw)] = raw
+    buf[: len(raw)] = raw
     words = buf.view(np.uint64)
     out = np.empty(len(offsets), np.int64)
     jit_kernels.strlen_words(buf, words, offsets[:1], out[:1])
@@ -172,7 +213,7 @@ def _subsets(workload):
     n, k = workload.inputs["n"], workload.inputs["k"]
     out = np.empty(workload.size, np.uint64)
     jit_kernels.subsets_gosper(n, k, out[:1])
-    return lambda: out[:jit_kernels.subsets_gosper(n, k, out)]
+    return lambda: out[: jit_kernels.subsets_gosper(n, k, out)]
 
 
 def _numba_block(kernel, name, prepare, description):
@@ -180,24 +221,47 @@ def _numba_block(kernel, name, prepare, description):
 
 
 BLOCKS = [
-    _numba_block("poker.popcount", "numba-swar", _block("popcount_lanes", ("words",), np.uint64,
-                                                        params=("width",)),
-                 "the SWAR popcount levels up to the lane width, one compiled loop per width"),
-    _numba_block("poker.rank_counts", "numba-swar", _block("popcount_lanes", ("hands",), np.uint64, params=(4,)),
-                 "the first two SWAR popcount levels"),
-    _numba_block("poker.greater_equal", "numba-swar", _block("greater_equal", ("counts",), np.uint64, 4),
-                 "set the top bits, subtract N, keep the top bits"),
-    _numba_block("poker.straights", "numba-chain", _block("straights_chain", ("masks",), np.uint32),
-                 "the addition chain: three shift-AND pairs"),
-    _numba_block("poker.straights", "numba-shift5", _block("straights_shift5", ("masks",), np.uint32),
-                 "five shifts and ANDs"),
+    _numba_block(
+        "poker.popcount",
+        "numba-swar",
+        _block("popcount_lanes", ("words",), np.uint64, params=("width",)),
+        "the SWAR popcount levels up to the lane width, one compiled loop per width",
+    ),
+    _numba_block(
+        "poker.rank_counts",
+        "numba-swar",
+        _block("popcount_lanes", ("hands",), np.uint64, params=(4,)),
+        "the first two SWAR popcount levels",
+    ),
+    _numba_block(
+        "poker.greater_equal",
+        "numba-swar",
+        _block("greater_equal", ("counts",), np.uint64, 4),
+        "set the top bits, subtract N, keep the top bits",
+    ),
+    _numba_block(
+        "poker.straights",
+        "numba-chain",
+        _block("straights_chain", ("masks",), np.uint32),
+        "the addition chain: three shift-AND pairs",
+    ),
+    _numba_block(
+        "poker.straights", "numba-shift5", _block("straights_shift5", ("masks",), np.uint32), "five shifts and ANDs"
+    ),
     _numba_block("poker.next_subset", "numba-gosper", _subsets, "Gosper's hack"),
-    _numba_block("poker.deposit", "numba-loop", _block("deposit_loop", ("values", "masks"), np.uint64),
-                 "the portable loop, one step per set bit of the mask (numba has no pdep)"),
-    _numba_block("poker.atoi8", "numba-swar", _block("atoi8", ("words",), np.uint32),
-                 "three multiply-add-mask steps"),
-    _numba_block("poker.strlen", "numba-swar", _strlen,
-                 "a word at a time by the zero-byte test, the zero's byte counted by one multiplication"),
+    _numba_block(
+        "poker.deposit",
+        "numba-loop",
+        _block("deposit_loop", ("values", "masks"), np.uint64),
+        "the portable loop, one step per set bit of the mask (numba has no pdep)",
+    ),
+    _numba_block("poker.atoi8", "numba-swar", _block("atoi8", ("words",), np.uint32), "three multiply-add-mask steps"),
+    _numba_block(
+        "poker.strlen",
+        "numba-swar",
+        _strlen,
+        "a word at a time by the zero-byte test, the zero's byte counted by one multiplication",
+    ),
 ]
 
 # compiled in the run's build step

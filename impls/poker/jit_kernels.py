@@ -11,6 +11,7 @@ tables of vectorized.py (fixed functions of a 13-bit mask: top bit, top k bits, 
 Importing this module imports numba; jit.py imports it from ``prepare`` only. Every constant is a np.uint64 so
 numba never mixes signed and unsigned (which it would do in float64).
 """
+
 from __future__ import annotations
 
 import numba

@@ -4,6 +4,7 @@ c/swar.c and c/bmi2.c only include c/poker_core.c (with or without POKER_BMI2). 
 a define so that editing the core rebuilds both modules (the build cache keys on the .c file given and flags).
 Threaded variants ("-2t") split the batch (or the boards) over every core this process may use.
 """
+
 import hashlib
 from functools import partial
 from pathlib import Path
@@ -43,8 +44,13 @@ AVX512_RANK_NEEDS = ("cc", "avx512f", "avx512cd", "avx512_vpopcntdq")
 
 
 def avx512_module():
-    return build("poker_rank7_avx512", C_DIR / "rank7_avx512.c", AVX512_RANK_CDEF,
-                 ("avx512f", "avx512_vpopcntdq"), ("-mavx512cd",))
+    return build(
+        "poker_rank7_avx512",
+        C_DIR / "rank7_avx512.c",
+        AVX512_RANK_CDEF,
+        ("avx512f", "avx512_vpopcntdq"),
+        ("-mavx512cd",),
+    )
 
 
 def _rank7_avx512(threads):
@@ -120,6 +126,7 @@ def _rank7(isa, threads):
             def batch():
                 lib.rank7_batch_mt(ph, po, len(hands), n_threads)
                 return out
+
         batch.keepalive = (out,)
         return batch
 
@@ -148,49 +155,135 @@ def _equity(isa, mode, threads):
     return prepare
 
 
-SIGNED_BUG = ("reproduces the talk's comparison: codes as signed int32 compared by the sign of code1 - code2; a "
-              "straight flush (category 8 in bits 28..31) is negative and loses to a no-pair hand whose code is "
-              "below its minor mask, so the royal flush loses 5,670 games it wins")
+SIGNED_BUG = (
+    "reproduces the talk's comparison: codes as signed int32 compared by the sign of code1 - code2; a "
+    "straight flush (category 8 in bits 28..31) is negative and loses to a no-pair hand whose code is "
+    "below its minor mask, so the royal flush loses 5,670 games it wins"
+)
 
 IMPLEMENTATIONS = [
-    Implementation("poker.rank7", "c-swar", "cffi-scalar", _rank7("scalar", 1), ("cc",),
-                   "SWAR rank counts, greaterEqual<N>, straights by the addition chain; one thread",
-                   build=partial(module, "scalar")),
-    Implementation("poker.rank7", "c-bmi2", "cffi-bmi2", _rank7("bmi2", 1), ("cc", "bmi2", "popcnt"),
-                   "pext gathers rank masks, popcnt counts suits; one thread", build=partial(module, "bmi2")),
-    Implementation("poker.rank7", "c-bmi2-mt", "cffi-bmi2", _rank7("bmi2", 0), ("cc", "bmi2", "popcnt"),
-                   "the BMI2 evaluator with the batch split over every core", build=partial(module, "bmi2")),
-    Implementation("poker.rank7", "c-avx512", "cffi-avx512", _rank7_avx512(1), AVX512_RANK_NEEDS,
-                   "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ",
-                   build=avx512_module),
-    Implementation("poker.rank7", "c-avx512-mt", "cffi-avx512", _rank7_avx512(0), AVX512_RANK_NEEDS,
-                   "the AVX-512 evaluator, the batch (or the exhaustive enumeration) split over every core",
-                   build=avx512_module),
-    Implementation("poker.equity", "c-talk", "cffi-scalar", _equity("scalar", TALK, 1), ("cc",),
-                   "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread",
-                   build=partial(module, "scalar")),
-    Implementation("poker.equity", "c-talk-hoisted-bmi2", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 1),
-                   ("cc", "bmi2", "popcnt"), "the talk's 990 classifications per board, each from the rank masks "
-                   "(greaterEqual<k>) of the board plus the first hole card, a straight looked for only where the "
-                   "second card completes one, a flush only where the board allows one; one thread",
-                   build=partial(module, "bmi2")),
-    Implementation("poker.equity", "c-talk-hoisted-bmi2-mt", "cffi-bmi2", _equity("bmi2", TALK_HOISTED, 0),
-                   ("cc", "bmi2", "popcnt"), "the hoisted talk loop, boards split over every core",
-                   build=partial(module, "bmi2")),
-    Implementation("poker.equity", "c-talk-avx512", "cffi-avx512", _equity_avx512(1), AVX512_RANK_NEEDS,
-                   "the talk's method, the 990 opponent hands classified sixteen at a time (32-bit lanes) from the "
-                   "rank masks of the board plus the first hole card; one thread", build=avx512_module),
-    Implementation("poker.equity", "c-talk-avx512-mt", "cffi-avx512", _equity_avx512(0), AVX512_RANK_NEEDS,
-                   "the same, boards split over every core", build=avx512_module),
-    Implementation("poker.equity", "c-talk-signed", "cffi-scalar", _equity("scalar", TALK_SIGNED, 0), ("cc",),
-                   "the talk's program as printed, including its signed comparison; boards split over every core",
-                   expected_to_fail=SIGNED_BUG, build=partial(module, "scalar")),
-    Implementation("poker.equity", "c-smart", "cffi-scalar", _equity("scalar", SMART, 1), ("cc",),
-                   "91 rank classes per board + flush hands one by one, memo per rank multiset, suit "
-                   "isomorphism on the full enumeration; one thread", build=partial(module, "scalar")),
-    Implementation("poker.equity", "c-smart-mt", "cffi-bmi2", _equity("bmi2", SMART, 0), ("cc", "bmi2", "popcnt"),
-                   "the smart method with the BMI2 evaluator, boards split over every core",
-                   build=partial(module, "bmi2")),
+    Implementation(
+        "poker.rank7",
+        "c-swar",
+        "cffi-scalar",
+        _rank7("scalar", 1),
+        ("cc",),
+        "SWAR rank counts, greaterEqual<N>, straights by the addition chain; one thread",
+        build=partial(module, "scalar"),
+    ),
+    Implementation(
+        "poker.rank7",
+        "c-bmi2",
+        "cffi-bmi2",
+        _rank7("bmi2", 1),
+        ("cc", "bmi2", "popcnt"),
+        "pext gathers rank masks, popcnt counts suits; one thread",
+        build=partial(module, "bmi2"),
+    ),
+    Implementation(
+        "poker.rank7",
+        "c-bmi2-mt",
+        "cffi-bmi2",
+        _rank7("bmi2", 0),
+        ("cc", "bmi2", "popcnt"),
+        "the BMI2 evaluator with the batch split over every core",
+        build=partial(module, "bmi2"),
+    ),
+    Implementation(
+        "poker.rank7",
+        "c-avx512",
+        "cffi-avx512",
+        _rank7_avx512(1),
+        AVX512_RANK_NEEDS,
+        "eight hands per zmm register: every category's code under a lane mask, VPOPCNTQ, VPLZCNTQ",
+        build=avx512_module,
+    ),
+    Implementation(
+        "poker.rank7",
+        "c-avx512-mt",
+        "cffi-avx512",
+        _rank7_avx512(0),
+        AVX512_RANK_NEEDS,
+        "the AVX-512 evaluator, the batch (or the exhaustive enumeration) split over every core",
+        build=avx512_module,
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk",
+        "cffi-scalar",
+        _equity("scalar", TALK, 1),
+        ("cc",),
+        "the talk's method: hero ranked once per board, 990 opponent hands ranked; one thread",
+        build=partial(module, "scalar"),
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk-hoisted-bmi2",
+        "cffi-bmi2",
+        _equity("bmi2", TALK_HOISTED, 1),
+        ("cc", "bmi2", "popcnt"),
+        "the talk's 990 classifications per board, each from the rank masks "
+        "(greaterEqual<k>) of the board plus the first hole card, a straight looked for only where the "
+        "second card completes one, a flush only where the board allows one; one thread",
+        build=partial(module, "bmi2"),
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk-hoisted-bmi2-mt",
+        "cffi-bmi2",
+        _equity("bmi2", TALK_HOISTED, 0),
+        ("cc", "bmi2", "popcnt"),
+        "the hoisted talk loop, boards split over every core",
+        build=partial(module, "bmi2"),
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk-avx512",
+        "cffi-avx512",
+        _equity_avx512(1),
+        AVX512_RANK_NEEDS,
+        "the talk's method, the 990 opponent hands classified sixteen at a time (32-bit lanes) from the "
+        "rank masks of the board plus the first hole card; one thread",
+        build=avx512_module,
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk-avx512-mt",
+        "cffi-avx512",
+        _equity_avx512(0),
+        AVX512_RANK_NEEDS,
+        "the same, boards split over every core",
+        build=avx512_module,
+    ),
+    Implementation(
+        "poker.equity",
+        "c-talk-signed",
+        "cffi-scalar",
+        _equity("scalar", TALK_SIGNED, 0),
+        ("cc",),
+        "the talk's program as printed, including its signed comparison; boards split over every core",
+        expected_to_fail=SIGNED_BUG,
+        build=partial(module, "scalar"),
+    ),
+    Implementation(
+        "poker.equity",
+        "c-smart",
+        "cffi-scalar",
+        _equity("scalar", SMART, 1),
+        ("cc",),
+        "91 rank classes per board + flush hands one by one, memo per rank multiset, suit "
+        "isomorphism on the full enumeration; one thread",
+        build=partial(module, "scalar"),
+    ),
+    Implementation(
+        "poker.equity",
+        "c-smart-mt",
+        "cffi-bmi2",
+        _equity("bmi2", SMART, 0),
+        ("cc", "bmi2", "popcnt"),
+        "the smart method with the BMI2 evaluator, boards split over every core",
+        build=partial(module, "bmi2"),
+    ),
 ]
 
 
@@ -205,8 +298,13 @@ def versus_module(isa: str):
     core = hashlib.sha256((C_DIR / "poker_core.c").read_bytes()).hexdigest()[:12]
     flags = ("bmi2", "popcnt") if isa == "bmi2" else ()
     defines = ("-DPOKER_BMI2=1",) if isa == "bmi2" else ()
-    return build(f"poker_versus_{isa}", C_DIR / "versus.c", VERSUS_CDEF, flags,
-                 (f"-DPOKER_CORE_SHA={core}", "-fno-tree-vectorize", *defines))
+    return build(
+        f"poker_versus_{isa}",
+        C_DIR / "versus.c",
+        VERSUS_CDEF,
+        flags,
+        (f"-DPOKER_CORE_SHA={core}", "-fno-tree-vectorize", *defines),
+    )
 
 
 def _versus(isa, threads):
@@ -232,6 +330,7 @@ def _versus(isa, threads):
             def batch():
                 lib.versus_boards(ph, k, pb, len(boards), po)
                 return out.copy()
+
         batch.keepalive = (hands, out, workload.inputs)
         return batch
 
@@ -239,16 +338,34 @@ def _versus(isa, threads):
 
 
 VERSUS = [
-    Implementation("poker.versus", "c-versus", "cffi-scalar", _versus("scalar", 1), ("cc",),
-                   "every hand ranked by the SWAR evaluator on every board; the full enumeration walks the boards "
-                   "itself (nested first-to-fifth card loops over the free cards); one thread",
-                   build=partial(versus_module, "scalar")),
-    Implementation("poker.versus", "c-versus-bmi2", "cffi-bmi2", _versus("bmi2", 1), ("cc", "bmi2", "popcnt"),
-                   "the same with the BMI2 evaluator (pext rank masks, popcnt suits); one thread",
-                   build=partial(versus_module, "bmi2")),
-    Implementation("poker.versus", "c-versus-mt", "cffi-bmi2", _versus("bmi2", 0), ("cc", "bmi2", "popcnt"),
-                   "the BMI2 walk, the first board card dealt out over every core (a slice: one thread)",
-                   build=partial(versus_module, "bmi2")),
+    Implementation(
+        "poker.versus",
+        "c-versus",
+        "cffi-scalar",
+        _versus("scalar", 1),
+        ("cc",),
+        "every hand ranked by the SWAR evaluator on every board; the full enumeration walks the boards "
+        "itself (nested first-to-fifth card loops over the free cards); one thread",
+        build=partial(versus_module, "scalar"),
+    ),
+    Implementation(
+        "poker.versus",
+        "c-versus-bmi2",
+        "cffi-bmi2",
+        _versus("bmi2", 1),
+        ("cc", "bmi2", "popcnt"),
+        "the same with the BMI2 evaluator (pext rank masks, popcnt suits); one thread",
+        build=partial(versus_module, "bmi2"),
+    ),
+    Implementation(
+        "poker.versus",
+        "c-versus-mt",
+        "cffi-bmi2",
+        _versus("bmi2", 0),
+        ("cc", "bmi2", "popcnt"),
+        "the BMI2 walk, the first board card dealt out over every core (a slice: one thread)",
+        build=partial(versus_module, "bmi2"),
+    ),
 ]
 
 
@@ -279,8 +396,12 @@ AVX2_CDEF = "void popcount_avx2(const uint64_t *in, uint64_t *out, size_t n, int
 
 def blocks_module(isa: str):
     if isa == "avx512":
-        return build("poker_blocks_avx512", C_DIR / "blocks_avx512.c", AVX512_CDEF,
-                     ("avx512_vpopcntdq", "avx512_bitalg", "avx512bw"))
+        return build(
+            "poker_blocks_avx512",
+            C_DIR / "blocks_avx512.c",
+            AVX512_CDEF,
+            ("avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
+        )
     if isa == "avx2":
         return build("poker_blocks_avx2", C_DIR / "blocks_avx2.c", AVX2_CDEF, ("avx2",))
     if isa == "bmi2":
@@ -298,8 +419,12 @@ _BLOCK_IO = {
     "poker.atoi8": (("words",), np.uint32, 1, False),
     "poker.strlen": (("buffer", "offsets"), np.int64, 1, False),
 }
-_CTYPES = {np.dtype(np.uint64): "uint64_t *", np.dtype(np.uint32): "uint32_t *", np.dtype(np.int64): "int64_t *",
-           np.dtype(np.uint8): "uint8_t *"}
+_CTYPES = {
+    np.dtype(np.uint64): "uint64_t *",
+    np.dtype(np.uint32): "uint32_t *",
+    np.dtype(np.int64): "int64_t *",
+    np.dtype(np.uint8): "uint8_t *",
+}
 
 
 def _block(kernel, isa, fn_name):
@@ -310,7 +435,7 @@ def _block(kernel, isa, fn_name):
             n, k = workload.inputs["n"], workload.inputs["k"]
             out = np.empty(workload.size, np.uint64)
             po = ffi.cast("uint64_t *", ffi.from_buffer(out))
-            return lambda: out[:fn(n, k, po)]
+            return lambda: out[: fn(n, k, po)]
         keys, dtype, per, width = _BLOCK_IO[kernel]
         arrays = [as_aligned(workload.inputs[k]) for k in keys]
         count = len(arrays[-1])
@@ -331,36 +456,88 @@ def _block(kernel, isa, fn_name):
 
 
 def _c_pair(kernel, naive, swar, swar_name="c-swar"):
-    return [Implementation(kernel, "c-naive", "cffi-scalar", _block(kernel, "scalar", naive), ("cc",),
-                           "the naive loop in C", build=partial(blocks_module, "scalar")),
-            Implementation(kernel, swar_name, "cffi-scalar", _block(kernel, "scalar", swar), ("cc",),
-                           "the SWAR way in C", build=partial(blocks_module, "scalar"))]
+    return [
+        Implementation(
+            kernel,
+            "c-naive",
+            "cffi-scalar",
+            _block(kernel, "scalar", naive),
+            ("cc",),
+            "the naive loop in C",
+            build=partial(blocks_module, "scalar"),
+        ),
+        Implementation(
+            kernel,
+            swar_name,
+            "cffi-scalar",
+            _block(kernel, "scalar", swar),
+            ("cc",),
+            "the SWAR way in C",
+            build=partial(blocks_module, "scalar"),
+        ),
+    ]
 
 
 BLOCKS = [
     *_c_pair("poker.popcount", "popcount_naive", "popcount_swar"),
-    Implementation("poker.popcount", "c-builtin", "cffi-bmi2", _block("poker.popcount", "bmi2", "popcount_builtin"),
-                   ("cc", "popcnt"), "the builtin (one POPCNT instruction) per lane, as the talk's benchmark",
-                   build=partial(blocks_module, "bmi2")),
-    Implementation("poker.popcount", "c-avx512", "cffi-avx512",
-                   _block("poker.popcount", "avx512", "popcount_avx512"),
-                   ("cc", "avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
-                   "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts",
-                   build=partial(blocks_module, "avx512")),
-    Implementation("poker.popcount", "c-avx2", "cffi-avx2", _block("poker.popcount", "avx2", "popcount_avx2"),
-                   ("cc", "avx2"), "4 words at once: nibble counts by VPSHUFB table lookup, summed per lane "
-                   "width (VPSADBW for 64-bit lanes)", build=partial(blocks_module, "avx2")),
+    Implementation(
+        "poker.popcount",
+        "c-builtin",
+        "cffi-bmi2",
+        _block("poker.popcount", "bmi2", "popcount_builtin"),
+        ("cc", "popcnt"),
+        "the builtin (one POPCNT instruction) per lane, as the talk's benchmark",
+        build=partial(blocks_module, "bmi2"),
+    ),
+    Implementation(
+        "poker.popcount",
+        "c-avx512",
+        "cffi-avx512",
+        _block("poker.popcount", "avx512", "popcount_avx512"),
+        ("cc", "avx512_vpopcntdq", "avx512_bitalg", "avx512bw"),
+        "8 words at once: VPOPCNTQ/D/W/B per lane width; 4-bit lanes from two byte counts",
+        build=partial(blocks_module, "avx512"),
+    ),
+    Implementation(
+        "poker.popcount",
+        "c-avx2",
+        "cffi-avx2",
+        _block("poker.popcount", "avx2", "popcount_avx2"),
+        ("cc", "avx2"),
+        "4 words at once: nibble counts by VPSHUFB table lookup, summed per lane width (VPSADBW for 64-bit lanes)",
+        build=partial(blocks_module, "avx2"),
+    ),
     *_c_pair("poker.rank_counts", "rank_counts_naive", "rank_counts_swar"),
     *_c_pair("poker.greater_equal", "greater_equal_naive", "greater_equal_swar"),
     *_c_pair("poker.straights", "straights_naive", "straights_chain", "c-chain"),
-    Implementation("poker.straights", "c-shift5", "cffi-scalar", _block("poker.straights", "scalar",
-                   "straights_shift5"), ("cc",), "five shifts and ANDs", build=partial(blocks_module, "scalar")),
+    Implementation(
+        "poker.straights",
+        "c-shift5",
+        "cffi-scalar",
+        _block("poker.straights", "scalar", "straights_shift5"),
+        ("cc",),
+        "five shifts and ANDs",
+        build=partial(blocks_module, "scalar"),
+    ),
     *_c_pair("poker.next_subset", "subsets_naive", "subsets_gosper", "c-gosper"),
-    Implementation("poker.deposit", "c-loop", "cffi-scalar", _block("poker.deposit", "scalar", "deposit_loop"),
-                   ("cc",), "the portable loop, one step per set bit of the mask",
-                   build=partial(blocks_module, "scalar")),
-    Implementation("poker.deposit", "c-pdep", "cffi-bmi2", _block("poker.deposit", "bmi2", "deposit_pdep"),
-                   ("cc", "bmi2"), "one BMI2 pdep instruction", build=partial(blocks_module, "bmi2")),
+    Implementation(
+        "poker.deposit",
+        "c-loop",
+        "cffi-scalar",
+        _block("poker.deposit", "scalar", "deposit_loop"),
+        ("cc",),
+        "the portable loop, one step per set bit of the mask",
+        build=partial(blocks_module, "scalar"),
+    ),
+    Implementation(
+        "poker.deposit",
+        "c-pdep",
+        "cffi-bmi2",
+        _block("poker.deposit", "bmi2", "deposit_pdep"),
+        ("cc", "bmi2"),
+        "one BMI2 pdep instruction",
+        build=partial(blocks_module, "bmi2"),
+    ),
     *_c_pair("poker.atoi8", "atoi8_naive", "atoi8_swar"),
     *_c_pair("poker.strlen", "strlen_naive", "strlen_swar"),
 ]

@@ -8,6 +8,7 @@ The equity implementations use the SWAR evaluator: the talk's method (every oppo
 one (91 rank classes per board, flush hands one by one, boards without a flush draw remembered per rank
 multiset).
 """
+
 from __future__ import annotations
 
 import functools
@@ -353,8 +354,7 @@ def _suit_orbits(hero: int) -> list[tuple[int, int]]:
     """(representative suit, orbit size) under the suit permutations that map the hero's cards onto themselves"""
     import itertools
 
-    group = [p for p in itertools.permutations(range(4))
-             if sum(((hero >> s) & NIB) << p[s] for s in range(4)) == hero]
+    group = [p for p in itertools.permutations(range(4)) if sum(((hero >> s) & NIB) << p[s] for s in range(4)) == hero]
     orbits = {}
     for s in range(4):
         orbits.setdefault(min(p[s] for p in group), set()).add(s)
@@ -499,31 +499,67 @@ def _versus(limit):
 
 
 VERSUS = [
-    Implementation("poker.versus", "python-swar", "python-swar", _versus(200_000),
-                   description="the talk's SWAR evaluator on Python ints, every hand on every board"),
+    Implementation(
+        "poker.versus",
+        "python-swar",
+        "python-swar",
+        _versus(200_000),
+        description="the talk's SWAR evaluator on Python ints, every hand on every board",
+    ),
 ]
 
 IMPLEMENTATIONS = [
-    Implementation("poker.rank7", "naive", "python-naive", _rank7(rank_naive, 1 << 20),
-                   description="lists of rank and suit counts, categories decided one by one"),
-    Implementation("poker.rank7", "python-swar", "python-swar", _rank7(rank_swar, 1 << 21),
-                   description="the talk's SWAR evaluator on Python ints"),
-    Implementation("poker.rank7", "python-swar-tables", "python-swar", _rank7_tables,
-                   description="rank counts by the SWAR popcount's first two stages, then one dict lookup of the "
-                               "code (every 7-card rank multiset, built in prepare by the SWAR evaluator); flush "
-                               "by suit-mask popcounts"),
-    Implementation("poker.equity", "python-talk", "python-swar", _equity("talk", 300),
-                   description="the talk's method with the SWAR evaluator on Python ints"),
-    Implementation("poker.equity", "python-smart", "python-swar", _equity("smart", 5000),
-                   description="91 rank classes per board + flush hands one by one, memo per rank multiset; the "
-                               "full enumeration grouped by flush draw and rank multiset, never board by board"),
+    Implementation(
+        "poker.rank7",
+        "naive",
+        "python-naive",
+        _rank7(rank_naive, 1 << 20),
+        description="lists of rank and suit counts, categories decided one by one",
+    ),
+    Implementation(
+        "poker.rank7",
+        "python-swar",
+        "python-swar",
+        _rank7(rank_swar, 1 << 21),
+        description="the talk's SWAR evaluator on Python ints",
+    ),
+    Implementation(
+        "poker.rank7",
+        "python-swar-tables",
+        "python-swar",
+        _rank7_tables,
+        description="rank counts by the SWAR popcount's first two stages, then one dict lookup of the "
+        "code (every 7-card rank multiset, built in prepare by the SWAR evaluator); flush "
+        "by suit-mask popcounts",
+    ),
+    Implementation(
+        "poker.equity",
+        "python-talk",
+        "python-swar",
+        _equity("talk", 300),
+        description="the talk's method with the SWAR evaluator on Python ints",
+    ),
+    Implementation(
+        "poker.equity",
+        "python-smart",
+        "python-swar",
+        _equity("smart", 5000),
+        description="91 rank classes per board + flush hands one by one, memo per rank multiset; the "
+        "full enumeration grouped by flush draw and rank multiset, never board by board",
+    ),
 ]
 
 
 # -- the talk's building blocks (blocks.py), naive and SWAR ------------------------------------------------------
 ONES = {w: sum(1 << s for s in range(0, 64, w)) for w in (2, 4, 8, 16, 32, 64)}
-LEVELS = [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F), (8, 0x00FF00FF00FF00FF),
-          (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)]
+LEVELS = [
+    (1, 0x5555555555555555),
+    (2, 0x3333333333333333),
+    (4, 0x0F0F0F0F0F0F0F0F),
+    (8, 0x00FF00FF00FF00FF),
+    (16, 0x0000FFFF0000FFFF),
+    (32, 0x00000000FFFFFFFF),
+]
 
 
 def lanes_naive(x: int, width: int) -> int:
@@ -561,7 +597,7 @@ def ge_swar(counts: int) -> list[int]:
 
 def straights_naive(m: int) -> int:
     present = [m >> 12 & 1] + [m >> r & 1 for r in range(13)]
-    return sum(1 << j for j in range(10) if all(present[j:j + 5]))
+    return sum(1 << j for j in range(10) if all(present[j : j + 5]))
 
 
 def straights_shift5(m: int) -> int:
@@ -635,7 +671,7 @@ def strlen_naive(buf: bytes, off: int) -> int:
 def strlen_swar(buf: bytes, off: int) -> int:
     k = off
     while True:
-        w = int.from_bytes(buf[k:k + 8], "little")
+        w = int.from_bytes(buf[k : k + 8], "little")
         z = (w - 0x0101010101010101) & ~w & 0x8080808080808080
         if z:
             return k - off + ((z & -z).bit_length() - 1 >> 3)
@@ -644,6 +680,7 @@ def strlen_swar(buf: bytes, off: int) -> int:
 
 def _map(key, fn, dtype, limit=1 << 16):
     """a per-item pure Python implementation of a block kernel: fn(item, inputs) over inputs[key]"""
+
     def prepare(workload):
         items = [int(x) for x in workload.inputs[key]]
         if len(items) > limit:
@@ -670,25 +707,51 @@ def _deposit(workload):
 
 
 def _block_pair(kernel, naive, swar, swar_name="python-swar"):
-    return [Implementation(kernel, "naive", "python-naive", naive, description="bit by bit, lane by lane"),
-            Implementation(kernel, swar_name, "python-swar", swar, description="the SWAR way on Python ints")]
+    return [
+        Implementation(kernel, "naive", "python-naive", naive, description="bit by bit, lane by lane"),
+        Implementation(kernel, swar_name, "python-swar", swar, description="the SWAR way on Python ints"),
+    ]
 
 
 BLOCKS = [
-    *_block_pair("poker.popcount", _map("words", lambda x, i: lanes_naive(x, i["width"]), np.uint64),
-                 _map("words", lambda x, i: lanes_swar(x, i["width"]), np.uint64)),
-    *_block_pair("poker.rank_counts", _map("hands", lambda x, i: rank_counts_naive(x), np.uint64),
-                 _map("hands", lambda x, i: lanes_swar(x, 4), np.uint64)),
-    *_block_pair("poker.greater_equal", _map("counts", lambda x, i: ge_naive(x), np.uint64),
-                 _map("counts", lambda x, i: ge_swar(x), np.uint64)),
-    *_block_pair("poker.straights", _map("masks", lambda x, i: straights_naive(x), np.uint32),
-                 _map("masks", lambda x, i: straights_chain(x), np.uint32), "python-chain"),
-    Implementation("poker.straights", "python-shift5", "python-swar",
-                   _map("masks", lambda x, i: straights_shift5(x), np.uint32), description="five shifts and ANDs"),
+    *_block_pair(
+        "poker.popcount",
+        _map("words", lambda x, i: lanes_naive(x, i["width"]), np.uint64),
+        _map("words", lambda x, i: lanes_swar(x, i["width"]), np.uint64),
+    ),
+    *_block_pair(
+        "poker.rank_counts",
+        _map("hands", lambda x, i: rank_counts_naive(x), np.uint64),
+        _map("hands", lambda x, i: lanes_swar(x, 4), np.uint64),
+    ),
+    *_block_pair(
+        "poker.greater_equal",
+        _map("counts", lambda x, i: ge_naive(x), np.uint64),
+        _map("counts", lambda x, i: ge_swar(x), np.uint64),
+    ),
+    *_block_pair(
+        "poker.straights",
+        _map("masks", lambda x, i: straights_naive(x), np.uint32),
+        _map("masks", lambda x, i: straights_chain(x), np.uint32),
+        "python-chain",
+    ),
+    Implementation(
+        "poker.straights",
+        "python-shift5",
+        "python-swar",
+        _map("masks", lambda x, i: straights_shift5(x), np.uint32),
+        description="five shifts and ANDs",
+    ),
     *_block_pair("poker.next_subset", _subsets(subsets_naive), _subsets(subsets_gosper), "python-gosper"),
     Implementation("poker.deposit", "naive", "python-naive", _deposit, description="one step per set bit of the mask"),
-    *_block_pair("poker.atoi8", _map("words", lambda x, i: atoi8_naive(x), np.uint32),
-                 _map("words", lambda x, i: atoi8_swar(x), np.uint32)),
-    *_block_pair("poker.strlen", _map("offsets", lambda x, i: strlen_naive(i["buffer"], x), np.int64),
-                 _map("offsets", lambda x, i: strlen_swar(i["buffer"], x), np.int64)),
+    *_block_pair(
+        "poker.atoi8",
+        _map("words", lambda x, i: atoi8_naive(x), np.uint32),
+        _map("words", lambda x, i: atoi8_swar(x), np.uint32),
+    ),
+    *_block_pair(
+        "poker.strlen",
+        _map("offsets", lambda x, i: strlen_naive(i["buffer"], x), np.int64),
+        _map("offsets", lambda x, i: strlen_swar(i["buffer"], x), np.int64),
+    ),
 ]

@@ -6,6 +6,7 @@ pairs (``QQ``, ``QQ+`` = QQ..AA, ``99-QQ``), suited and offsuit hands (``AKs``, 
 ``random`` for every hand. The equity against a range weighs each combination of the players' hands alike, as
 PokerStove does, after card removal: a hand sharing a card with another player's given hand or the board is out.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -87,8 +88,10 @@ def _item_combos(item: str) -> list[int]:
             return [c for r in range(min(a1, a2), max(a1, a2) + 1) for c in _pair_combos(r)]
         if a1 == a2 and a1 not in (b1, b2) and k1 == k2:  # A2s-A5s: the same top card, a span of kickers
             return [c for k in range(min(b1, b2), max(b1, b2) + 1) for c in _two_rank_combos(a1, k, k1.lower())]
-    raise InvalidInput(f"range item {item!r} does not parse: expected a hand (AhKh), a pair (QQ, QQ+, 99-QQ), "
-                       f"two ranks (AK, AKs, AQo+, A2s-A5s) or 'random'")
+    raise InvalidInput(
+        f"range item {item!r} does not parse: expected a hand (AhKh), a pair (QQ, QQ+, 99-QQ), "
+        f"two ranks (AK, AKs, AQo+, A2s-A5s) or 'random'"
+    )
 
 
 def parse_range(text: str) -> list[int]:
@@ -177,8 +180,9 @@ def resolve(players: list[str], board: int) -> list[list[int]]:
     for text, r in zip(players, ranges):
         if len(r) == 1:
             if r[0] & fixed:
-                raise InvalidInput(f"hand {text!r} holds {describe_cards(r[0] & fixed)}, already dealt to another "
-                                   f"hand or the board")
+                raise InvalidInput(
+                    f"hand {text!r} holds {describe_cards(r[0] & fixed)}, already dealt to another hand or the board"
+                )
             fixed |= r[0]
     out = []
     for text, r in zip(players, ranges):
@@ -187,4 +191,3 @@ def resolve(players: list[str], board: int) -> list[list[int]]:
             raise InvalidInput(f"range {text!r} has no hand left once the other hands and the board are dealt")
         out.append(left)
     return out
-

@@ -9,6 +9,7 @@ the category (0 high card .. 8 straight flush). Read as an unsigned number it is
 a better hand, equal codes tie. Because every implementation must produce exactly this code, the oracle compares
 codes for equality; the only thing the talk got wrong is reading it as a signed int32 (see ``equity``).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,8 +23,17 @@ from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, Workloa
 
 RANKS = "23456789TJQKA"
 SUITS = "shdc"
-CATEGORIES = ["high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush", "full_house",
-              "four_of_a_kind", "straight_flush"]
+CATEGORIES = [
+    "high_card",
+    "one_pair",
+    "two_pair",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+]
 DECK = (1 << 52) - 1
 NIBBLE_LOW = 0x1111111111111  # bit 4r for r = 0..12
 DATA = Path(__file__).parent / "data" / "poker_known.csv"
@@ -37,8 +47,9 @@ def parse_card(name: str) -> int:
     """One card name, suit first (``sA``, the talk's way) or rank first (``7h``), to its bit index 4r + s."""
     m = _CARD.match(name.strip())
     if not m:
-        raise InvalidInput(f"card {name!r} does not parse: expected a suit (s h d c) and a rank (2-9 T J Q K A), "
-                           f"e.g. 'sA' or '7h'")
+        raise InvalidInput(
+            f"card {name!r} does not parse: expected a suit (s h d c) and a rank (2-9 T J Q K A), e.g. 'sA' or '7h'"
+        )
     suit, rank = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
     rank = "T" if rank == "10" else rank.upper()
     return 4 * RANKS.index(rank) + SUITS.index(suit.lower())
@@ -127,7 +138,9 @@ def _five_codes(ranks: np.ndarray, suits: np.ndarray) -> np.ndarray:
     npairs = (counts == 2).sum(axis=1)
     cat = np.select(
         [straight & flush, m4 > 0, (m3 > 0) & (m2 > 0), flush, straight, m3 > 0, npairs == 2, npairs == 1],
-        [8, 7, 6, 5, 4, 3, 2, 1], 0)
+        [8, 7, 6, 5, 4, 3, 2, 1],
+        0,
+    )
     major = np.select([cat == 7, cat == 6, cat == 3, (cat == 2) | (cat == 1)], [m4, m3, m3, m2], 0)
     minor = np.select([(cat == 8) | (cat == 4), cat == 6], [np.int64(1) << top, m2], m1)
     return ((cat << 28) | (major << 14) | minor).astype(np.uint32)
@@ -148,12 +161,12 @@ def reference_rank(hands: np.ndarray, k: int = 7) -> np.ndarray:
     out = np.empty(len(hands), np.uint32)
     chunk = 1 << 17
     for lo in range(0, len(hands), chunk):
-        idx = card_indices(hands[lo:lo + chunk], k)
+        idx = card_indices(hands[lo : lo + chunk], k)
         best = np.zeros(len(idx), np.uint32)
         for sub in itertools.combinations(range(k), 5):
             part = idx[:, sub]
             best = np.maximum(best, _five_codes(part // 4, part % 4))
-        out[lo:lo + chunk] = best
+        out[lo : lo + chunk] = best
     return out
 
 
@@ -166,7 +179,7 @@ def random_hands(n: int, seed: int, k: int = 7) -> np.ndarray:
     for lo in range(0, n, chunk):
         m = min(chunk, n - lo)
         cards = np.argsort(rng.random((m, 52)), axis=1)[:, :k].astype(np.uint64)
-        out[lo:lo + m] = (np.uint64(1) << cards).sum(axis=1, dtype=np.uint64)
+        out[lo : lo + m] = (np.uint64(1) << cards).sum(axis=1, dtype=np.uint64)
     return out
 
 
@@ -178,8 +191,11 @@ def validate_hands(hands, k: int = 7) -> None:
     if above.size:
         i = int(above[0])
         raise InvalidInput(f"hand[{i}] = 0x{int(hands[i]):x} has bits above the 52 cards")
-    counts = np.array([bin(int(h)).count("1") for h in hands[:4096]] if len(hands) <= 4096 else
-                      np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1))
+    counts = np.array(
+        [bin(int(h)).count("1") for h in hands[:4096]]
+        if len(hands) <= 4096
+        else np.unpackbits(hands.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+    )
     bad = np.flatnonzero(counts != k)
     if bad.size:
         i = int(bad[0])
@@ -212,9 +228,15 @@ def _rank7_known():
         ("s8 h8 dA cJ s4 h3 c2", code_of(1, 1 << 6, (1 << 12) | (1 << 9) | (1 << 2))),
         ("sA hJ d9 c7 s5 h3 c2", code_of(0, 0, (1 << 12) | (1 << 9) | (1 << 7) | (1 << 5) | (1 << 3))),
     ]
-    return [KnownAnswer("spec tie-break rules (hand-checked)", _hands([c for c, _ in cases]),
-                        np.array([v for _, v in cases], np.uint32), "the hand-ranking rules: category, then kickers",
-                        size=len(cases))]
+    return [
+        KnownAnswer(
+            "spec tie-break rules (hand-checked)",
+            _hands([c for c, _ in cases]),
+            np.array([v for _, v in cases], np.uint32),
+            "the hand-ranking rules: category, then kickers",
+            size=len(cases),
+        )
+    ]
 
 
 def read_known(group: str) -> dict[str, int]:
@@ -285,11 +307,23 @@ RANK7 = Kernel(
     description="7-card sets (bit 4*rank+suit) to totally ordered rank codes (category<<28 | major<<14 | minor)",
     unit="hand",
     workloads=(
-        WorkloadKind("random", lambda n, seed: ({"hands": random_hands(n, seed)}, n),
-                     "uniformly random 7-card hands", default_size=1 << 15, test_size=2000, bytes_per_op=1200),
-        WorkloadKind("categories7", lambda n, seed: ({"exhaustive": True}, N_ALL7),
-                     "all 133,784,560 seven-card hands: category counts and distinct codes against the data",
-                     default_size=N_ALL7, default=False, fixed_size=True, bytes_per_op=0.01),
+        WorkloadKind(
+            "random",
+            lambda n, seed: ({"hands": random_hands(n, seed)}, n),
+            "uniformly random 7-card hands",
+            default_size=1 << 15,
+            test_size=2000,
+            bytes_per_op=1200,
+        ),
+        WorkloadKind(
+            "categories7",
+            lambda n, seed: ({"exhaustive": True}, N_ALL7),
+            "all 133,784,560 seven-card hands: category counts and distinct codes against the data",
+            default_size=N_ALL7,
+            default=False,
+            fixed_size=True,
+            bytes_per_op=0.01,
+        ),
     ),
     reference=reference_rank7,
     known_answers=_rank7_known,
@@ -396,7 +430,7 @@ def reference_equity(inputs) -> np.ndarray:
     total = np.zeros(3, np.int64)
     per = 64  # boards per chunk: 64 * 991 hands ranked at once
     for lo in range(0, len(boards), per):
-        chunk = boards[lo:lo + per]
+        chunk = boards[lo : lo + per]
         opp = np.concatenate([opponents_of(hero | int(b)) | b for b in chunk])
         heroes = reference_rank(chunk | np.uint64(hero), 7)
         ranks = reference_rank(opp, 7).reshape(len(chunk), OPPONENTS)
@@ -408,16 +442,17 @@ def reference_equity(inputs) -> np.ndarray:
 def _compare_equity(expected, got, inputs):
     got = np.asarray(got, dtype=np.int64)
     if got.shape != (3,):
-        return Mismatch("shape", inputs.get("hero_text", "hero"), "wins, ties, losses (3 counts)",
-                        f"shape {got.shape}")
+        return Mismatch("shape", inputs.get("hero_text", "hero"), "wins, ties, losses (3 counts)", f"shape {got.shape}")
     if (got == expected).all():
         return None
     diff = got - expected
     why = ""
     if diff[1] == 0 and diff[0] == -diff[2] and diff[0] < 0:
-        why = (f"; {-int(diff[0]):,} games moved from win to loss: a straight flush coded with category 8 in "
-               f"bits 28..31 is negative as int32, and code1 - code2 does not wrap against a no-pair code "
-               f"below the hero's minor mask, so the royal flush loses")
+        why = (
+            f"; {-int(diff[0]):,} games moved from win to loss: a straight flush coded with category 8 in "
+            f"bits 28..31 is negative as int32, and code1 - code2 does not wrap against a no-pair code "
+            f"below the hero's minor mask, so the royal flush loses"
+        )
     what = f"hero {inputs.get('hero_text', describe(inputs['hero']))} on {len(inputs['boards']):,} boards"
     fmt = lambda v: "/".join(f"{int(x):,}" for x in v)  # noqa: E731
     return Mismatch("wins/ties/losses", what, fmt(expected), fmt(got) + f" (off by {fmt(diff)})" + why)
@@ -434,9 +469,17 @@ def _equity_kind(name, n_boards, default, description):
         inputs = equity_inputs(AA, n)
         return inputs, len(inputs["boards"]) * OPPONENTS
 
-    return WorkloadKind(name, build, description, default_size=n_boards or N_BOARDS, test_size=40,
-                        default=default, fixed_size=n_boards is None, bytes_per_op=0.05,
-                        params={"hero": AA})
+    return WorkloadKind(
+        name,
+        build,
+        description,
+        default_size=n_boards or N_BOARDS,
+        test_size=40,
+        default=default,
+        fixed_size=n_boards is None,
+        bytes_per_op=0.05,
+        params={"hero": AA},
+    )
 
 
 def royal_boards(hero: int) -> np.ndarray:
@@ -457,10 +500,15 @@ def _equity_known():
     # signed comparison loses 5,670 of them.
     hero = hero_hand(AA)
     boards = royal_boards(hero)
-    return [KnownAnswer(f"sA cA royal-flush boards: {len(boards) * OPPONENTS:,} wins",
-                        {"hero": hero, "hero_text": AA, "boards": boards, "full": False},
-                        np.array([len(boards) * OPPONENTS, 0, 0], np.int64), "the rules of hold'em: a royal flush is never beaten",
-                        size=len(boards) * OPPONENTS)]
+    return [
+        KnownAnswer(
+            f"sA cA royal-flush boards: {len(boards) * OPPONENTS:,} wins",
+            {"hero": hero, "hero_text": AA, "boards": boards, "full": False},
+            np.array([len(boards) * OPPONENTS, 0, 0], np.int64),
+            "the rules of hold'em: a royal flush is never beaten",
+            size=len(boards) * OPPONENTS,
+        )
+    ]
 
 
 EQUITY = Kernel(
@@ -469,8 +517,9 @@ EQUITY = Kernel(
     unit="comparison",
     workloads=(
         _equity_kind("aa-slice", 128, True, "sA cA over a fixed slice of boards (every k-th), vs the reference"),
-        _equity_kind("aa-full", None, False,
-                     "sA cA over all 2,118,760 boards x 990 opponents, vs the correct totals in the data"),
+        _equity_kind(
+            "aa-full", None, False, "sA cA over all 2,118,760 boards x 990 opponents, vs the correct totals in the data"
+        ),
     ),
     reference=reference_equity,
     known_answers=_equity_known,

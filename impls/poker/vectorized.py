@@ -4,6 +4,7 @@ Branches become masks: every candidate code is computed for every hand and ``np.
 that applies. Questions about a 13-bit rank mask (its top card, its top k cards, its best straight) are answered
 by 8,192-entry tables built once.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -110,23 +111,39 @@ def _equity(workload):
     def batch():
         total = np.zeros(3, np.int64)
         for lo in range(0, len(boards), 256):
-            total += equity_block(hero, boards[lo:lo + 256])
+            total += equity_block(hero, boards[lo : lo + 256])
         return total
 
     return batch
 
 
 IMPLEMENTATIONS = [
-    Implementation("poker.rank7", "numpy-swar", "numpy", _rank7,
-                   description="SWAR over the whole batch; 13-bit rank-mask questions by table"),
-    Implementation("poker.equity", "numpy-talk", "numpy", _equity,
-                   description="the talk's method over blocks of 256 boards x 990 opponents"),
+    Implementation(
+        "poker.rank7",
+        "numpy-swar",
+        "numpy",
+        _rank7,
+        description="SWAR over the whole batch; 13-bit rank-mask questions by table",
+    ),
+    Implementation(
+        "poker.equity",
+        "numpy-talk",
+        "numpy",
+        _equity,
+        description="the talk's method over blocks of 256 boards x 990 opponents",
+    ),
 ]
 
 
 # -- the talk's building blocks (blocks.py): the SWAR step over the whole array ---------------------------------
-_LEVELS = [(1, 0x5555555555555555), (2, 0x3333333333333333), (4, 0x0F0F0F0F0F0F0F0F), (8, 0x00FF00FF00FF00FF),
-           (16, 0x0000FFFF0000FFFF), (32, 0x00000000FFFFFFFF)]
+_LEVELS = [
+    (1, 0x5555555555555555),
+    (2, 0x3333333333333333),
+    (4, 0x0F0F0F0F0F0F0F0F),
+    (8, 0x00FF00FF00FF00FF),
+    (16, 0x0000FFFF0000FFFF),
+    (32, 0x00000000FFFFFFFF),
+]
 
 
 def lanes(x: np.ndarray, width: int) -> np.ndarray:
@@ -167,12 +184,32 @@ def _block(key, fn):
 
 BLOCKS = [
     Implementation("poker.popcount", "numpy-swar", "numpy", _block("words", lanes), description="SWAR levels"),
-    Implementation("poker.rank_counts", "numpy-swar", "numpy", _block("hands", lanes),
-                   description="the first two SWAR popcount levels"),
-    Implementation("poker.greater_equal", "numpy-swar", "numpy", _block("counts", lambda c, w: greater_equal(c)),
-                   description="set the top bits, subtract N, keep the top bits"),
-    Implementation("poker.straights", "numpy-chain", "numpy", _block("masks", lambda m, w: straights_chain(m)),
-                   description="the addition chain"),
-    Implementation("poker.atoi8", "numpy-swar", "numpy", _block("words", lambda x, w: atoi8(x)),
-                   description="three multiply-add-mask steps"),
+    Implementation(
+        "poker.rank_counts",
+        "numpy-swar",
+        "numpy",
+        _block("hands", lanes),
+        description="the first two SWAR popcount levels",
+    ),
+    Implementation(
+        "poker.greater_equal",
+        "numpy-swar",
+        "numpy",
+        _block("counts", lambda c, w: greater_equal(c)),
+        description="set the top bits, subtract N, keep the top bits",
+    ),
+    Implementation(
+        "poker.straights",
+        "numpy-chain",
+        "numpy",
+        _block("masks", lambda m, w: straights_chain(m)),
+        description="the addition chain",
+    ),
+    Implementation(
+        "poker.atoi8",
+        "numpy-swar",
+        "numpy",
+        _block("words", lambda x, w: atoi8(x)),
+        description="three multiply-add-mask steps",
+    ),
 ]

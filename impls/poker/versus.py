@@ -7,6 +7,7 @@ completes ``known`` from the cards nobody holds. Output int64[k, 3]: per hand th
 boards it shares the best hand on, and its pots in units of 1/LCM (a pot split w ways gives each winner LCM / w),
 so the equity is pots / (LCM * boards), exact in integers.
 """
+
 from __future__ import annotations
 
 import csv
@@ -105,8 +106,11 @@ def score(codes: np.ndarray) -> np.ndarray:
 
 def reference(inputs) -> np.ndarray:
     """The plain evaluator of spec.py (best of the 21 five-card subsets) on every hand and board."""
-    boards = np.asarray(inputs["boards"], np.uint64) if not inputs.get("full") else \
-        all_boards(inputs["hands"], int(inputs["known"]))
+    boards = (
+        np.asarray(inputs["boards"], np.uint64)
+        if not inputs.get("full")
+        else all_boards(inputs["hands"], int(inputs["known"]))
+    )
     return score(np.stack([reference_rank(boards | np.uint64(h), 7) for h in inputs["hands"]]))
 
 
@@ -138,7 +142,7 @@ class Published:
                 return f"{name}: {t:,} ties, the source {self.ties[i]:,}"
             if self.equity[i] is not None:
                 pct = 100.0 * pots / (LCM * games)
-                if abs(pct - self.equity[i]) > 0.5 * 10.0 ** -self.decimals + 1e-12:
+                if abs(pct - self.equity[i]) > 0.5 * 10.0**-self.decimals + 1e-12:
                     places = self.decimals
                     return f"{name}: equity {pct:.{places + 2}f}%, the source {self.equity[i]:.{places}f}%"
         return None
@@ -159,8 +163,17 @@ def published() -> dict[str, Published]:
             wins[i] = int(r["wins"]) if r["wins"] else None
             ties[i] = int(r["ties"]) if r["ties"] else None
             equity[i] = float(r["equity_pct"]) if r["equity_pct"] else None
-        out[case] = Published(case, players, rs[0]["board"], int(rs[0]["games"]), tuple(wins), tuple(ties),
-                              tuple(equity), int(rs[0]["decimals"]), rs[0]["source"])
+        out[case] = Published(
+            case,
+            players,
+            rs[0]["board"],
+            int(rs[0]["games"]),
+            tuple(wins),
+            tuple(ties),
+            tuple(equity),
+            int(rs[0]["decimals"]),
+            rs[0]["source"],
+        )
     return out
 
 
@@ -205,10 +218,18 @@ def _kind(name, hands, default, description, full=False):
 
     case = "ahkh_2c2d" if len(hands) == 2 else "ahkh_2c2d_5c6c"
     total = n_boards([hand_set(h) for h in hands])
-    return WorkloadKind(name, build, description, default_size=total if full else 4096, test_size=40,
-                        default=default, fixed_size=full, bytes_per_op=0.05 if full else 16,
-                        params={"hands": " vs ".join(hands)},
-                        expected=_expected_published(case) if full else None)
+    return WorkloadKind(
+        name,
+        build,
+        description,
+        default_size=total if full else 4096,
+        test_size=40,
+        default=default,
+        fixed_size=full,
+        bytes_per_op=0.05 if full else 16,
+        params={"hands": " vs ".join(hands)},
+        expected=_expected_published(case) if full else None,
+    )
 
 
 def known_answers():
@@ -216,16 +237,28 @@ def known_answers():
     # gives 2d2c quads against AhKh's full house; a heart flush on the board is AhKh's alone (its ace).
     ahkh, twos, sixes = hand_set("AhKh"), hand_set("2d2c"), hand_set("5c6c")
     cases = [
-        ("a royal flush on the board: every hand ties", [ahkh, twos], "sA sK sQ sJ sT",
-         [[0, 1, LCM // 2], [0, 1, LCM // 2]]),
+        (
+            "a royal flush on the board: every hand ties",
+            [ahkh, twos],
+            "sA sK sQ sJ sT",
+            [[0, 1, LCM // 2], [0, 1, LCM // 2]],
+        ),
         ("2d2c quads beat AhKh's full house", [ahkh, twos], "s2 h2 sA dA cK", [[0, 0, 0], [1, 0, LCM]]),
-        ("a heart flush on the board: the ace of hearts takes it", [ahkh, twos, sixes], "h3 h7 h9 hT hJ",
-         [[1, 0, LCM], [0, 0, 0], [0, 0, 0]]),
+        (
+            "a heart flush on the board: the ace of hearts takes it",
+            [ahkh, twos, sixes],
+            "h3 h7 h9 hT hJ",
+            [[1, 0, LCM], [0, 0, 0], [0, 0, 0]],
+        ),
     ]
     out = []
     for name, hands, board, expected in cases:
-        inputs = {"hands": np.array(hands, np.uint64), "known": 0, "full": False,
-                  "boards": np.array([parse_cards(board)], np.uint64)}
+        inputs = {
+            "hands": np.array(hands, np.uint64),
+            "known": 0,
+            "full": False,
+            "boards": np.array([parse_cards(board)], np.uint64),
+        }
         out.append(KnownAnswer(name, inputs, np.array(expected, np.int64), "the rules of hold'em", size=len(hands)))
     return out
 
@@ -237,10 +270,14 @@ VERSUS = Kernel(
     workloads=(
         _kind("hu-slice", HEADS_UP, True, "AhKh vs 2d2c over a fixed slice of boards (every k-th), vs the reference"),
         _kind("three-slice", THREE_WAY, False, "AhKh vs 2d2c vs 5c6c over a fixed slice of boards, vs the reference"),
-        _kind("hu-full", HEADS_UP, False, "AhKh vs 2d2c over all 1,712,304 boards, vs the published counts",
-              full=True),
-        _kind("three-full", THREE_WAY, False,
-              "AhKh vs 2d2c vs 5c6c over all 1,370,754 boards, vs the published counts", full=True),
+        _kind("hu-full", HEADS_UP, False, "AhKh vs 2d2c over all 1,712,304 boards, vs the published counts", full=True),
+        _kind(
+            "three-full",
+            THREE_WAY,
+            False,
+            "AhKh vs 2d2c vs 5c6c over all 1,370,754 boards, vs the published counts",
+            full=True,
+        ),
     ),
     reference=reference,
     known_answers=known_answers,

@@ -1,4 +1,5 @@
 """Sub-commands that fail: one raises when run, one when it adds its arguments."""
+
 from swarbench import hookimpl
 from swarbench.model import Command
 

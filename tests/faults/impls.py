@@ -1,4 +1,5 @@
 """cards.contains implementations that go wrong in the ways a plugin can: each is chosen with --impl NAME."""
+
 import os
 import signal
 import sys
@@ -28,6 +29,7 @@ def sleeper(workload):
             while not (release and os.path.exists(release)) and time.time() < deadline:
                 time.sleep(0.05)
         return reference_contains(inputs)
+
     return batch
 
 
@@ -39,6 +41,7 @@ def writer(workload):
         out = reference_contains(inputs)
         inputs["a"][:] = 0
         return out
+
     return batch
 
 
@@ -57,6 +60,7 @@ def flaky(workload):
         calls[0] += 1
         out = reference_contains(inputs)
         return out if calls[0] == 1 else ~out
+
     return batch
 
 
@@ -72,28 +76,42 @@ def exits(code):
             if code == "sys.exit":
                 sys.exit(0)
             os._exit(code)
+
         return batch
+
     return prepare
 
 
 def interrupts(workload):
     def batch():
         raise KeyboardInterrupt
+
     return batch
 
 
 def dies_of_ctrl_c(workload):
     """Its process dies of a SIGINT, as a worker does when a Ctrl-C escapes pytest after its last case."""
+
     def batch():
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)
+
     return batch
 
 
-FAULTS = {"floats": floats, "sleeper": sleeper, "writer": writer, "prepare-writer": prepare_writer, "flaky": flaky,
-          "cached": cached, "sys-exit": exits("sys.exit"), "os-exit": exits(3), "interrupts": interrupts,
-          "dies-of-ctrl-c": dies_of_ctrl_c}
+FAULTS = {
+    "floats": floats,
+    "sleeper": sleeper,
+    "writer": writer,
+    "prepare-writer": prepare_writer,
+    "flaky": flaky,
+    "cached": cached,
+    "sys-exit": exits("sys.exit"),
+    "os-exit": exits(3),
+    "interrupts": interrupts,
+    "dies-of-ctrl-c": dies_of_ctrl_c,
+}
 
 
 @hookimpl

@@ -1,5 +1,6 @@
 """cards.contains implementations that harm the worker they share with the others, or end in a way no Exception
 says: each is chosen with --impl NAME. Each is blamed alone; the rows around it are measured as usual."""
+
 import gc
 import os
 import signal
@@ -22,6 +23,7 @@ class OwnBaseException(BaseException):
 
 def raising(exc, after=0):
     """Right for ``after`` calls, then raises ``exc()``."""
+
     def prepare(workload):
         right, calls = NUMPY_SWAR(workload), [0]
 
@@ -30,19 +32,23 @@ def raising(exc, after=0):
             if calls[0] > after:
                 raise exc()
             return right()
+
         return batch
+
     return prepare
 
 
 def prepare_raising(exc):
     def prepare(workload):
         raise exc()
+
     return prepare
 
 
 def skips(workload):
     def batch():
         pytest.skip("an implementation's own skip")
+
     return batch
 
 
@@ -52,9 +58,11 @@ def returning(value):
 
 def patching(patch):
     """Right, after ``patch()`` in its prepare has changed what the harness and every later case rely on."""
+
     def prepare(workload):
         patch()
         return NUMPY_SWAR(workload)
+
     return prepare
 
 
@@ -88,6 +96,7 @@ def leaks_per_call(workload):
     def batch():
         held.append(os.open(os.devnull, os.O_RDONLY))
         return right()
+
     return batch
 
 
@@ -104,12 +113,20 @@ def leaves_a_thread(workload):
 
 
 FAULTS = {
-    "base-exception": raising(OwnBaseException), "generator-exit": raising(GeneratorExit),
-    "base-exception-late": raising(OwnBaseException, after=40), "generator-exit-late": raising(GeneratorExit, after=40),
-    "prepare-base-exception": prepare_raising(OwnBaseException), "prepare-generator-exit": prepare_raising(GeneratorExit),
-    "pytest-skip": skips, "prepare-none": returning(None), "prepare-number": returning(42),
-    "always-wrong": always_wrong, "leaks-per-call": leaks_per_call, "leaks-in-prepare": leaks_in_prepare,
-    "leaves-a-thread": leaves_a_thread, "right": NUMPY_SWAR,
+    "base-exception": raising(OwnBaseException),
+    "generator-exit": raising(GeneratorExit),
+    "base-exception-late": raising(OwnBaseException, after=40),
+    "generator-exit-late": raising(GeneratorExit, after=40),
+    "prepare-base-exception": prepare_raising(OwnBaseException),
+    "prepare-generator-exit": prepare_raising(GeneratorExit),
+    "pytest-skip": skips,
+    "prepare-none": returning(None),
+    "prepare-number": returning(42),
+    "always-wrong": always_wrong,
+    "leaks-per-call": leaks_per_call,
+    "leaks-in-prepare": leaks_in_prepare,
+    "leaves-a-thread": leaves_a_thread,
+    "right": NUMPY_SWAR,
     **{name: patching(patch) for name, patch in PATCHES.items()},
 }
 

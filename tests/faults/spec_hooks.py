@@ -1,6 +1,7 @@
 """Kernels whose specs go wrong, one hook each (swarbench.spec_guard): every one is blamed on its kernel's spec,
 once, and no implementation of it is reported broken for it. Each kernel doubles a row of integers; ``naive``
 is right and ``wrong`` is off by one at index 3."""
+
 import numpy as np
 
 from swarbench import Implementation, hookimpl
@@ -20,20 +21,27 @@ def reference(inputs):
 def only_large(hook):
     """A hook that fails on the workload only (the known answers have two operations), so the run's check of
     plugin specs before any worker passes it and the worker meets the fault."""
+
     def call(*args):
         inputs = args[0] if not isinstance(args[0], np.ndarray) or len(args) == 1 else args[2]
         x = inputs["x"] if isinstance(inputs, dict) else inputs
         if len(x) > 2:
             raise RuntimeError(f"the {hook}'s own bug")
         return {"reference": reference, "validate": lambda i: None}[hook](*args)
+
     return call
 
 
 def kernel(kid, kinds=None, **hooks):
     hooks.setdefault("reference", reference)
     hooks.setdefault("known_answers", lambda: [GOOD_ANSWER])
-    return Kernel(kid, f"a kernel whose {kid.split('.')[1]} goes wrong", "item",
-                  kinds or [WorkloadKind("items", build, "a row of integers", default_size=64)], **hooks)
+    return Kernel(
+        kid,
+        f"a kernel whose {kid.split('.')[1]} goes wrong",
+        "item",
+        kinds or [WorkloadKind("items", build, "a row of integers", default_size=64)],
+        **hooks,
+    )
 
 
 def returning(value):
@@ -54,8 +62,10 @@ KERNELS = [
     kernel("spec.describe", describe_input=lambda inputs, i: 1 / 0),
     kernel("spec.summarize", summarize=lambda outputs: 1 / 0),
     kernel("spec.summary-type", summarize=lambda outputs: [1, 2]),
-    kernel("spec.expected", [WorkloadKind("items", build, "published outputs that raise", default_size=64,
-                                          expected=lambda inputs: 1 / 0)]),
+    kernel(
+        "spec.expected",
+        [WorkloadKind("items", build, "published outputs that raise", default_size=64, expected=lambda inputs: 1 / 0)],
+    ),
     kernel("spec.known-raises", known_answers=lambda: 1 / 0),
     kernel("spec.known-tuples", known_answers=lambda: [("two", {"x": np.array([1])}, np.array([2]), "test")]),
     kernel("spec.known-validate", validate=lambda inputs: int("x")),
@@ -75,6 +85,7 @@ def wrong(workload):
         if len(out) > 3:
             out[3] += 1
         return out
+
     return batch
 
 

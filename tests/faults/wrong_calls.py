@@ -1,5 +1,6 @@
 """cards.contains implementations wrong on some of their calls, or doing no work in their calls: each is chosen
 with --impl NAME. None of them may be ranked."""
+
 import numpy as np
 
 from swarbench import Implementation, hookimpl
@@ -11,6 +12,7 @@ NUMPY_SWAR = next(i for i in IMPLEMENTATIONS if i.kernel == "cards.contains").pr
 
 def wrong_when(rule):
     """Right except on the calls (counted from 1 for each preparation) ``rule`` picks."""
+
     def prepare(workload):
         right, calls = NUMPY_SWAR(workload), [0]
 
@@ -18,7 +20,9 @@ def wrong_when(rule):
             calls[0] += 1
             out = right()
             return ~out if rule(calls[0]) else out
+
         return batch
+
     return prepare
 
 
@@ -74,6 +78,7 @@ def lazy_kept(workload):
         if not kept:
             kept.append(reference_contains(inputs))
         return kept[0].copy()
+
     return batch
 
 
@@ -91,8 +96,14 @@ FAULTS = {
     "after-40": wrong_when(lambda call: call > 40),
     "every-7th-late": wrong_when(lambda call: call > 20 and call % 7 == 0),
     "right": wrong_when(lambda call: False),
-    "copy-kept": copy_kept, "kept-array": kept_array, "view-kept": view_kept, "readonly-kept": readonly_kept,
-    "widened-kept": widened_kept, "list-kept": list_kept, "global-kept": global_kept, "lazy-kept": lazy_kept,
+    "copy-kept": copy_kept,
+    "kept-array": kept_array,
+    "view-kept": view_kept,
+    "readonly-kept": readonly_kept,
+    "widened-kept": widened_kept,
+    "list-kept": list_kept,
+    "global-kept": global_kept,
+    "lazy-kept": lazy_kept,
     "method-kept": lambda workload: Holder(workload).batch,
 }
 

@@ -5,6 +5,7 @@ entry-point group in pyproject.toml. It only adds an implementation; the kernel 
 answers) belongs to the built-in cards suite, and swarbench checks this implementation against it before
 timing it, like every other.
 """
+
 import numpy as np
 
 from swarbench import Implementation, hookimpl
@@ -38,11 +39,13 @@ def prepare_bytewise(workload):
 
 @hookimpl
 def swarbench_add_implementations(registry):
-    registry.add_implementation(Implementation(
-        kernel="cards.contains",
-        name="example-bytewise",
-        family="numpy",
-        prepare=prepare_bytewise,
-        requires=("module:numpy",),
-        description="nibbles compared byte by byte with NumPy (from the example plugin)",
-    ))
+    registry.add_implementation(
+        Implementation(
+            kernel="cards.contains",
+            name="example-bytewise",
+            family="numpy",
+            prepare=prepare_bytewise,
+            requires=("module:numpy",),
+            description="nibbles compared byte by byte with NumPy (from the example plugin)",
+        )
+    )

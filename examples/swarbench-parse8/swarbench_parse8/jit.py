@@ -1,5 +1,6 @@
 """Numba: the SWAR parse compiled to machine code (jit_kernels.py). numba is imported in prepare only, so a machine
 without it lists numba-swar as unavailable ("requires module:numba") instead of failing to load the plugin."""
+
 import numpy as np
 
 from swarbench.memory import aligned_empty

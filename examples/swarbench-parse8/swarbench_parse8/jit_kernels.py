@@ -1,4 +1,5 @@
 """The Numba-compiled loop. Importing this module imports numba, so only jit.py's prepare imports it."""
+
 import numba
 import numpy as np
 

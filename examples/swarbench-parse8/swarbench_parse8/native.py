@@ -1,4 +1,5 @@
 """C implementations, built with cffi through swarbench.cbuild from c/parse8.c (shipped as package data)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ def build_module():
 
 def c_function(name: str):
     """prepare for the C function ``name``: build (cached after the first run), point at the arrays, untimed."""
+
     def prepare(workload):
         module = build_module()  # compile errors name parse8.c and the line
         ffi, fn = module.ffi, getattr(module.lib, name)

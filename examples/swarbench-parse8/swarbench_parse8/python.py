@@ -1,4 +1,5 @@
 """Pure-Python implementations: a byte loop, Lemire's SWAR check and parse, and a check that is wrong on purpose."""
+
 import numpy as np
 
 from swarbench.memory import aligned_empty
@@ -32,13 +33,14 @@ def high_nibbles_only(w: int) -> bool:
 def parse_swar(w: int, check=all_digits) -> int:
     if not check(w):
         return NOT_A_NUMBER
-    w = (((w & 0x0F0F0F0F0F0F0F0F) * 2561) & M64) >> 8          # pairs of digits: 10 * first + second
-    w = (((w & 0x00FF00FF00FF00FF) * 6553601) & M64) >> 16      # fours: 100 * pair + pair
+    w = (((w & 0x0F0F0F0F0F0F0F0F) * 2561) & M64) >> 8  # pairs of digits: 10 * first + second
+    w = (((w & 0x00FF00FF00FF00FF) * 6553601) & M64) >> 16  # fours: 100 * pair + pair
     return (((w & 0x0000FFFF0000FFFF) * 42949672960001) & M64) >> 32  # 10000 * four + four
 
 
 def map_words(parse):
     """prepare: the words as Python ints and the output array made here, untimed; the batch only parses."""
+
     def prepare(workload):
         words = [int(w) for w in workload.inputs["words"]]
         out = aligned_empty(len(words), np.int32)

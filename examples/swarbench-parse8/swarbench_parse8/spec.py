@@ -3,13 +3,16 @@
 The built-in ``poker.atoi8`` parses eight bytes that are known to be digits; this kernel must also say when they
 are not, which is where the SWAR check of all eight bytes at once earns its keep.
 """
+
 import numpy as np
 
 from swarbench import InvalidInput, Kernel, KnownAnswer, WorkloadKind
 
 NOT_A_NUMBER = -1
-SOURCE = ("Daniel Lemire, 'Quickly parsing eight digits' and 'Quickly identifying a sequence of digits in a "
-          "string of characters' (blog posts, 2018)")
+SOURCE = (
+    "Daniel Lemire, 'Quickly parsing eight digits' and 'Quickly identifying a sequence of digits in a "
+    "string of characters' (blog posts, 2018)"
+)
 
 
 def word(text: bytes) -> int:
@@ -50,28 +53,43 @@ def validate(inputs) -> None:
     """Any eight bytes are in the domain (that is the point); the layout is what must be right."""
     words = inputs.get("words") if isinstance(inputs, dict) else None
     if not isinstance(words, np.ndarray) or words.dtype != np.uint64 or words.ndim != 1:
-        raise InvalidInput(f"inputs['words'] must be a 1-D uint64 array, got {type(words).__name__} "
-                           f"{getattr(words, 'dtype', '')}")
+        raise InvalidInput(
+            f"inputs['words'] must be a 1-D uint64 array, got {type(words).__name__} {getattr(words, 'dtype', '')}"
+        )
 
 
 def known_answers():
-    texts = [b"12345678", b"00000000", b"99999999", b"00000001", b"1234567:", b"/2345678", b"0000000\xb0",
-             b"1234?678"]
+    texts = [b"12345678", b"00000000", b"99999999", b"00000001", b"1234567:", b"/2345678", b"0000000\xb0", b"1234?678"]
     values = [12345678, 0, 99999999, 1, NOT_A_NUMBER, NOT_A_NUMBER, NOT_A_NUMBER, NOT_A_NUMBER]
     return [
-        KnownAnswer("digits and near misses", {"words": np.array([word(t) for t in texts], np.uint64)},
-                    np.array(values, np.int32), "hand-checked: ':' and '/' border the digits, 0xb0 is '0' | 0x80",
-                    size=len(texts)),
+        KnownAnswer(
+            "digits and near misses",
+            {"words": np.array([word(t) for t in texts], np.uint64)},
+            np.array(values, np.int32),
+            "hand-checked: ':' and '/' border the digits, 0xb0 is '0' | 0x80",
+            size=len(texts),
+        ),
     ]
 
 
-MIXED = WorkloadKind("mixed", lambda size, seed: (generate(size, seed), size),
-                     "random 8-digit words, a quarter with one byte a near miss", default_size=1 << 16,
-                     test_size=300, bytes_per_op=64)
+MIXED = WorkloadKind(
+    "mixed",
+    lambda size, seed: (generate(size, seed), size),
+    "random 8-digit words, a quarter with one byte a near miss",
+    default_size=1 << 16,
+    test_size=300,
+    bytes_per_op=64,
+)
 # only with --workload digits: the SWAR parse without the rejections' share of the work
-DIGITS = WorkloadKind("digits", lambda size, seed: (generate(size, seed, spoil=0.0), size),
-                      "random 8-digit words, all valid", default_size=1 << 16, test_size=300, bytes_per_op=64,
-                      default=False)
+DIGITS = WorkloadKind(
+    "digits",
+    lambda size, seed: (generate(size, seed, spoil=0.0), size),
+    "random 8-digit words, all valid",
+    default_size=1 << 16,
+    test_size=300,
+    bytes_per_op=64,
+    default=False,
+)
 
 PARSE8 = Kernel(
     id="parse8.checked",

@@ -1,5 +1,6 @@
 """The plugin's own tests, through swarbench.testing: the kernel's spec, then every implementation against it
 (one test each, named after it). Run them with the plugin installed: `pip install -e . && pytest tests`."""
+
 import pytest
 
 from swarbench import testing
@@ -18,8 +19,16 @@ def test_implementation(impl):
     testing.check(impl)
 
 
-@pytest.mark.parametrize("text, value", [(b"12345678", 12345678), (b"00000042", 42), (b"1234567:", -1),
-                                         (b"12 45678", -1), (b"\xb0\xb0\xb0\xb0\xb0\xb0\xb0\xb0", -1)])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        (b"12345678", 12345678),
+        (b"00000042", 42),
+        (b"1234567:", -1),
+        (b"12 45678", -1),
+        (b"\xb0\xb0\xb0\xb0\xb0\xb0\xb0\xb0", -1),
+    ],
+)
 def test_the_swar_parse_by_hand(text, value):
     assert python.parse_swar(word(text)) == value == python.parse_naive(word(text))
 

@@ -6,6 +6,7 @@ should call ``slowed`` slower by about the factor and leave ``steady`` and every
 the same few NumPy operations over the workload's arrays, repeated: the repeats scale the work, and nothing
 else (allocation, conversion) happens in the timed call. tools/aa_ab_series.py runs such pairs.
 """
+
 import os
 
 import numpy as np
@@ -45,7 +46,9 @@ def prepare(times: int):
                 np.bitwise_and(tmp, HIGH, out=tmp)
                 np.equal(tmp, HIGH, out=out)  # every top bit still set: a holds at least b of every kind
             return out
+
         return batch
+
     return prepare_rows
 
 
@@ -59,8 +62,17 @@ def prepare_slowed(workload):
 
 @hookimpl
 def swarbench_add_implementations(registry):
-    for name, prepare_row, what in (("steady", prepare_steady, "always the same work"),
-                                    ("slowed", prepare_slowed, "$SWARBENCH_SLOWED times that work")):
-        registry.add_implementation(Implementation(
-            kernel="cards.contains", name=name, family="numpy", prepare=prepare_row, requires=("module:numpy",),
-            description=f"nibble-parallel subtract with NumPy, {what} (the swarbench-slowed example)"))
+    for name, prepare_row, what in (
+        ("steady", prepare_steady, "always the same work"),
+        ("slowed", prepare_slowed, "$SWARBENCH_SLOWED times that work"),
+    ):
+        registry.add_implementation(
+            Implementation(
+                kernel="cards.contains",
+                name=name,
+                family="numpy",
+                prepare=prepare_row,
+                requires=("module:numpy",),
+                description=f"nibble-parallel subtract with NumPy, {what} (the swarbench-slowed example)",
+            )
+        )
