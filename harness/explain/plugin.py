@@ -17,8 +17,6 @@ from swarbench.model import Command
 def add_arguments(p) -> None:
     from pathlib import Path
 
-    from swarbench import api
-
     p.add_argument("kernel", help="kernel id, e.g. cards.contains")
     p.add_argument("implementation", help="implementation name, e.g. c-swar")
     p.add_argument(
@@ -36,7 +34,7 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--reports",
         type=Path,
-        default=api.reports_folder(),
+        default=None,  # resolved when the command runs: a bad $SWARBENCH_REPORTS is then asm's error, not list's
         metavar="DIR",
         help="where runs are saved (default ./reports or $SWARBENCH_REPORTS)",
     )
@@ -64,11 +62,12 @@ def run(args, registry) -> int:
 
 def _from_run(args):
     """(header, explain, frame row) of the row in the run, or None where the run has no code for it."""
+    from swarbench import api
     from swarbench.errors import UsageError
     from swarbench.runfolder import MeasurementKey, RunFolder
 
     try:
-        folder = RunFolder.find(args.run, args.reports)
+        folder = RunFolder.find(args.run, api.reports_folder(args.reports))
     except UsageError:
         if args.run != "latest":
             raise
