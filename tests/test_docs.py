@@ -17,7 +17,7 @@ from typing import Callable, Optional
 import pytest
 
 from conftest import ROOT
-from test_example_plugin import build_wheel, install_wheel
+from test_example_plugin import build_wheel, install_wheel, no_build_isolation
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_BLOCKS = {"bash", "sh", "shell", "console"}
@@ -180,7 +180,7 @@ def then(*makers):
 
 
 PARSE8 = ROOT / "examples" / "swarbench-parse8"
-INSTALL_CHECK = py("-m", "pip", "install", "--dry-run", "--no-deps", "--no-build-isolation", "-q", "-e", str(ROOT))
+INSTALL_CHECK = py("-m", "pip", "install", "--dry-run", "--no-deps", *no_build_isolation(), "-q", "-e", str(ROOT))
 
 # documented command -> the steps that run it here
 COMMANDS: dict[str, Callable[[Context], list[Step]]] = {

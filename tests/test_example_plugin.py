@@ -52,17 +52,21 @@ def test_without_the_plugin_the_implementation_is_absent(tmp_path):
 PARSE8 = ROOT / "examples" / "swarbench-parse8"
 
 
-def build_wheel(project: Path, work: Path) -> Path:
-    """``pip wheel --no-deps`` of a copy of ``project`` (a build in place would leave build/ in the checkout).
-    Without the ``wheel`` package, setuptools before 70.1 cannot build one offline: pip then builds in its own
-    isolated environment from the configured index."""
+def no_build_isolation() -> list[str]:
+    """``--no-build-isolation`` where this environment can build a wheel itself. Without the ``wheel`` package,
+    setuptools before 70.1 cannot: pip then builds in its own isolated environment from the configured index."""
     import importlib.util
 
     import setuptools
 
+    offline = importlib.util.find_spec("wheel") or tuple(map(int, setuptools.__version__.split(".")[:2])) >= (70, 1)
+    return ["--no-build-isolation"] if offline else []
+
+
+def build_wheel(project: Path, work: Path) -> Path:
+    """``pip wheel --no-deps`` of a copy of ``project`` (a build in place would leave build/ in the checkout)."""
     src = work / project.name
     shutil.copytree(project, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    offline = importlib.util.find_spec("wheel") or tuple(map(int, setuptools.__version__.split(".")[:2])) >= (70, 1)
     proc = subprocess.run(
         [
             sys.executable,
@@ -73,7 +77,7 @@ def build_wheel(project: Path, work: Path) -> Path:
             "--no-deps",
             "-w",
             str(work / "dist"),
-            *(["--no-build-isolation"] if offline else []),
+            *no_build_isolation(),
             str(src),
         ],
         capture_output=True,
