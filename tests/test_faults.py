@@ -381,7 +381,8 @@ def test_a_cached_answer_is_not_ranked(tmp_path):
     )
     one_line(proc, 1, "cached")
     row = results_of(env).set_index("implementation").loc["cached"]
-    assert row.status == "FAIL" and "cycle" in row.reason, row.reason
+    # answers kept from prepare: the outputs the harness wrote over come back (spot checks), or a bound is broken
+    assert row.status == "FAIL" and ("did no work" in row.reason or "cycle" in row.reason), row.reason
 
 
 @pytest.mark.slow
