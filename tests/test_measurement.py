@@ -514,9 +514,11 @@ def test_an_error_after_the_check_is_a_result_line_and_a_failed_run(tmp_path):
     proc = swarbench("run", "-k", "sbtest.*", "-k", "cards.contains", "-i", "right", "-i", "swar", *FAST, env=env)
     assert proc.returncode == 1, proc.stderr
     frame = _frame(env)
-    assert frame.loc["right", "status"] == "ERROR"
-    assert frame.loc["right", "reason"] == "harness error: RuntimeError: the summary broke"
-    assert frame.loc["swar", "status"] == "PASS"  # the run went on
+    # a summarize that fails is its kernel spec's fault, said once on the spec's row (issue 39); the row keeps its
+    # figures without a summary, and the run goes on
+    errors = frame[frame.status == "ERROR"]
+    assert len(errors) == 1 and "RuntimeError: the summary broke" in errors.reason.iloc[0], errors.reason
+    assert frame.loc["right", "status"] == "PASS" and frame.loc["swar", "status"] == "PASS"
 
 
 @pytest.mark.slow
