@@ -973,14 +973,16 @@ def test_a_short_batch_is_prepared_again_from_fresh_inputs_each_pass_and_checked
     assert proc.returncode == 1, proc.stderr
     frame = _frame(env)
     assert frame.loc["rightthenwrong", "status"] == "FAIL", frame.loc["rightthenwrong", "reason"]
-    assert frame.loc["rightthenwrong", "reason"].startswith("timed output in worker 0")
+    # wrong once prepared again: caught on its first wrong call after that preparation (spot checks)
+    assert frame.loc["rightthenwrong", "reason"].startswith(("timed output in worker 0", "did no work", "wrong on a"))
     assert frame.loc["c-swar", "status"] == "PASS" and frame.loc["c-swar", "samples"] == 4
     (run,) = os.listdir(env["SWARBENCH_REPORTS"])
     records = _json_lines(env, run)
     again = [r["case"].split(":")[1] for r in records if r.get("phase") == "preparing again (fresh inputs)"]
     # passes 2 to 4, each while the preparation before took under REPREPARE_BELOW_S (a stall of this shared
-    # machine can make one take longer, and the passes left then keep that batch)
-    assert set(again) == {"c-swar", "rightthenwrong"} and again.count("rightthenwrong") <= 3
+    # machine can make one take longer, and the passes left then keep that batch); rightthenwrong may be caught
+    # before it is ever prepared again
+    assert set(again) <= {"c-swar", "rightthenwrong"} and "c-swar" in again and again.count("rightthenwrong") <= 3
     # what preparing again costs is kept, apart from the first preparation
     (line,) = [r for r in records if r.get("event") == "result" and r["implementation"] == "c-swar"]
     costs = line["reprepare_s"]
