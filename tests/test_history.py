@@ -20,7 +20,7 @@ RUN = [
     "--processes",
     "1",
     "--passes",
-    "2",
+    "5",  # an interval needs 5 passes (docs/measurement.md): with fewer, no change can be called
     "--quiet",
     "--impl",
     "naive",

@@ -246,7 +246,7 @@ def test_workers_merge_their_samples_and_overhead_is_measured_per_family(env):
     frame = _frame(env)
     assert (frame.loc[["c-swar", "naive"], "processes"] == 3).all()
     overhead = frame[frame.kernel == "swarbench.overhead"]
-    assert {"python", "numpy", "numba", "cffi"} <= set(overhead.index)
+    assert set(overhead.index) == {"python", "numpy", "cffi"}  # the families of the rows it ran, no other (issue 41)
     c = frame.loc["c-swar"]
     assert c.overhead_ns_per_call == overhead.loc["cffi", "ns_per_op_median"]
     # 64 operations are so few that the fixed cost of the call matters: a corrected figure is given
