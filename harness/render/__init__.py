@@ -92,16 +92,17 @@ def load_words(row) -> str:
     others, steal, queue = (
         float(row.get(k, math.nan)) for k in ("machine_others_cpus", "machine_steal_share", "machine_queue")
     )
+    if math.isnan(others):  # a run without load lines (no /proc): nothing said either way
+        return ""
     parts = []
-    if others >= OTHERS_SEEN:  # (NaN, for a run without load lines, is never)
-        parts.append(f"other programs kept {others:.1f} CPUs busy on average")
     if queue >= OTHERS_SEEN * 5:
         parts.append(f"{queue:.1f} waited to run")
     if steal >= OTHERS_SEEN / 10:
         parts.append(f"the hypervisor took {steal:.0%} of the CPUs (steal)")
-    if parts:
-        return ", ".join(parts)
-    return "" if math.isnan(others) else "no other program was seen running"
+    if others < OTHERS_SEEN and not parts:
+        return "no other program was seen running"
+    # the CPUs others kept busy lead even when few, so a queue or steal figure is never said without its subject
+    return ", ".join([f"other programs kept {others:.1f} CPUs busy on average", *parts])
 
 
 def render(fmt: str, view: RunView) -> str:
