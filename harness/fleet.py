@@ -16,6 +16,7 @@ tries. ``distributed`` is an optional dependency (the ``fleet`` extra), imported
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import signal
 import sys
@@ -70,6 +71,12 @@ class Machine:
     lost: str = ""  # why the machine dropped out, if it did
 
 
+# Dask's own log lines are silenced up to CRITICAL: a lost worker or a failed job reaches the user as swarbench's
+# one line, and closing the cluster after a run logs an ERROR with a traceback (a heartbeat to a scheduler that
+# has already gone) that says nothing about the run
+SILENT = 50
+
+
 def start_local(names: list[str]):
     """A LocalCluster whose workers carry the given names: SpecCluster is what LocalCluster builds on, and
     only it lets each worker be named."""
@@ -86,13 +93,13 @@ def start_local(names: list[str]):
                 "resources": {RESOURCE: 1},
                 "host": "127.0.0.1",
                 "memory_limit": 0,
-                "silence_logs": 40,
+                "silence_logs": SILENT,
             },
         }
         for name in names
     }
     return SpecCluster(
-        workers=workers, scheduler=scheduler, asynchronous=False, silence_logs=40, name="swarbench-local"
+        workers=workers, scheduler=scheduler, asynchronous=False, silence_logs=SILENT, name="swarbench-local"
     )
 
 
@@ -216,8 +223,8 @@ class Gatherer:
         if not isinstance(msg, dict) or msg.get("run") != self.run_id or msg.get("machine") not in self.machines:
             return
         try:
-            line = record(msg["event"])
-        except BadRecord:  # (a machine of the same version writes none)
+            line = record(json.loads(msg["event"]))
+        except (BadRecord, TypeError, ValueError):  # (a machine of the same version writes none)
             return
         with self.lock:
             self.machines[msg["machine"]].events.append(line)
@@ -409,7 +416,8 @@ def machine_job(request: RunRequest, run_id: str, name: str) -> dict:
     _signalled.clear()
 
     def send(event: Record) -> None:
-        worker.log_event(TOPIC, {"run": run_id, "machine": name, "event": event.to_json()})
+        # as the line records.jsonl holds: Dask's msgpack would turn its lists into tuples, which a record refuses
+        worker.log_event(TOPIC, {"run": run_id, "machine": name, "event": json.dumps(event.to_json())})
         if _stopping.is_set():  # a benchmark process started after the stop was asked for
             _interrupt_children()
 

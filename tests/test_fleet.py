@@ -54,10 +54,6 @@ def test_local_cluster_gives_one_run_with_both_machines(env):
     assert_one_line_error(swarbench("compare", run.name, f"{run.name}@b", env=env), "holds machines a, b")
 
 
-@pytest.mark.xfail(
-    reason="open bug after the stop-45 merges: a fleet run no longer prints its [machine: ...] progress lines to stderr, which this test waits on",
-    strict=False,
-)
 def test_ctrl_c_stops_every_machine_and_keeps_what_came_back(env):
     cmd = [
         sys.executable,
@@ -163,10 +159,6 @@ def scheduler(tmp_path, env):
         proc.wait()
 
 
-@pytest.mark.xfail(
-    reason="open bug after the stop-45 merges: a fleet run no longer prints its [machine: ...] progress lines to stderr, which this test waits on",
-    strict=False,
-)
 def test_a_machine_lost_mid_run_keeps_the_others_results(env, scheduler):
     address, worker, wait_for = scheduler
     worker("a")
