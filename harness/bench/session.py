@@ -148,6 +148,8 @@ class Session:
     def run_case(self, item: Pass, benchmark) -> None:
         """One pass of one case: the first checks it, every pass times its share, the last writes its result
         line. Whatever goes wrong, the case ends with a result line."""
+        if self.signalled:  # a Ctrl-C an implementation swallowed: the worker stops before its next pass all the same
+            raise KeyboardInterrupt
         case, finished = item.case, self.terminal.done
         if self.snapshot is None:
             self.snapshot = isolation.Snapshot()
