@@ -57,9 +57,17 @@ class RecordTail:
         return events
 
 
+def worker_env(environ) -> dict:
+    """The worker's environment: this process's, less what would change the worker's own pytest session. Under
+    pytest-xdist (swarbench.run called from a parallel test suite) PYTEST_XDIST_WORKER makes pytest-benchmark
+    disable itself, and the worker would time nothing; PYTEST_ADDOPTS would add options its command line does
+    not give."""
+    return {k: v for k, v in environ.items() if not k.startswith("PYTEST_XDIST") and k != "PYTEST_ADDOPTS"}
+
+
 def supervise(cmd: list[str], cwd: Path, log, tail: RecordTail, worker: int, timeout: float) -> WorkerEnd:
     # the worker stops when this process dies, even of SIGKILL (swarbench.bench.isolation.follow_parent)
-    env = dict(os.environ, **{PARENT_ENV: str(os.getpid())})
+    env = worker_env(os.environ) | {PARENT_ENV: str(os.getpid())}
     child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd, env=env)
     try:
         return _watch(child, tail, worker, timeout, LoadMonitor(tail.folder, worker))

@@ -1156,3 +1156,22 @@ def test_a_worker_whose_plugin_swallows_ctrl_c_is_sent_another_and_keeps_what_it
     assert frame.loc["swallows", "status"] == "PASS" and frame.loc["swallows", "samples"] > 0
     assert frame.loc["swallows", "reason"].startswith("stopped after")
     assert "Traceback" not in err
+
+
+def test_a_run_started_inside_a_parallel_pytest_session_still_times_every_row(tmp_path):
+    # what pytest-xdist sets in its workers (and an addopts the user's shell carries): the benchmark worker's own
+    # pytest would turn pytest-benchmark off and pass every row with no figure
+    env = cli_env(tmp_path, PYTEST_XDIST_WORKER="gw1", PYTEST_XDIST_TESTRUNUID="0f", PYTEST_ADDOPTS="-p no:benchmark")
+    proc = swarbench("run", "-k", "cards.contains", "-i", "swar", "-i", "naive", "-n", "64", *FAST, env=env)
+    assert proc.returncode == 0, proc.stderr
+    frame = _frame(env)
+    assert set(frame.status) == {"PASS"} and (frame.ns_per_op_median > 0).all() and (frame.samples > 0).all()
+
+
+def test_a_benchmark_worker_whose_timer_is_off_refuses_to_run(tmp_path):
+    request = RunRequest(kernels=["cards.contains"], impls=["swar"], sizes=[64], reports_dir=tmp_path)
+    cmd = workers.worker_command(request, tmp_path, 0, []) + ["--benchmark-disable"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode != 0 and "pytest-benchmark is disabled in this benchmark worker" in proc.stdout + proc.stderr
+    records = tmp_path / results.RECORDS
+    assert not records.exists() or '"event": "result"' not in records.read_text()  # no row passed untimed

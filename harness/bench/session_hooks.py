@@ -28,6 +28,12 @@ def pytest_configure(config):
 
 def _session(config) -> Session:
     if config._swarbench_session is None:
+        timer = getattr(config, "_benchmarksession", None)
+        if timer is None or timer.disabled:  # every row would pass with no figure
+            raise pytest.UsageError(
+                "error: pytest-benchmark is disabled in this benchmark worker (--benchmark-disable, or under "
+                "pytest-xdist): nothing could be timed"
+            )
         config._swarbench_session = Session(WorkerRequest.from_config(config))
     return config._swarbench_session
 
