@@ -81,6 +81,7 @@ def test_data_file_holds_what_the_spec_says():
         assert (name, depth, board, expected) == (row["name"], row["depth"], row["board"], row["expected"])
 
 
+@pytest.mark.slow
 def test_reference_reaches_the_published_answers_the_official_workload_is_checked_against():
     workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
     published = oracle.reference_outputs(KERNEL, workload)
@@ -338,6 +339,7 @@ def test_reserved_buffers_spare_a_solve_the_page_faults_fresh_ones_pay():
 
 # -- every family --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", FAST)
+@pytest.mark.slow
 def test_fast_families_reproduce_every_row_of_the_data(name):
     got = _run(name, _inputs(ROWS))
     assert got.tolist() == [r["expected"] for r in ROWS]
@@ -389,6 +391,7 @@ def test_slow_families_refuse_deep_workloads():
 
 @pytest.mark.parametrize("impl", sorted(IMPLS))
 @pytest.mark.parametrize("kind", ["empty", "single"])
+@pytest.mark.slow
 def test_every_implementation_passes_the_oracle(impl, kind):
     kind = KERNEL.workload_kind(kind)
     workload = KERNEL.make_workload(kind, kind.test_size)
@@ -399,6 +402,7 @@ def test_every_implementation_passes_the_oracle(impl, kind):
 
 
 @pytest.mark.parametrize("name", FAST)
+@pytest.mark.slow
 def test_fast_families_pass_the_official_workload_against_the_contest_answers(name):
     workload = KERNEL.make_workload(KERNEL.workload_kind("official"))
     expected = np.array([v for *_, v in spec.OFFICIAL], np.int64)  # the contest's outputs, not the oracle's
@@ -423,6 +427,7 @@ def test_path_by_path_bfs_and_symmetry_agree(board, depth):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases=st.lists(st.tuples(st.integers(0, 9), boards), min_size=1, max_size=6))
+@pytest.mark.slow
 def test_compiled_families_match_the_reference_on_random_boards(cases):
     inputs = spec.make_inputs(cases)
     expected = spec.reference(inputs)

@@ -161,6 +161,7 @@ def test_a_plugin_that_fails_to_import_is_named_and_the_run_goes_on(tmp_path):
         (["frobnicate"], ["invalid choice: 'frobnicate'"]),
     ],
 )
+@pytest.mark.slow
 def test_bad_arguments_are_one_line_and_exit_2(env, args, words):
     assert_one_line_error(swarbench(*args, env=env), *words)
 

@@ -472,6 +472,7 @@ def _limits_table(text: str) -> dict:
     return rows
 
 
+@pytest.mark.slow
 def test_a_run_shows_each_c_and_numba_row_against_its_limits(explained_run):
     from swarbench import counters
 
@@ -527,6 +528,7 @@ def test_asm_refuses_what_it_cannot_show_in_one_line(explained_run):
         ("SWARBENCH_OBJDUMP", "no disassembler", {"c-swar"}),
     ],
 )
+@pytest.mark.slow
 def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_missing(tmp_path, hidden, reason, without):
     from conftest import cli_env, swarbench
 

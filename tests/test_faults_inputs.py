@@ -109,6 +109,7 @@ def test_a_plugin_called_before_a_built_in_suite_cannot_take_its_names(hook, add
     assert "aaa" not in reg.owners.values()
 
 
+@pytest.mark.slow
 def test_a_plugin_named_before_a_suite_is_refused_and_the_suites_rows_keep_their_oracle(tmp_path):
     site = make_plugin_site(
         tmp_path / "site",
@@ -286,6 +287,7 @@ def test_latest_is_never_a_run_that_measured_nothing(tmp_path):
         (["-k", "poker.atoi8", "-i", "no-such-*"], ["no implementation"]),
     ],
 )
+@pytest.mark.slow
 def test_a_run_that_would_measure_nothing_is_refused_before_a_run_folder_is_made(tmp_path, args, words):
     env = cli_env(tmp_path)
     assert_one_line_error(swarbench("run", *args, env=env), *words)

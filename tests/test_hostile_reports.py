@@ -148,6 +148,7 @@ def _saved(tmp_path: Path, frame: pd.DataFrame) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_hostile_results_file_renders_in_every_format_through_the_command_line(tmp_path):
     folder = _saved(tmp_path, results.frame_from_records(hostile_records(), "20260101-000000-abcd", {}))
     env = cli_env(tmp_path)
@@ -178,6 +179,7 @@ def _frame(tmp_path) -> pd.DataFrame:
         ("prepare_s", float("inf"), ["column prepare_s"]),
     ],
 )
+@pytest.mark.slow
 def test_cells_no_run_writes_are_one_line_naming_column_and_line(tmp_path, column, value, words):
     frame = _frame(tmp_path)
     frame[column] = frame[column].astype(object)
@@ -188,6 +190,7 @@ def test_cells_no_run_writes_are_one_line_naming_column_and_line(tmp_path, colum
         assert_one_line_error(swarbench("report", str(folder), "-f", fmt, env=env), *words)
 
 
+@pytest.mark.slow
 def test_a_row_of_unknown_size_and_a_status_no_run_writes_render_in_html(tmp_path):
     frame = _frame(tmp_path)
     frame.loc[0, "n"] = float("nan")  # an error before the size was known
@@ -198,6 +201,7 @@ def test_a_row_of_unknown_size_and_a_status_no_run_writes_render_in_html(tmp_pat
         assert shown.returncode == 0 and "unknown" in shown.stdout, (fmt, shown.stderr)
 
 
+@pytest.mark.slow
 def test_compare_and_history_pages_of_hostile_runs_run_nothing(tmp_path):
     env = cli_env(tmp_path)
     reports = Path(env["SWARBENCH_REPORTS"])
@@ -224,6 +228,7 @@ def test_compare_and_history_pages_of_hostile_runs_run_nothing(tmp_path):
     assert active_parts(page) == [] and "&lt;script&gt;" in page
 
 
+@pytest.mark.slow
 def test_a_hostile_report_runs_nothing_in_chromium(tmp_path):
     from test_browser import Chromium, browser_path
 

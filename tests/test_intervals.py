@@ -297,6 +297,7 @@ def _saved_run(folder: Path, rows: dict, rng) -> str:
     return str(folder)
 
 
+@pytest.mark.slow
 def test_the_gate_exits_3_where_it_cannot_resolve_its_threshold_1_on_a_regression_and_0_when_resolved(tmp_path):
     from conftest import cli_env, swarbench
 

@@ -38,6 +38,7 @@ def git(folder: Path, *args: str) -> str:
     ).stdout.strip()
 
 
+@pytest.mark.slow
 def test_one_file_is_checked_timed_tested_and_followed_across_its_own_commits(tmp_path):
     home = tmp_path / "zero-bytes"
     home.mkdir()
@@ -142,6 +143,7 @@ TINY = """
 """
 
 
+@pytest.mark.slow
 def test_a_benchmarks_folder_is_what_a_plain_run_measures_and_a_broken_module_is_one_line(tmp_path):
     home = tmp_path / "project"
     (home / "benchmarks").mkdir(parents=True)

@@ -249,6 +249,7 @@ def _play(impl, pins, colors, first, strategy, method="shared", secrets=None):
         ("1123", "entropy", "cpu-float", 5680, 6),
     ],
 )
+@pytest.mark.slow
 def test_the_float_arithmetics_reproduce_the_projects_4p6c_figures(first, strategy, arithmetic, total, worst):
     """The project's float keys emulated (spec.float_keys), nothing fitted to the totals: its published 4p6c Expected
     Size total, and the 4p6c Entropy total its CPU build gives when built without contraction (issue 42 measured
@@ -331,6 +332,7 @@ ARITHMETIC_GAMES = [(a, g) for a in spec.ARITHMETICS for g in (FLOAT_GAMES if a 
 @pytest.mark.parametrize(
     "arithmetic, game", ARITHMETIC_GAMES, ids=lambda v: v if isinstance(v, str) else f"{v[0]}p{v[1]}c"
 )
+@pytest.mark.slow
 def test_every_player_equals_the_reference_on_whole_small_games(arithmetic, game, strategy):
     """Sizes nobody published for us to copy: every player, each game on its own and all at once, against the
     reference's every game, in every arithmetic."""
@@ -348,6 +350,7 @@ def test_every_player_equals_the_reference_on_whole_small_games(arithmetic, game
 
 @pytest.mark.parametrize("strategy", spec.STRATEGIES)
 @pytest.mark.parametrize("pins, colors, first", [(4, 6, "1123"), (5, 4, "11223"), (4, 7, "1234"), (3, 9, "123")])
+@pytest.mark.slow
 def test_the_guess_reductions_change_no_game(pins, colors, first, strategy):
     """Every cut of the cut variants (Ville's free colors and symmetric codewords, the colors no possible secret
     holds, guesses that score alike, the bounds by multiset of colors and by secrets that score alike below a
@@ -358,12 +361,14 @@ def test_the_guess_reductions_change_no_game(pins, colors, first, strategy):
 
 @pytest.mark.parametrize("strategy", ["expected_size", "entropy"])
 @pytest.mark.parametrize("pins, colors, first", [(6, 5, "112233")])
+@pytest.mark.slow
 def test_the_bound_from_pairs_of_secrets_changes_no_game(pins, colors, first, strategy):
     """Searches of up to 32 secrets drop a guess by the pairs of secrets it leaves in one part: games large enough
     for a bound that counted one pair too many to change their totals."""
     _cuts_play_as_the_full_players(pins, colors, first, strategy)
 
 
+@pytest.mark.slow
 def test_a_last_pin_adding_the_same_scores_as_a_lower_one_changes_no_game():
     """Searches of up to 64 secrets make one guess of those that differ only in a last pin adding the same scores
     to every secret. The 6p6c Expected Size games whose secret scores 3 black, 0 white against 112233 have searches
@@ -373,6 +378,7 @@ def test_a_last_pin_adding_the_same_scores_as_a_lower_one_changes_no_game():
     _cuts_play_as_the_full_players(6, 6, "112233", "expected_size", secrets=codes[scores == 0x30])
 
 
+@pytest.mark.slow
 def test_the_pairs_a_prefix_forces_into_one_part_change_no_game():
     """Searches of up to 32 secrets drop every guess below a prefix by the pairs of secrets it forces into one part
     (secrets with the same colors and the same later pins, scored alike so far), counted in 16 bytes up to 16
@@ -481,6 +487,7 @@ INTEGER_GAMES = [(3, 3, "112"), (2, 6, "12"), (4, 3, "1123"), (3, 4, "123"), (2,
 
 @pytest.mark.parametrize("strategy", ["expected_size", "entropy"])
 @pytest.mark.parametrize("pins, colors, first", INTEGER_GAMES)
+@pytest.mark.slow
 def test_exact_arithmetic_is_the_integer_rule_decision_by_decision(pins, colors, first, strategy):
     """Every decision of every game re-evaluated in integers (the sum of squared part sizes; the product of s^s):
     the reference's guess sequences, and every player's game lengths, each game on its own and all at once."""
@@ -589,6 +596,7 @@ def _check_all(kernel, impls, inputs, known=False):
 
 
 @pytest.mark.parametrize("pins, colors", [(3, 4), (4, 6), (5, 3), (8, 2)])
+@pytest.mark.slow
 def test_every_scorer_on_all_pairs_of_a_small_game(pins, colors):
     inputs = spec.all_pairs_inputs(pins, colors)
     if len(inputs["secrets"]) > 300:
@@ -701,6 +709,7 @@ def test_the_play_command_says_why_a_published_total_differs(monkeypatch, capsys
     assert "the published total was made in cuda-fast-math arithmetic" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_play_command_plays_each_arithmetic_and_explains_the_published_4p6c_entropy(capsys):
     from conftest import swarbench
 
@@ -815,6 +824,7 @@ def test_the_lookup_scorer_over_more_secrets_than_one_chunk():
 
 
 @pytest.mark.parametrize("pins", range(2, 9))
+@pytest.mark.slow
 def test_cross_scorers_that_specialise_per_game_on_every_game(pins):
     """c-lookup-avx512vbmi picks its planes per game (one hit plane per guess where that suffices, else groups of
     colors, else the sliced rows) and runs rows in groups whose starts share their offset in a cache line
@@ -886,6 +896,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_the_gpu_family_on_numbas_cuda_simulator():
     import json
     import os
@@ -949,6 +960,7 @@ def _simulate(script):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_the_gpu_plays_whole_games_of_every_strategy_on_numbas_cuda_simulator():
     out = _simulate(SIMULATED_GAMES)
     assert out == {k: oracle.PASS for k in out} and len(out) == 16

@@ -43,11 +43,13 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
         yield zf
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_one_top_level_package_swarbench(wheel):
     tops = {name.split("/", 1)[0] for name in wheel.namelist() if ".dist-info/" not in name}
     assert tops == {"swarbench"}, tops
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_every_module_c_source_and_data_file(wheel):
     """Every file of harness/ and impls/ (sources, C, known answers) under its installed name: a package or a
     package-data pattern missing from pyproject.toml fails here."""

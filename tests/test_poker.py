@@ -215,6 +215,7 @@ def test_full_enumeration_reference_is_the_data_row():
     assert len(spec.boards_of(spec.hero_hand("sA cA"))) == spec.N_BOARDS
 
 
+@pytest.mark.slow
 def test_pure_python_full_enumeration_gets_the_data_totals():
     # grouped by flush draw and rank multiset; shares no code with the C smart method's board-by-board walk
     row = data("headsup_exact")
@@ -238,6 +239,7 @@ def test_the_talks_signed_comparison_fails_with_the_5670_games():
 
 # -- every implementation against the reference ---------------------------------------------------------------
 @pytest.mark.parametrize("impl", RANK7 + EQUITY, ids=lambda i: i.key)
+@pytest.mark.slow
 def test_every_implementation_passes_the_test_workload(impl):
     kernel = REG.kernels[impl.kernel]
     kind = kernel.workloads[0]
@@ -502,6 +504,7 @@ def talk_loop(isa):
 
 
 @pytest.mark.parametrize("isa", ["scalar", "bmi2", "avx512"])
+@pytest.mark.slow
 def test_talk_c_loops_code_every_opponent_hand(isa):
     """The loops of c-talk-hoisted-bmi2 and c-talk-avx512 (masks of board + first card, straight completers, the
     7-card kicker rule) give every opponent hand the reference's code: boards with flush draws of 3, 4 and 5
@@ -582,6 +585,7 @@ def test_every_numba_function_is_cached_and_no_closure():
     assert others == []  # every jitted function of the suite lives in jit_kernels.py
 
 
+@pytest.mark.slow
 def test_a_second_process_loads_the_compiled_numba_code(tmp_path):
     pytest.importorskip("numba")
     probe = (
@@ -696,6 +700,7 @@ def test_every_versus_implementation_passes_the_slices(impl, kind):
     assert verdict.status in (oracle.PASS, oracle.SKIP), verdict.reason
 
 
+@pytest.mark.slow
 def test_versus_reference_on_a_flop_agrees_with_a_plain_count():
     hands = [ranges.parse_hand("AhKh"), ranges.parse_hand("2d2c")]
     board = spec.parse_cards("Ac 2h 7s")
@@ -771,6 +776,7 @@ def test_command_puts_hands_and_ranges_against_each_other(tmp_path):
         (["QQ+"], "'QQ+' alone"),
     ],
 )
+@pytest.mark.slow
 def test_command_names_bad_versus_input_in_one_line(tmp_path, args, words):
     assert_one_line_error(swarbench("poker", "equity", *args, env=cli_env(tmp_path)), words)
 

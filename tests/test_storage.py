@@ -128,6 +128,7 @@ def test_a_result_line_reads_back_as_written_and_keeps_fields_it_does_not_know()
         ("machine.json", '{"cpu": "x", "format_version": 9}', "machine format 9"),
     ],
 )
+@pytest.mark.slow
 def test_a_run_file_of_a_newer_format_or_a_made_up_field_is_refused_in_one_line(env, tmp_path, name, document, words):
     folder = tmp_path / "run"
     folder.mkdir()
