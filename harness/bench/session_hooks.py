@@ -31,7 +31,7 @@ def _session(config) -> Session:
         timer = getattr(config, "_benchmarksession", None)
         if timer is None or timer.disabled:  # every row would pass with no figure
             raise pytest.UsageError(
-                "error: pytest-benchmark is disabled in this benchmark worker (--benchmark-disable, or under "
+                "pytest-benchmark is disabled in this benchmark worker (--benchmark-disable, or under "
                 "pytest-xdist): nothing could be timed"
             )
         config._swarbench_session = Session(WorkerRequest.from_config(config))
