@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import logging
 import os
 import signal
 import sys
@@ -74,7 +75,7 @@ class Machine:
 # Dask's own log lines are silenced up to CRITICAL: a lost worker or a failed job reaches the user as swarbench's
 # one line, and closing the cluster after a run logs an ERROR with a traceback (a heartbeat to a scheduler that
 # has already gone) that says nothing about the run
-SILENT = 50
+SILENT = logging.CRITICAL
 
 
 def start_local(names: list[str]):

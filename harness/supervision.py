@@ -141,8 +141,9 @@ def _watch(
 
 def stop_interrupted(child: subprocess.Popen, tail: RecordTail) -> None:
     """The worker got the same Ctrl-C: give it INTERRUPT_GRACE_S to write the result lines of what it measured,
-    then stop it. A worker that starts or times anything meanwhile did not see the interrupt (code of a plugin's
-    swallowed it), and is sent another, as a user would press Ctrl-C again."""
+    then stop it. A worker that starts or times anything meanwhile did not get the interrupt (it was sent to this
+    process alone: `kill -INT` of its pid), and is sent one. (A worker that got it and whose implementation
+    swallowed it stops by itself before its next pass: swarbench.bench.session.run_case.)"""
     interrupted = time.time()
     deadline = interrupted + INTERRUPT_GRACE_S
     while child.poll() is None and time.time() < deadline:
