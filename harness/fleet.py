@@ -70,6 +70,7 @@ class Machine:
     events: list[Record] = field(default_factory=list)  # record lines as they came back
     payload: Optional[dict] = None  # what the finished job returned
     lost: str = ""  # why the machine dropped out, if it did
+    unreadable: list[str] = field(default_factory=list)  # why each record line that came back could not be read
 
 
 # Dask's own log lines are silenced up to CRITICAL: a lost worker or a failed job reaches the user as swarbench's
@@ -225,7 +226,9 @@ class Gatherer:
             return
         try:
             line = record(json.loads(msg["event"]))
-        except (BadRecord, TypeError, ValueError):  # (a machine of the same version writes none)
+        except (BadRecord, TypeError, ValueError, KeyError) as exc:  # (a machine of the same version writes none)
+            with self.lock:
+                self.machines[msg["machine"]].unreadable.append(_one_line(exc))
             return
         with self.lock:
             self.machines[msg["machine"]].events.append(line)
@@ -343,6 +346,11 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
         if m.lost and interrupted:  # stopped by the user: what it did not send is not measured, as in a local run
             problems.append(f"machine {name}: {m.lost}")
         elif m.lost:
+            if m.unreadable:  # the lines were its only word of what it finished; their cases count as LOST
+                problems.append(
+                    f"machine {name} sent {len(m.unreadable)} record line(s) this client could not read "
+                    f"(first: {m.unreadable[0]})"
+                )
             lost = lost_cases(name, m, records, planned, registry)
             records += lost
             problems.append(

@@ -277,3 +277,24 @@ def test_the_problems_a_fleet_run_found_are_kept_for_its_later_reports_each_once
         "machine a: a thread left running",
         "machine b was lost mid-run (its worker died): 0 case(s) LOST",
     ], notes
+
+
+def test_a_record_line_the_client_cannot_read_is_said_when_the_machine_is_lost(tmp_path):
+    from swarbench import fleet
+    from swarbench.api import plugins
+    from swarbench.runfolder import RunFolder
+
+    machines = {"b": fleet.Machine("b", "tcp://b", {"name": "b"})}
+    gatherer = fleet.Gatherer("run", machines, lambda name: None)
+    gatherer((0.0, {"run": "run", "machine": "b", "event": json.dumps({"event": "result", "samples_s": "fast"})}))
+    gatherer((0.0, {"run": "run", "machine": "b", "event": "not json"}))
+    gatherer((0.0, {"run": "another run", "machine": "b", "event": "not json"}))  # not this run's: not counted
+    assert len(machines["b"].unreadable) == 2 and not machines["b"].events
+    machines["b"].lost = "its worker died"
+    run_dir = tmp_path / "20260101-000000-abcd"
+    run_dir.mkdir()
+    fleet.gather(run_dir.name, run_dir, machines, plugins(), interrupted=False)
+    (said, lost) = RunFolder(run_dir).notes()
+    assert said.startswith("machine b sent 2 record line(s) this client could not read (first: ") and lost.startswith(
+        "machine b was lost mid-run"
+    ), said
