@@ -490,6 +490,16 @@ OPTIONS = {
             ("--no-overhead",),
         ),
         Option(
+            "explain",
+            Flag(),
+            True,
+            "skip reading each C and Numba row's timed code after its last pass (its disassembly, hot loop and "
+            "llvm-mca limit: 0.2 to 3 s a row); the memory limit stays",
+            RUN,
+            "explain",
+            ("--no-explain",),
+        ),
+        Option(
             "max-time",
             Positive(),
             0.1,

@@ -46,6 +46,7 @@ class RunRequest:
     settle: int = _declared("settle")  # extra workers, at most, for the cases whose workers disagree (unsettled_cases)
     timeout: float = _declared("timeout")
     overhead: bool = _declared("overhead")
+    explain: bool = _declared("explain")  # read each compiled row's timed code and its core limit (swarbench.explain)
     params: dict[str, str] = _declared("params")  # --param NAME=VALUE for the workloads that declare NAME
     keep_slowed: bool = _declared("keep-slowed")  # keep samples the canary found the machine slowed for in the medians
     plugins: list[str] = _declared("plugins")  # local plugins (swarbench.local): as given, or their sources' args

@@ -121,6 +121,8 @@ def worker_command(
             cmd += [opt, v]
     if request.overhead and only is None:
         cmd.append("--swarbench-overhead")
+    if not request.explain:
+        cmd.append("--swarbench-no-explain")
     return cmd
 
 

@@ -546,3 +546,18 @@ def test_without_llvm_mca_or_objdump_the_run_passes_and_says_why_a_column_is_mis
     frame = __import__("pandas").read_csv(next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "results.csv")
     rows = frame[frame.implementation.isin(sorted(without))]
     assert rows.explain_missing.str.contains(reason).all() and (rows.memory_limit_ns_per_op > 0).all()
+
+
+def test_no_explain_keeps_the_memory_limit_and_says_why_the_code_was_not_read(tmp_path):
+    """`--no-explain`: the batch is not called again, so no code, no core limit; each compiled row says why."""
+    from conftest import cli_env, swarbench
+
+    _needs_c_and_numba()
+    env = cli_env(tmp_path)
+    proc = swarbench(*RUN, "--no-explain", env=env)
+    assert proc.returncode == 0, proc.stderr
+    frame = __import__("pandas").read_csv(next(Path(env["SWARBENCH_REPORTS"]).iterdir()) / "results.csv")
+    for impl in ("c-swar", "numba-swar"):
+        r = frame[frame.implementation == impl].iloc[0]
+        assert r.status == "PASS" and r.explain_missing == "its code was not read: the run was given --no-explain"
+        assert r.memory_limit_ns_per_op > 0 and not isinstance(r.code_sha256, str)

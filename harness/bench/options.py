@@ -85,6 +85,11 @@ def add_options(parser) -> None:
         help="also time an empty batch call per family (the fixed cost of a call)",
     )
     group.addoption(
+        "--swarbench-no-explain",
+        action="store_true",
+        help="do not read each compiled case's timed code after its last pass (swarbench.explain)",
+    )
+    group.addoption(
         "--swarbench-record",
         default=None,
         metavar="FILE",

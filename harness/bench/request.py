@@ -24,6 +24,7 @@ class WorkerRequest:
     excluded: set[str]
     worker: int
     overhead: bool
+    explain: bool  # read each compiled case's timed code after its last pass
     record_path: Optional[str]
     cache_dir: Optional[str]
     cache_writes: bool
@@ -50,6 +51,7 @@ class WorkerRequest:
             excluded=set(opt("swarbench_exclude")),
             worker=opt("swarbench_worker"),
             overhead=opt("swarbench_overhead"),
+            explain=not opt("swarbench_no_explain"),
             record_path=opt("swarbench_record"),
             cache_dir=opt("swarbench_cache"),
             cache_writes=not opt("swarbench_cache_readonly"),

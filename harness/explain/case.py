@@ -41,11 +41,17 @@ def traffic(workload, expected: Any, n: int) -> dict:
     return {"bytes_read_per_op": read / n, "bytes_written_per_op": written / n, "working_set_bytes": read + written}
 
 
-def explain_case(batch: Callable[[], Any], call_s: float, family: str, workload, expected: Any, n: int) -> dict:
-    """Everything the results need to set the case beside its limits; never raises for a case it cannot read."""
+def explain_case(
+    batch: Callable[[], Any], call_s: float, family: str, workload, expected: Any, n: int, code: bool = True
+) -> dict:
+    """Everything the results need to set the case beside its limits; never raises for a case it cannot read.
+    Without ``code`` (`swarbench run --no-explain`), only the traffic: the batch is not called again."""
     out: dict = traffic(workload, expected, n)
     if str(family).startswith(NOT_COMPILED):
         out["missing"] = "no compiled code of its own (a Python or NumPy family)"
+        return out
+    if not code:
+        out["missing"] = "its code was not read: the run was given --no-explain"
         return out
     if platform.machine().lower() not in ("x86_64", "amd64"):
         out["missing"] = f"the disassembly is read for x86-64 only, not {platform.machine()}"
