@@ -1,7 +1,7 @@
 """The timed code and its limits (swarbench.explain): parsing recorded objdump, Numba and llvm-mca outputs, the
 loops and hot loop found in them, the CPU named for llvm-mca, and the arithmetic of the limits. No timing is
 asserted. The recorded outputs in tests/explain_data/ were made on the 2-vCPU AMD EPYC (Zen 5) VM the suite
-was developed on: objdump 2.40 of the cards suite's c-swar and c-swar-avx2 modules, Numba 0.68's assembly of
+was developed on: objdump 2.40 of the cards suite's c-swar, c-swar-avx2 and c-loop modules, Numba 0.68's assembly of
 contains_swar, llvm-mca 19.1.7 (-mcpu=znver5) and 14.0.6 (-mcpu=znver3) on the AVX2 loop."""
 
 import math
@@ -67,6 +67,16 @@ def test_a_backward_jump_to_a_block_that_does_not_dominate_it_is_no_loop():
     assert [lp.header for lp in asm.loops(contains)] == [0x1368]
     cost = asm.cost(contains, asm.loops(contains)[0])
     assert (cost.instructions, cost.loaded, cost.stored, cost.vector_bytes) == (10, 68, 4, 32)
+
+
+def test_a_loop_whose_early_exits_return_through_a_cold_block_after_the_padding_is_found():
+    """c-loop (cards.contains): each of 15 early exits jumps to 0x1280, past the ``ret`` and a ``nop`` of
+    padding, and that block jumps back into the loop. The padding is no entry of its own, so 0x11e8 still
+    dominates the loop's body."""
+    contains = objdump_functions("cards_loop.objdump")["contains_batch"]
+    (loop,) = asm.loops(contains)
+    assert loop.header == 0x11E8 and 0x1280 in loop.addresses and 0x127F not in loop.addresses
+    assert asm.cost(contains, loop).stored == 1
 
 
 def test_loops_behind_an_indirect_jump_are_found_too():

@@ -84,6 +84,7 @@ WRITES_LAST = (
 )
 NO_ACCESS = ("lea", "nop", "prefetch", "clflush", "clwb", "endbr")
 ENDS_BLOCK = ("ret", "ud2", "hlt")
+PADDING = ("nop", "nopw", "nopl", "int3")  # what a compiler lays between functions and before aligned code
 ROOT = -1  # the control-flow graph's root above its entry blocks
 
 
@@ -349,13 +350,15 @@ def _blocks(function: Function) -> tuple[list[list[int]], dict[int, list[int]]]:
     return blocks, successors
 
 
-def _dominators(successors: dict[int, list[int]], count: int) -> dict[int, int]:
+def _dominators(successors: dict[int, list[int]], count: int, padding: frozenset = frozenset()) -> dict[int, int]:
     """Each block's immediate dominator (Cooper, Harvey and Kennedy's iterative algorithm). Blocks the entry
     does not reach (the cases of a jump table, reached through an indirect jump) hang off a root above it,
-    ROOT, as entries of their own, so their loops are found too."""
+    ROOT, as entries of their own, so their loops are found too; ``padding`` blocks never do (a ``nop`` after
+    a ``ret`` falls into the cold path behind it, and as an entry would rob the loop that path returns to of its
+    header's dominance)."""
     entries, reached = [], set()
     for b in range(count):  # the entry, then the first block in address order that nothing reached yet
-        if b in reached:
+        if b in reached or (b in padding and b != 0):
             continue
         entries.append(b)
         work = [b]
@@ -422,7 +425,9 @@ def loops(function: Function) -> list[Loop]:
     if not function.instructions:
         return []
     blocks, successors = _blocks(function)
-    idom = _dominators(successors, len(blocks))
+    ins = function.instructions
+    padding = frozenset(b for b, block in enumerate(blocks) if all(ins[i].mnemonic in PADDING for i in block))
+    idom = _dominators(successors, len(blocks), padding)
     predecessors: dict[int, list[int]] = {}
     for b, succ in successors.items():
         for s in succ:
