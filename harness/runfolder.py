@@ -1085,8 +1085,8 @@ def pd_numeric(series) -> bool:
 
 def _blank_texts(frame: pd.DataFrame) -> pd.DataFrame:
     """Free-text columns left empty read as "" (not NaN), as renderers join them."""
-    for col in FREE_TEXT_COLUMNS:
-        frame[col] = frame[col].fillna("")
+    for col in FREE_TEXT_COLUMNS:  # (an all-empty column reads as float: text first, or pandas 4 refuses the fill)
+        frame[col] = frame[col].astype(object).fillna("")
     return frame
 
 
