@@ -494,7 +494,7 @@ OPTIONS = {
             Flag(),
             True,
             "skip reading each C and Numba row's timed code after its last pass (its disassembly, hot loop and "
-            "llvm-mca limit: 0.2 to 3 s a row); the memory limit stays",
+            "llvm-mca limit); the memory limit stays",
             RUN,
             "explain",
             ("--no-explain",),
