@@ -343,14 +343,14 @@ def gather(run_id: str, run_dir: Path, machines: dict[str, Machine], registry, i
         folder = run.machine_folder(name)
         folder.path.mkdir(parents=True)
         records = [record(r) for r in m.payload["records"]] if m.payload else list(m.events)
+        if not m.payload and m.unreadable:  # the lines were its only word of what it finished (lost or stopped)
+            problems.append(
+                f"machine {name} sent {len(m.unreadable)} record line(s) this client could not read "
+                f"(first: {m.unreadable[0]})"
+            )
         if m.lost and interrupted:  # stopped by the user: what it did not send is not measured, as in a local run
             problems.append(f"machine {name}: {m.lost}")
         elif m.lost:
-            if m.unreadable:  # the lines were its only word of what it finished; their cases count as LOST
-                problems.append(
-                    f"machine {name} sent {len(m.unreadable)} record line(s) this client could not read "
-                    f"(first: {m.unreadable[0]})"
-                )
             lost = lost_cases(name, m, records, planned, registry)
             records += lost
             problems.append(

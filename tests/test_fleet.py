@@ -279,7 +279,7 @@ def test_the_problems_a_fleet_run_found_are_kept_for_its_later_reports_each_once
     ], notes
 
 
-def test_a_record_line_the_client_cannot_read_is_said_when_the_machine_is_lost(tmp_path):
+def test_a_record_line_the_client_cannot_read_is_said_when_its_machine_sent_no_results(tmp_path):
     from swarbench import fleet
     from swarbench.api import plugins
     from swarbench.runfolder import RunFolder

@@ -451,7 +451,7 @@ class Session:
             self._finish(timing.line, timing.label, timing.line.median_text())
 
 
-def explained(timing: Timing, line: ResultLine, prepared, code: bool = True) -> dict:
+def explained(timing: Timing, line: ResultLine, prepared, code: bool) -> dict:
     """The case's traffic and, with ``code``, its code and hot loop (swarbench.explain); a failure to explain is
     said, never raised."""
     from swarbench.explain.case import explain_case
