@@ -34,6 +34,20 @@ def _run_dir(env) -> Path:
     return runs[0]
 
 
+def _stderr_acting_on(proc: subprocess.Popen, act) -> str:
+    """The whole of a running command's stderr, each line handed to ``act`` as it comes.
+
+    Every line read is kept: a later communicate() would lose what the line iterator has buffered ahead, and
+    on a slow machine that can be all the rest of the run, its last word included.
+    """
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        act(line)
+    proc.wait(timeout=600)
+    return "".join(lines)
+
+
 def test_local_cluster_gives_one_run_with_both_machines(env):
     proc = swarbench(*SMALL, "--cluster", "local:2", "--machine-names", "a,b", "--quiet", env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -75,15 +89,18 @@ def test_ctrl_c_stops_every_machine_and_keeps_what_came_back(env):
         "a,b",
     ]
     proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     finished = 0
-    for line in proc.stderr:
-        finished += line.startswith(("[a: ", "[b: ")) and ": PASS " in line
-        if finished == 4:
-            os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group
-            break
-    out, err = proc.communicate(timeout=300)
+
+    def interrupt_after_four(line: str) -> None:
+        nonlocal finished
+        if line.startswith(("[a: ", "[b: ")) and ": PASS " in line:
+            finished += 1
+            if finished == 4:  # once: a second Ctrl-C means "stop waiting"
+                os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group
+
+    err = _stderr_acting_on(proc, interrupt_after_four)
     assert proc.returncode == 130, err
     frame = pd.read_csv(_run_dir(env) / "results.csv")
     bad = frame[frame.status.isin(["LOST", "ERROR", "CRASH"])]
@@ -183,14 +200,16 @@ def test_a_machine_lost_mid_run_keeps_the_others_results(env, scheduler):
         "--cluster",
         address,
     ]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for line in proc.stderr:  # progress lines, one per finished case, each led by its machine
-        if line.startswith("[b: "):
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def kill_b_once_it_has_finished_a_case(line: str) -> None:  # progress lines are led by their machine
+        if line.startswith("[b: ") and doomed.poll() is None:
             os.killpg(doomed.pid, signal.SIGKILL)  # the machine goes away: worker and benchmark processes
-            break
-    out, err = proc.communicate(timeout=600)
+            doomed.wait()
+
+    err = _stderr_acting_on(proc, kill_b_once_it_has_finished_a_case)
     assert proc.returncode == 1, err
-    assert "machine b was lost mid-run" in err
+    assert "machine b was lost mid-run" in err, err
     frame = pd.read_csv(_run_dir(env) / "results.csv")
     a, b = frame[frame.machine == "a"], frame[frame.machine == "b"]
     assert len(a) and a.status.isin(["PASS", "SKIP"]).all()
