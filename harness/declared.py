@@ -62,7 +62,7 @@ def declare(
     ``Generator`` seeded by the run; ``reference(**inputs)`` returns the right outputs. Further keywords:
     ``description``, ``baseline`` (default: the first row declared), ``size`` (operations per batch, default
     65,536), ``test_size``, ``bytes_per_op``, and any field of ``swarbench.Kernel`` (``known_answers``,
-    ``validate``, ``describe_input``, ``compare``, ``summarize``, ``source``).
+    ``validate``, ``describe_input``, ``compare``, ``summarize``, ``source``, ``op_is_element``).
     """
     caller = sys._getframe(1).f_globals
     return Declared(

@@ -304,6 +304,11 @@ class Kernel:
     - ``summarize(outputs) -> dict``: optional, a few JSON-able figures of one implementation's outputs
       (equity counts, a total of guesses) kept in the results, so reports can show what was computed,
       and by how much a failing implementation was off.
+    - ``op_is_element``: whether an op is one element of the batch's arrays, which the hot loop streams through (a
+      score, a hand pair): the explanation (swarbench.explain) then counts the loop's operations an iteration from
+      its stores and loads, and sets instructions and a core limit per op. False for an op that is a whole
+      computation of its own (a game's search, every board a case reaches, a tally over deals): its code and hot
+      loop are still shown, with the memory limit only, since no count of stores says how many ops an iteration is.
     """
 
     id: str
@@ -318,6 +323,7 @@ class Kernel:
     baseline: str = "naive"
     source: str = ""
     summarize: Optional[Callable[[Any], Mapping[str, Any]]] = None
+    op_is_element: bool = True
 
     @property
     def suite(self) -> str:

@@ -418,6 +418,28 @@ def test_the_tools_count_of_the_c_swar_loop_matches_a_plain_reading_of_objdump(t
     assert sum(1 for line in out.stdout.splitlines() if line.startswith(">")) == int(counted.group(2))
 
 
+def test_a_search_called_on_a_thread_of_its_own_is_shown_without_operations_an_iteration(tmp_path):
+    """mastermind.knuth's C rows call their search on a thread of their own (to report progress meanwhile): the
+    code is found there. A game is a whole search (Kernel.op_is_element false), so its loop's stores say nothing
+    of ops an iteration: none are counted, and the listing says why."""
+    from conftest import swarbench
+
+    if not shutil.which("objdump"):
+        pytest.skip("no objdump here")
+    env = dict(os.environ, SWARBENCH_REPORTS=str(tmp_path / "reports"))
+    out = swarbench("asm", "mastermind.knuth", "c-sse2", "--now", "--workload", "shared-4p6c", env=env)
+    if out.returncode != 0 and "cannot run on this machine" in out.stderr:
+        pytest.skip(out.stderr.strip())
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^code: \w+, from objdump -d \S+\.so$", out.stdout, re.M), out.stdout[:2000]
+    assert re.search(
+        r"hot loop at \w+: \d+ instructions an iteration, unknown ops an iteration \(not counted: an op of this "
+        r"kernel is a whole computation",
+        out.stdout,
+    ), out.stdout[:2000]
+    assert "instructions per op" not in out.stdout
+
+
 def test_a_row_far_faster_than_its_predicted_core_limit_is_not_claimed_against_it():
     row = limits.columns(EXPLAIN, {"bandwidth": {"levels": LEVELS}}, measured_ns=0.1, clock_ghz=2.5, counts={})
     assert row["limit_bound"] == "" and math.isnan(row["limit_share"])

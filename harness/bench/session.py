@@ -422,7 +422,7 @@ class Session:
         if kernel.summarize is not None and not checked:
             line.summary = self._summary(case, timing.outputs)
         try:
-            line.explain = explained(timing, line, prepared, self.options.explain)  # after the check: never timed
+            line.explain = explained(timing, line, prepared, self.options.explain, kernel.op_is_element)  # untimed
         except KeyboardInterrupt:  # a Ctrl-C cut the explanation short: what was measured is kept all the same
             self._finish(line, timing.label, line.median_text())
             raise
@@ -451,14 +451,21 @@ class Session:
             self._finish(timing.line, timing.label, timing.line.median_text())
 
 
-def explained(timing: Timing, line: ResultLine, prepared, code: bool) -> dict:
+def explained(timing: Timing, line: ResultLine, prepared, code: bool, op_is_element: bool) -> dict:
     """The case's traffic and, with ``code``, its code and hot loop (swarbench.explain); a failure to explain is
     said, never raised."""
     from swarbench.explain.case import explain_case
 
     try:
         return explain_case(
-            timing.verdict.batch, timing.plan.call_s, line.family, prepared.workload, prepared.expected, line.n, code
+            timing.verdict.batch,
+            timing.plan.call_s,
+            line.family,
+            prepared.workload,
+            prepared.expected,
+            line.n,
+            code,
+            op_is_element,
         )
     except Exception as exc:
         return {"missing": f"harness error while explaining: {oracle.describe_error(exc)}"}

@@ -24,6 +24,7 @@ from swarbench.explain.timed_code import Called, called_by, code_of, short_name
 SCHEMA = 2  # raise when the analysis changes, so kept analyses are made again
 CALL_LIMIT_S = 1.0  # a batch slower than this is not called again to see what it calls
 NOT_COMPILED = ("python", "numpy")  # families whose batches call no compiled kernel of their own
+WHOLE_OP = "not counted: an op of this kernel is a whole computation of its own, not an element its loop streams"
 
 
 def _arrays(value: Any) -> list:
@@ -42,10 +43,18 @@ def traffic(workload, expected: Any, n: int) -> dict:
 
 
 def explain_case(
-    batch: Callable[[], Any], call_s: float, family: str, workload, expected: Any, n: int, code: bool = True
+    batch: Callable[[], Any],
+    call_s: float,
+    family: str,
+    workload,
+    expected: Any,
+    n: int,
+    code: bool = True,
+    op_is_element: bool = True,
 ) -> dict:
     """Everything the results need to set the case beside its limits; never raises for a case it cannot read.
-    Without ``code`` (`swarbench run --no-explain`), only the traffic: the batch is not called again."""
+    Without ``code`` (`swarbench run --no-explain`), only the traffic: the batch is not called again. Without
+    ``op_is_element`` (the kernel's Kernel.op_is_element), no operations an iteration are counted."""
     out: dict = traffic(workload, expected, n)
     if str(family).startswith(NOT_COMPILED):
         out["missing"] = "no compiled code of its own (a Python or NumPy family)"
@@ -69,7 +78,7 @@ def explain_case(
         return out
     samples, _, why = sampling.sample(batch, call_s)
     written = out["bytes_written_per_op"]
-    out.update(analyse(called, written, _prepared_read_per_op(batch, written, n), samples, why))
+    out.update(analyse(called, written, _prepared_read_per_op(batch, written, n), samples, why, op_is_element))
     return out
 
 
@@ -92,6 +101,7 @@ def analyse(
     read_per_op: float | None,
     samples: dict[str, Counter] | None = None,
     sampled_why: str = "",
+    op_is_element: bool = True,
 ) -> dict:
     """The hot loop of the code ``called`` and what it costs: the innermost loop most samples fell in where the
     batch was sampled, else the one the code alone points at (asm.hot_loop)."""
@@ -156,7 +166,7 @@ def analyse(
             "most bytes moved an iteration"
         )
     cost = asm.cost(function, loop)
-    ops, ops_from = ops_per_iteration(cost, written_per_op, read_per_op)
+    ops, ops_from = ops_per_iteration(cost, written_per_op, read_per_op) if op_is_element else (None, WHOLE_OP)
     out.update(
         origin=code.origin,
         sha256=code.sha256,
@@ -183,7 +193,7 @@ def analyse(
             missing.append(why)
         else:
             out["mca"] = {"tool": tool.label, "cpu": cpu, "cpu_note": cpu_note, **prediction}
-    if ops is None and taken_in:
+    if ops is None and taken_in and op_is_element:
         around = nested(function, loop, taken_in, written_per_op, speed)
         if around:
             outer, estimate = around

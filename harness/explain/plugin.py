@@ -117,7 +117,9 @@ def _prepared_now(args, kernel, impl):
         raise UsageError(
             f"{impl.kernel} {impl.name} could not be prepared here: {oracle.describe_error(exc)}"
         ) from None
-    explain = explain_case(batch, call_s, impl.family, workload, outputs, workload.size)
+    explain = explain_case(
+        batch, call_s, impl.family, workload, outputs, workload.size, op_is_element=kernel.op_is_element
+    )
     header = (
         f"{impl.kernel} {impl.name}: the code it calls, prepared now (no run measured it) on workload "
         f"{workload.name}, n={workload.size:,}"

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,12 +66,16 @@ def called_by(batch: Callable[[], Any]) -> list[Called]:
         elif event == "call":
             codes[frame.f_code] = None
 
-    before = sys.getprofile()
+    # the threads the batch starts are followed too: a batch may call its C code on a thread of its own (the
+    # Knuth rows do, to report progress meanwhile)
+    before, threads_before = sys.getprofile(), threading.getprofile()
+    threading.setprofile(profile)
     sys.setprofile(profile)
     try:
         batch()
     finally:
         sys.setprofile(before)
+        threading.setprofile(threads_before)
     out = []
     for module, name in c_calls:
         path = getattr(sys.modules.get(module), "__file__", "") or ""
@@ -109,6 +115,10 @@ def _reachable_objects(root, depth: int = 4):
             names = set(_names(obj.__code__))
             children += [obj.__globals__[n] for n in names if n in obj.__globals__]
             children.append(getattr(obj, "keepalive", None))
+            children += _named_code([h for h in children if _holder(h)], names)
+        elif isinstance(obj, types.MethodType):
+            children.append(obj.__func__)
+            children += _named_code([obj.__self__], set(_names(obj.__func__.__code__)))
         elif isinstance(obj, functools.partial):
             children += [obj.func, *obj.args, *obj.keywords.values()]
         elif isinstance(obj, (list, tuple)) and len(obj) <= 64:
@@ -118,6 +128,29 @@ def _reachable_objects(root, depth: int = 4):
         if _is_dispatcher(obj) or type(obj).__name__ == "ndarray":
             children = []
         todo += [(c, level + 1) for c in children if c is not None and not isinstance(c, (types.ModuleType, type))]
+
+
+def _holder(obj) -> bool:
+    """A module or a plain object: what the code reaches through attributes (``k.play_shared``, ``work.solve``)."""
+    return isinstance(obj, types.ModuleType) or (
+        hasattr(obj, "__dict__") and not isinstance(obj, (type, types.FunctionType, types.MethodType))
+    )
+
+
+def _named_code(holders: list, names: set) -> list:
+    """The JIT functions and bound methods that modules or objects the code holds have under the names the code
+    uses (``k.play_shared``, ``work.solve``, ``self.kernel``): nothing else of theirs is followed."""
+    out = []
+    for holder in holders:
+        for name in names:
+            try:
+                value = inspect.getattr_static(holder, name, None)
+                value = getattr(holder, name) if value is not None else None
+            except Exception:  # an attribute that raises
+                continue
+            if _is_dispatcher(value) or isinstance(value, types.MethodType):
+                out.append(value)
+    return out
 
 
 def _filled(cell) -> bool:

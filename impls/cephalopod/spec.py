@@ -457,6 +457,7 @@ HASHSUM = Kernel(
     baseline="bfs",
     source="Jeremy Sawicki's write-up of his CodinGame Spring Challenge 2025 entry",
     summarize=summarize,
+    op_is_element=False,  # a case is a whole search of the boards it reaches
 )
 
 KERNELS = (HASHSUM,)

@@ -714,6 +714,7 @@ KNUTH = Kernel(
     baseline="c-simple-loops",
     source=SOURCE,
     summarize=summarize_knuth,
+    op_is_element=False,  # a game is a whole search
 )
 
 KERNELS = (SCORE, KNUTH)

@@ -528,6 +528,7 @@ EQUITY = Kernel(
     baseline="c-talk",
     source=TALK,
     summarize=_summarize_equity,
+    op_is_element=False,  # a tally over boards and opponents, not an array element an op
 )
 
 KERNELS = [RANK7, EQUITY]

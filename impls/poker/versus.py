@@ -286,4 +286,5 @@ VERSUS = Kernel(
     baseline="python-swar",
     source=TALK + "; the results of PokerStove and the tools after it (data/versus_published.csv)",
     summarize=summarize,
+    op_is_element=False,  # a tally of wins and shared pots over boards
 )
