@@ -100,7 +100,8 @@ def _is_dispatcher(obj) -> bool:
 
 def _reachable_objects(root, depth: int = 4):
     """What a callable holds: its closure, the globals its code names, its defaults, the objects a
-    ``functools.partial`` or ``keepalive`` attribute holds; a few levels deep, each object once."""
+    ``functools.partial`` or ``keepalive`` attribute holds, and the JIT functions and methods its code reaches
+    through a module or object it holds (``_named_code``); a few levels deep, each object once."""
     seen, todo = set(), [(root, 0)]
     while todo:
         obj, level = todo.pop()
