@@ -144,9 +144,9 @@ def _named_code(holders: list, names: set) -> list:
     out = []
     for holder in holders:
         for name in names:
-            try:
+            try:  # looked up statically first: a module's __getattr__ (NumPy's) may warn or import for a name
                 value = inspect.getattr_static(holder, name, None)
-                value = getattr(holder, name) if value is not None else None
+                value = getattr(holder, name) if value is not None else None  # bound, as the code would call it
             except Exception:  # an attribute that raises
                 continue
             if _is_dispatcher(value) or isinstance(value, types.MethodType):
