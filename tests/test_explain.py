@@ -101,6 +101,19 @@ def test_the_sampled_hot_loop_is_the_one_most_samples_fell_in():
     assert asm.sampled_hot_loop(functions.values(), Counter({0x1435: 9})) is None
 
 
+def test_a_long_call_is_sampled_about_as_many_times_as_a_short_stretch_of_calls():
+    import time
+
+    from swarbench.explain import sampling
+
+    assert sampling.interval_us(0.001) == sampling.interval_us(sampling.SAMPLE_FOR_S) == sampling.INTERVAL_US
+    assert sampling.interval_us(2.0) == 2 * sampling.interval_us(1.0)
+    samples, taken, why = sampling.sample(lambda: time.sleep(0.4), 0.4)
+    if samples is None:
+        pytest.skip(why)
+    assert 0 < taken <= 1.1 * sampling.SAMPLES  # every 200 us, it would be about 2,000
+
+
 def test_the_loop_is_handed_to_llvm_mca_as_att_text_with_its_branch_on_a_label():
     contains = objdump_functions("cards_avx2.objdump")["contains_batch"]
     source = asm.mca_source(contains, asm.loops(contains)[0].addresses)

@@ -26,9 +26,18 @@ int sampler_where(size_t i, char *file, size_t file_size, uint64_t *offset);
 uint64_t sampler_address(size_t i);
 """
 JIT = ""  # the samples no module file holds (a JIT's code), by address
-INTERVAL_US = 200
+INTERVAL_US = 200  # the shortest interval between two samples
 SAMPLE_FOR_S = 0.1  # calls of the batch until this much time has passed (at least one call)
 MOST_CALLS = 1000
+# Each tick costs the sampled thread a signal: microseconds on bare metal, a few hundred in a VM whose timer
+# interrupts exit to its host. A long call is sampled more sparsely, so sampling adds at most this many ticks.
+SAMPLES = 1000
+
+
+def interval_us(call_s: float) -> int:
+    """The interval between samples for batches of ``call_s`` s: INTERVAL_US, or longer where SAMPLES of
+    them would not cover the calls sampled (a call of over SAMPLE_FOR_S)."""
+    return max(INTERVAL_US, int(max(call_s, SAMPLE_FOR_S) * 1e6 / SAMPLES))
 
 
 def sample(batch: Callable[[], Any], call_s: float) -> tuple[dict[str, Counter] | None, int, str]:
@@ -40,7 +49,7 @@ def sample(batch: Callable[[], Any], call_s: float) -> tuple[dict[str, Counter] 
         return None, 0, f"no sampling profiler: {exc}"
     lib, ffi = module.lib, module.ffi
     calls = max(1, min(MOST_CALLS, int(SAMPLE_FOR_S / max(call_s, 1e-9))))
-    if lib.sampler_start(INTERVAL_US) != 0:
+    if lib.sampler_start(interval_us(call_s)) != 0:
         lib.sampler_stop()
         return None, 0, f"no sampling profiler: its timer could not start ({os.strerror(ffi.errno)})"
     try:
