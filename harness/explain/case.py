@@ -23,6 +23,9 @@ from swarbench.explain.timed_code import Called, called_by, code_of, short_name
 
 SCHEMA = 2  # raise when the analysis changes, so kept analyses are made again
 CALL_LIMIT_S = 1.0  # a batch slower than this is not called again to see what it calls
+# The samples a nest's outer loop needs in its own instructions: they divide every inner loop's count, and k
+# samples are off by about 1/sqrt(k) (1, 2 and 13 made poker.popcount c-naive's inner loop 99, 33 and 8 runs).
+MIN_OWN_SAMPLES = 30
 NOT_COMPILED = ("python", "numpy")  # families whose batches call no compiled kernel of their own
 WHOLE_OP = "not counted: an op of this kernel is a whole computation of its own, not an element its loop streams"
 
@@ -222,8 +225,8 @@ def nested(
             continue
         ops = _round(stored / written_per_op)
         own_samples = sum(taken.get(a, 0) for a in own)
-        if not own_samples:
-            return None  # no time seen in the loop's own instructions: the children's counts cannot be told
+        if own_samples < MIN_OWN_SAMPLES:
+            return None  # too little time seen in the loop's own instructions to tell the children's counts
         parts = [(own, 1.0)]
         for child in children:
             parts.append((child.addresses, None))
