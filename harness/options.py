@@ -442,9 +442,9 @@ OPTIONS = {
         Option(
             "passes",
             STAGES,
-            6,
+            12,
             "in each worker, go through the whole run K times, each workload's "
-            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)",
+            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 12)",
             RUN,
             "passes",
             metavar="K",
