@@ -100,8 +100,8 @@ def with_spells(rng, units, share=1 / 6):
 
 
 def test_a_slow_pass_on_the_faster_side_does_not_hide_a_25_percent_change():
-    # one pair as a shared VM gave it (cards.contains, one row made 25% slower), in twelve passes: A has two passes
-    # slowed by a spell, B one; resamples that draw A's slow passes often make tails, not the interval
+    # a pair as a cloud VM gave it (cards.contains, one row made 25% slower), stretched to twelve passes: A has two
+    # passes slowed by a spell, B one; the resamples that draw A's slow passes often make tails, not the interval
     rng = np.random.default_rng(9)
     a_levels = (1.0, 1.9, 0.98, 1.02, 0.97, 1.35, 1.01, 0.99, 1.03, 1.0, 0.98, 1.02)
     b_levels = (1.0, 1.02, 1.01, 1.3, 1.0, 0.99, 0.98, 1.02, 1.01, 0.97, 1.0, 1.03)
