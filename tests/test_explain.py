@@ -215,7 +215,11 @@ def test_a_loop_inside_one_op_is_set_in_the_loop_around_it_that_stores_the_outpu
     assert estimate["nest"]["inner"][0]["runs_per_outer_iteration"] == 4.0
     assert estimate["instructions_per_op"] == pytest.approx(6 + 4 * 4)
     few = Counter({a: k for a, k in taken.items() if 0x1010 <= a <= 0x101C}) + Counter({0x1022: 3})
-    assert nested(function, inner, few, 1.0, None) is None  # 3 samples of its own tell no count
+    refused = nested(function, inner, few, 1.0, None)  # 3 samples of its own tell no count, and it says so
+    assert refused == (
+        "the loop around it, at 1002, stores the outputs, but 3 of the samples fell in its own instructions, "
+        "too few to tell how often this one runs in it (30 needed)"
+    )
 
 
 def test_operations_an_iteration_from_stores_then_loads_else_unknown():

@@ -198,7 +198,9 @@ def analyse(
             out["mca"] = {"tool": tool.label, "cpu": cpu, "cpu_note": cpu_note, **prediction}
     if ops is None and taken_in and op_is_element:
         around = nested(function, loop, taken_in, written_per_op, speed)
-        if around:
+        if isinstance(around, str):
+            out["ops_from"] = f"{ops_from}; {around}"
+        elif around:
             outer, estimate = around
             out.update(estimate, listing=asm.listing(function, loop, around=outer))
             if "mca" in out and "cycles_per_iteration" in estimate.get("nest", {}):
@@ -214,11 +216,13 @@ def _address(function: asm.Function, address: int) -> str:
 
 def nested(
     function: asm.Function, loop: asm.Loop, taken: Counter, written_per_op: float, speed
-) -> tuple[asm.Loop, dict] | None:
+) -> tuple[asm.Loop, dict] | str | None:
     """A hot loop that runs inside one op, set in the nearest loop around it whose own instructions store the
     outputs: an iteration of that loop is ``ops`` operations, and each of its child loops runs as many times an
     iteration as its samples say, at the speed llvm-mca gives it (the instructions' count where there is no
-    llvm-mca) against that of the loop's own instructions. The figures are then per iteration of that loop."""
+    llvm-mca) against that of the loop's own instructions. The figures are then per iteration of that loop.
+    None where no loop around it stores the outputs; where one does but too few samples fell in its own
+    instructions to tell how often the hot loop runs in it, the reason."""
     for outer, children, own in asm.nest(function, loop):
         stored = asm.cost(function, own).stored
         if not stored or written_per_op <= 0:
@@ -226,7 +230,11 @@ def nested(
         ops = _round(stored / written_per_op)
         own_samples = sum(taken.get(a, 0) for a in own)
         if own_samples < MIN_OWN_SAMPLES:
-            return None  # too little time seen in the loop's own instructions to tell the children's counts
+            return (
+                f"the loop around it, at {_address(function, outer.header)}, stores the outputs, but "
+                f"{own_samples} of the samples fell in its own instructions, too few to tell how often this one "
+                f"runs in it ({MIN_OWN_SAMPLES} needed)"
+            )
         parts = [(own, 1.0)]
         for child in children:
             parts.append((child.addresses, None))
