@@ -191,10 +191,10 @@ def expanded_t(units: int, other: int | None = None) -> float:
 def log_spread(log_medians: np.ndarray) -> float:
     """The standard error of a log median, from its hierarchical resamples: their standard deviation, or TAILS
     times their interquartile range's normal equivalent (scipy.stats.iqr, scale="normal") where that is smaller.
-    A median of six passes, one of them hit by a slow spell two or three times as long, lands on
-    that pass only in the resamples that draw it three times or more: those few make tails that a standard
-    deviation squares (synthetic runs with such spells: +-55% where +-14% held the true median about as often,
-    97% and 95%; docs/measurement.md)."""
+    A median of six passes, one of them hit by a slow spell two or three times as long, lands on that pass only
+    in the resamples that draw it three times or more: those few make tails that a standard deviation squares
+    (synthetic runs with such spells: +-55% where +-14% held the true median about as often, 97% and 95%;
+    docs/measurement.md)."""
     from scipy import stats
 
     return float(min(np.std(log_medians, ddof=1), TAILS * stats.iqr(log_medians, scale="normal")))
@@ -202,8 +202,8 @@ def log_spread(log_medians: np.ndarray) -> float:
 
 def units_interval(units: Units, flat: bool = False) -> tuple[float, float]:
     """CONFIDENCE interval of the median of ``units``'s samples: the median times exp(-+ t se), se the spread of
-    log medians over hierarchical resamples (``log_spread``) and t from ``expanded_t``; NaN where there are fewer than
-    UNITS_LEAST units. ``flat``: the samples are independent of each other (no passes known), the plain
+    log medians over hierarchical resamples (``log_spread``) and t from ``expanded_t``; NaN where there are
+    fewer than UNITS_LEAST units. ``flat``: the samples are independent of each other (no passes known), the plain
     percentile bootstrap of scipy.stats."""
     if flat:
         return bootstrap_interval(tuple(p for worker in units for p in worker), median)
