@@ -442,9 +442,9 @@ OPTIONS = {
         Option(
             "passes",
             STAGES,
-            12,
+            6,
             "in each worker, go through the whole run K times, each workload's "
-            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 12)",
+            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)",
             RUN,
             "passes",
             metavar="K",

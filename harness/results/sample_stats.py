@@ -20,9 +20,6 @@ import numpy as np
 CONFIDENCE = 0.95
 RESAMPLES = 1000
 UNITS_LEAST = 5  # a median resting on fewer independent units (passes) gets no interval, and a mark instead
-# How far a standard deviation of resampled medians may exceed its quartiles' figure before tails are taken to
-# inflate it (log_spread): where the resamples are about normal it stays the smaller, and intervals as they were
-TAILS = 1.25
 NOISY_CV = 0.10  # a coefficient of variation over this is flagged as noisy
 SHORT_ROUND_S = 1e-4  # a round shorter than this is flagged: the timer's resolution is a part of it
 
@@ -188,22 +185,10 @@ def expanded_t(units: int, other: int | None = None) -> float:
     return math.sqrt(n / (n - 1)) * float(stats.t.ppf(0.5 + CONFIDENCE / 2, dof))
 
 
-def log_spread(log_medians: np.ndarray) -> float:
-    """The standard error of a log median, from its hierarchical resamples: their standard deviation, or TAILS
-    times their interquartile range's normal equivalent (scipy.stats.iqr, scale="normal") where that is smaller.
-    A median of six passes, one of them hit by a slow spell two or three times as long, lands on that pass only
-    in the resamples that draw it three times or more: those few make tails that a standard deviation squares
-    (synthetic runs with such spells: +-55% where +-14% held the true median about as often, 97% and 95%;
-    docs/measurement.md)."""
-    from scipy import stats
-
-    return float(min(np.std(log_medians, ddof=1), TAILS * stats.iqr(log_medians, scale="normal")))
-
-
 def units_interval(units: Units, flat: bool = False) -> tuple[float, float]:
     """CONFIDENCE interval of the median of ``units``'s samples: the median times exp(-+ t se), se the spread of
-    log medians over hierarchical resamples (``log_spread``) and t from ``expanded_t``; NaN where there are
-    fewer than UNITS_LEAST units. ``flat``: the samples are independent of each other (no passes known), the plain
+    log medians over hierarchical resamples and t from ``expanded_t``; NaN where there are fewer than
+    UNITS_LEAST units. ``flat``: the samples are independent of each other (no passes known), the plain
     percentile bootstrap of scipy.stats."""
     if flat:
         return bootstrap_interval(tuple(p for worker in units for p in worker), median)
@@ -213,7 +198,7 @@ def units_interval(units: Units, flat: bool = False) -> tuple[float, float]:
     center = float(np.median(np.concatenate([p for worker in units for p in worker])))
     if not center > 0:
         return math.nan, math.nan
-    spread = log_spread(np.log(hierarchical_medians(units, np.random.default_rng(0), RESAMPLES)))
+    spread = np.log(hierarchical_medians(units, np.random.default_rng(0), RESAMPLES)).std(ddof=1)
     reach = math.exp(expanded_t(count) * spread)
     return center / reach, center * reach
 
@@ -229,6 +214,6 @@ def units_ratio_interval(x: Units, y: Units) -> tuple[float, float]:
     if not (mx > 0 and my > 0):
         return math.nan, math.nan
     rng = np.random.default_rng(0)
-    spread = log_spread(np.log(hierarchical_medians(y, rng, RESAMPLES) / hierarchical_medians(x, rng, RESAMPLES)))
+    spread = np.log(hierarchical_medians(y, rng, RESAMPLES) / hierarchical_medians(x, rng, RESAMPLES)).std(ddof=1)
     reach = math.exp(expanded_t(nx, ny) * spread)
     return my / mx / reach, my / mx * reach
