@@ -174,3 +174,21 @@ def test_answers_a_batch_holds_are_found_wherever_it_keeps_them():
         found = spot_checks.held_like(batch, [answer.copy()])
         assert any(f is answer for f in found), batch
     assert spot_checks.held_like(lambda: answer.copy(), [answer]) == []  # the output itself is not "held"
+
+
+def test_answers_kept_beside_a_jitted_function_are_found_without_walking_numba_inside_it():
+    numba = pytest.importorskip("numba")
+    answer = np.arange(100)
+
+    @numba.njit(cache=False)
+    def kernel(x):
+        return x + 1
+
+    kernel(np.arange(3))  # compiled: its dispatcher now holds typing and target contexts
+
+    def batch():
+        return kernel(answer) - 1
+
+    assert spot_checks._children(kernel) == []  # the library's own objects: compared, never looked into
+    found = spot_checks.held_like(batch, [answer.copy()])
+    assert any(f is answer for f in found)

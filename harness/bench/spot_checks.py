@@ -36,6 +36,9 @@ CHECK_SHARE = 0.2  # checking may cost up to this share of the time in timed rou
 HELD_LEAST = 16  # outputs of fewer elements are not looked for among what a batch holds
 SCAN_OBJECTS = 2000  # objects visited looking for answers a batch holds
 SCAN_DEPTH = 6
+# Packages whose objects are compared but not looked into: what they hold is the library's own (a Numba
+# dispatcher's typing and target contexts, whose walk was most of what checking cost; docs/measurement.md)
+LIBRARIES = frozenset({"numba", "llvmlite", "cffi", "_cffi_backend", "numpy", "pytest", "_pytest", "pluggy"})
 
 
 class WrongOutput(Exception):
@@ -144,8 +147,10 @@ def _children(obj) -> list:
         return list(obj.values())
     if isinstance(obj, (list, tuple, set, frozenset, collections.deque)):
         return list(obj) if len(obj) <= 10_000 else []
-    if type(obj).__module__ in ("_cffi_backend", "builtins") or isinstance(obj, (types.ModuleType, type)):
-        return []  # a C library's symbols, or the language's own objects: no answer of a batch's making
+    if type(obj).__module__ == "builtins" or isinstance(obj, (types.ModuleType, type)):
+        return []  # the language's own objects: no answer of a batch's making
+    if type(obj).__module__.partition(".")[0] in LIBRARIES:
+        return []
     held = getattr(obj, "__dict__", None)
     out = list(held.values()) if isinstance(held, dict) else []
     for name in getattr(type(obj), "__slots__", ()):
