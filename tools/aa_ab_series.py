@@ -66,12 +66,10 @@ def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Pat
     frame = pd.read_csv(io.StringIO(table.stdout))
     gate = swarbench(["compare", a, b, "--fail-on-regression", f"{threshold:g}", "--reports", str(reports)], env)
     out.write_text(gate.stdout + gate.stderr)
+    # the gate's list of regressions runs to the first blank line; the list of rows it cannot resolve follows
+    listed = gate.stdout.split("regressions beyond the threshold")[-1].split("\n\n")[0]
     tripped = (
-        [
-            line.split(":")[0].strip()
-            for line in gate.stdout.split("regressions beyond the threshold")[-1].splitlines()[1:]
-            if line.startswith("  ") and ": +" in line
-        ]
+        [line.split(":")[0].strip() for line in listed.splitlines()[1:] if line.startswith("  ") and ": +" in line]
         if gate.returncode == 1
         else []
     )
