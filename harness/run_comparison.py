@@ -109,6 +109,13 @@ def unit_medians(blocks: list) -> np.ndarray:
     return np.array([np.median(p) for worker in sample_stats.as_units(blocks) for p in worker if len(p)])
 
 
+def at_two_speeds(blocks: list) -> bool:
+    """Whether a measurement's passes ran at two speeds (results.two_speeds, over the passes of enough samples, as
+    the run's own marks judge them): its median can move between the two from run to run."""
+    medians = [float(np.median(p)) for w in sample_stats.as_units(blocks) for p in w if len(p) >= results.PASS_SAMPLES]
+    return results.two_speeds(medians) is not None
+
+
 def flat(blocks: list) -> np.ndarray:
     """Every sample of a measurement's blocks, whatever their nesting."""
     return np.concatenate([p for worker in sample_stats.as_units(blocks) for p in worker])
@@ -164,6 +171,8 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
                 "units_b": len(uy),
                 "processes_a": len(a.blocks[key]),
                 "processes_b": len(b.blocks[key]),
+                "two_speeds_a": at_two_speeds(a.blocks[key]),
+                "two_speeds_b": at_two_speeds(b.blocks[key]),
             }
         )
     frame = pd.DataFrame(rows)
@@ -224,9 +233,18 @@ def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
     }
 
 
+def two_speeds(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose passes ran at two speeds in either run (none for a comparison saved without the columns)."""
+    none = pd.Series(False, index=frame.index)
+    return frame.get("two_speeds_a", none).fillna(False).astype(bool) | frame.get("two_speeds_b", none).fillna(
+        False
+    ).astype(bool)
+
+
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
-    """Rows slower by more than the threshold with the whole interval beyond it."""
-    return frame[frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100)]
+    """Rows slower by more than the threshold with the whole interval beyond it, their passes at one speed in
+    both runs: a row at two speeds can move by the distance between them without any change of its code."""
+    return frame[frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100) & ~two_speeds(frame)]
 
 
 def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, float]:
@@ -241,8 +259,10 @@ def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, floa
 
 
 def unresolved(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
-    """Rows that cannot tell a change of the threshold from none: no interval (too few units), or one whose
-    half-width is the threshold or more. Regressions are left out: they were told."""
+    """Rows that cannot tell a change of the threshold from none: no interval (too few units), one whose
+    half-width is the threshold or more, or passes at two speeds in either run with a change beyond the threshold.
+    Regressions are left out: they were told."""
     half = (frame["change_ci_high"] - frame["change_ci_low"]) / 2
     beyond = frame.index.isin(regressions(frame, threshold_pct).index)
-    return frame[~beyond & ~(half < threshold_pct / 100)]
+    split = two_speeds(frame) & (frame["change"].abs() > threshold_pct / 100)
+    return frame[~beyond & (~(half < threshold_pct / 100) | split)]

@@ -126,6 +126,34 @@ def test_the_gate_says_when_its_intervals_are_too_wide_to_resolve_the_threshold(
     assert unresolved(steady, 10).empty and regressions(steady, 10).empty
 
 
+def test_a_row_whose_passes_ran_at_two_speeds_is_not_gated_but_said_unresolved():
+    from swarbench.render.comparison import unresolved_lines
+
+    rng = np.random.default_rng(9)
+    a = run_units(rng, passes=10, pass_sd=0.01, samples=10)
+    # B: three of its passes at A's speed, seven at nearly twice it (another CPU's slow spells the canary missed)
+    speeds = (1.9, 1.9, 1.0, 1.9, 1.9, 1.0, 1.9, 1.9, 1.0, 1.9)
+    b = [[p * f for p, f in zip(run_units(rng, passes=10, pass_sd=0.01, samples=10)[0], speeds)]]
+    row = compare_pair(loaded("a", a), loaded("b", b))
+    r = row.iloc[0]
+    assert r.two_speeds_b and not r.two_speeds_a
+    assert r.significant and r.change_ci_low > 0.10  # what the gate used to fail on
+    assert regressions(row, 10).empty and unresolved(row, 10).index.tolist() == [0]
+    lines = unresolved_lines(unresolved(row, 10), 10)
+    assert lines[1].startswith("  k.x/impl w/n=1000: +-") and lines[1].endswith(", passes at two speeds in B")
+    # an interval narrow enough to resolve 10% does not make two speeds a regression either
+    narrow = row.assign(change=0.5, change_ci_low=0.45, change_ci_high=0.55)
+    assert regressions(narrow, 10).empty and len(unresolved(narrow, 10)) == 1
+    lines = unresolved_lines(unresolved(narrow, 10), 10)
+    assert lines == [
+        "cannot resolve 10% here: passes at two speeds on 1 row:",
+        "  k.x/impl w/n=1000: +50.0% +-5%, passes at two speeds in B",
+    ]
+    # the same change with every pass at one speed is a regression
+    steady = [[p * 1.9 for p in run_units(rng, passes=10, pass_sd=0.01, samples=10)[0]]]
+    assert len(regressions(compare_pair(loaded("a", a), loaded("b", steady)), 10)) == 1
+
+
 def test_a_pair_whose_every_row_moved_together_is_not_judged_row_by_row():
     rng = np.random.default_rng(6)
     keys = [("k.x", f"impl{i}", "w", 1000) for i in range(6)]

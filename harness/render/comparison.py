@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from swarbench.run_comparison import GATE_PROCESSES
+from swarbench.run_comparison import GATE_PROCESSES, two_speeds
 from swarbench.render import fmt_ns
 from swarbench.render.markdown import markdown_text, table
 
@@ -81,7 +81,9 @@ def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
 
 def unresolved_summary(unresolved, threshold: float) -> str:
     """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
-    half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2).dropna()
+    half = (unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2
+    split = two_speeds(unresolved) & (half < threshold / 100)  # there for its two speeds alone
+    half = half[~split].dropna()
     parts = []
     if len(half):
         wide = (
@@ -90,9 +92,12 @@ def unresolved_summary(unresolved, threshold: float) -> str:
             else f"+-{half.min() * 100:.0f}% to +-{half.max() * 100:.0f}%"
         )
         parts.append(f"intervals {wide} on {len(half)} row{'s' * (len(half) != 1)}")
-    none = len(unresolved) - len(half)
+    none = len(unresolved) - len(half) - int(split.sum())
     if none:
         parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
+    if split.any():
+        count = int(split.sum())
+        parts.append(f"passes at two speeds on {count} row{'s' * (count != 1)}")
     return f"cannot resolve {threshold:g}% here: {'; '.join(parts)}"
 
 
@@ -101,7 +106,11 @@ def unresolved_lines(unresolved, threshold: float) -> list[str]:
     out = [unresolved_summary(unresolved, threshold) + ":"]
     for r in unresolved.itertuples():
         half = (r.change_ci_high - r.change_ci_low) / 2
+        split = bool(r.two_speeds_a or r.two_speeds_b) and half < threshold / 100
         said = f"no interval ({min(r.units_a, r.units_b)} passes)" if math.isnan(half) else f"+-{half * 100:.0f}%"
+        if r.two_speeds_a or r.two_speeds_b:
+            runs = " and ".join(side for side, on in (("A", r.two_speeds_a), ("B", r.two_speeds_b)) if on)
+            said = f"{_pct(r.change) + ' ' if split else ''}{said}, passes at two speeds in {runs}"
         out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
     return out
 
