@@ -127,6 +127,11 @@ def main() -> None:
         help="also time one run on empty C and Numba caches, as a first run on a machine",
     )
     parser.add_argument("--reports", type=Path, default=None, help="where runs go (default: a fresh temp folder)")
+    parser.add_argument(
+        "--reread",
+        action="store_true",
+        help="no new runs: compare the pairs of --reports' series.json again (with this swarbench) and sum up",
+    )
     parser.add_argument("options", nargs="*", help="after --: options for every `swarbench run`")
     args = parser.parse_args()
     reports = (args.reports or Path(tempfile.mkdtemp(prefix="swarbench-series-"))).resolve()
@@ -143,6 +148,17 @@ def main() -> None:
         "aa": [],
         "ab": [],
     }
+    if args.reread:
+        summary = json.loads((reports / "series.json").read_text())
+        for kind, first in (("aa", 0), ("ab", 2 * len(summary["aa"]))):
+            summary[kind] = [
+                compare(p["a"], p["b"], env, reports, args.threshold, reports / "pairs" / f"{kind}{i + 1}.txt")
+                for i, p in enumerate(summary[kind])
+            ]
+            for i, pair in enumerate(summary[kind]):
+                print(pair_line(kind, i, pair, *summary["runs_s"][first + 2 * i : first + 2 * i + 2]), flush=True)
+        sum_up(summary, args, reports)
+        return
     if args.first_run:
         cold = reports / "cold-caches"
         first_env = dict(env, SWARBENCH_CACHE=str(cold / "c"), NUMBA_CACHE_DIR=str(cold / "numba"))
@@ -157,14 +173,22 @@ def main() -> None:
             summary["runs_s"] += [round(ta, 1), round(tb, 1)]
             pair = compare(a, b, env, reports, args.threshold, reports / "pairs" / f"{kind}{i + 1}.txt")
             summary[kind].append(pair)
-            print(
-                f"{kind.upper()} {i + 1}: {pair['flagged']}/{pair['rows']} unchanged rows called changed, gate exit "
-                f"{pair['gate_exit']} (tripped on {len(pair['gate_tripped_unchanged'])} unchanged), slowed "
-                f"{pair['slowed_change'] * 100 if pair['slowed_change'] is not None else float('nan'):+.1f}% "
-                f"{'called' if pair['slowed_called'] else 'not called'}"
-                f"{', gated' if pair['gate_tripped_slowed'] else ''}; runs {ta:.0f} s + {tb:.0f} s",
-                flush=True,
-            )
+            print(pair_line(kind, i, pair, ta, tb), flush=True)
+    sum_up(summary, args, reports)
+
+
+def pair_line(kind: str, i: int, pair: dict, ta: float, tb: float) -> str:
+    return (
+        f"{kind.upper()} {i + 1}: {pair['flagged']}/{pair['rows']} unchanged rows called changed, gate exit "
+        f"{pair['gate_exit']} (tripped on {len(pair['gate_tripped_unchanged'])} unchanged), slowed "
+        f"{pair['slowed_change'] * 100 if pair['slowed_change'] is not None else float('nan'):+.1f}% "
+        f"{'called' if pair['slowed_called'] else 'not called'}"
+        f"{', gated' if pair['gate_tripped_slowed'] else ''}; runs {ta:.0f} s + {tb:.0f} s"
+    )
+
+
+def sum_up(summary: dict, args, reports: Path) -> None:
+    """The series' summary lines, printed and written to REPORTS/series.json with the pairs."""
     aa, ab = summary["aa"], summary["ab"]
     rows = sum(p["rows"] for p in aa + ab)
     flagged = sum(p["flagged"] for p in aa + ab)
