@@ -235,10 +235,11 @@ def geomean_change(frame: pd.DataFrame) -> dict[str, float]:
 
 def two_speeds(frame: pd.DataFrame) -> pd.Series:
     """Rows whose passes ran at two speeds in either run (none for a comparison saved without the columns)."""
-    none = pd.Series(False, index=frame.index)
-    return frame.get("two_speeds_a", none).fillna(False).astype(bool) | frame.get("two_speeds_b", none).fillna(
-        False
-    ).astype(bool)
+    a, b = (
+        frame[column].fillna(False).astype(bool) if column in frame else pd.Series(False, index=frame.index)
+        for column in ("two_speeds_a", "two_speeds_b")
+    )
+    return a | b
 
 
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:

@@ -106,11 +106,10 @@ def unresolved_lines(unresolved, threshold: float) -> list[str]:
     out = [unresolved_summary(unresolved, threshold) + ":"]
     for r in unresolved.itertuples():
         half = (r.change_ci_high - r.change_ci_low) / 2
-        split = bool(r.two_speeds_a or r.two_speeds_b) and half < threshold / 100
         said = f"no interval ({min(r.units_a, r.units_b)} passes)" if math.isnan(half) else f"+-{half * 100:.0f}%"
-        if r.two_speeds_a or r.two_speeds_b:
-            runs = " and ".join(side for side, on in (("A", r.two_speeds_a), ("B", r.two_speeds_b)) if on)
-            said = f"{_pct(r.change) + ' ' if split else ''}{said}, passes at two speeds in {runs}"
+        runs = " and ".join(side for side in ("A", "B") if getattr(r, f"two_speeds_{side.lower()}", False))
+        if runs:
+            said = f"{_pct(r.change) + ' ' if half < threshold / 100 else ''}{said}, passes at two speeds in {runs}"
         out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
     return out
 
