@@ -537,7 +537,10 @@ def test_a_run_shows_each_c_and_numba_row_against_its_limits(explained_run):
         assert r.instructions_per_op > 0 and r.memory_limit_ns_per_op > 0 and r.code_sha256
         assert rows[impl][1] != "-"  # instructions per op shown
         if isinstance(r.core_model, str) and r.core_model:
-            assert r.core_limit_cycles_per_op > 0 and r.limit_share > 0 and r.limit_text
+            assert r.core_limit_cycles_per_op > 0 and r.limit_text
+            # a row measured well under its predicted limit (an older llvm-mca's model of a newer core) says so
+            # and is given no share of it
+            assert r.limit_share > 0 or r.limit_text.endswith("the prediction does not hold")
     # hardware counters: one line says what the machine lacks, once, where it lacks them
     assert text.count("counters: ") == (1 if counters.unavailable() else 0)
 
