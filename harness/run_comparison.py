@@ -260,10 +260,11 @@ def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, floa
 
 
 def unresolved(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
-    """Rows that cannot tell a change of the threshold from none: no interval (too few units), one whose
-    half-width is the threshold or more, or passes at two speeds in either run with a change beyond the threshold.
-    Regressions are left out: they were told."""
+    """Rows that cannot tell a change of the threshold from none, each with why in ``cannot_resolve``: "no
+    interval" (too few units), "interval" (its half-width is the threshold or more), or "two speeds" (passes at
+    two speeds in either run, with a change beyond the threshold). Regressions are left out: they were told."""
     half = (frame["change_ci_high"] - frame["change_ci_low"]) / 2
     beyond = frame.index.isin(regressions(frame, threshold_pct).index)
     split = two_speeds(frame) & (frame["change"].abs() > threshold_pct / 100)
-    return frame[~beyond & (~(half < threshold_pct / 100) | split)]
+    why = np.where(half.isna(), "no interval", np.where(half < threshold_pct / 100, "two speeds", "interval"))
+    return frame.assign(cannot_resolve=why)[~beyond & (~(half < threshold_pct / 100) | split)]

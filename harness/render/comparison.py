@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from swarbench.run_comparison import GATE_PROCESSES, two_speeds
+from swarbench.run_comparison import GATE_PROCESSES
 from swarbench.render import fmt_ns
 from swarbench.render.markdown import markdown_text, table
 
@@ -81,9 +81,8 @@ def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
 
 def unresolved_summary(unresolved, threshold: float) -> str:
     """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
-    half = (unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2
-    split = two_speeds(unresolved) & (half < threshold / 100)  # there for its two speeds alone
-    half = half[~split].dropna()
+    why = unresolved["cannot_resolve"]
+    half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2)[why == "interval"]
     parts = []
     if len(half):
         wide = (
@@ -92,12 +91,11 @@ def unresolved_summary(unresolved, threshold: float) -> str:
             else f"+-{half.min() * 100:.0f}% to +-{half.max() * 100:.0f}%"
         )
         parts.append(f"intervals {wide} on {len(half)} row{'s' * (len(half) != 1)}")
-    none = len(unresolved) - len(half) - int(split.sum())
+    none, split = int((why == "no interval").sum()), int((why == "two speeds").sum())
     if none:
         parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
-    if split.any():
-        count = int(split.sum())
-        parts.append(f"passes at two speeds on {count} row{'s' * (count != 1)}")
+    if split:
+        parts.append(f"passes at two speeds on {split} row{'s' * (split != 1)}")
     return f"cannot resolve {threshold:g}% here: {'; '.join(parts)}"
 
 
@@ -109,7 +107,8 @@ def unresolved_lines(unresolved, threshold: float) -> list[str]:
         said = f"no interval ({min(r.units_a, r.units_b)} passes)" if math.isnan(half) else f"+-{half * 100:.0f}%"
         runs = " and ".join(side for side in ("A", "B") if getattr(r, f"two_speeds_{side.lower()}", False))
         if runs:
-            said = f"{_pct(r.change) + ' ' if half < threshold / 100 else ''}{said}, passes at two speeds in {runs}"
+            lead = f"{_pct(r.change)} " if r.cannot_resolve == "two speeds" else ""
+            said = f"{lead}{said}, passes at two speeds in {runs}"
         out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
     return out
 
