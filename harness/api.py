@@ -338,11 +338,11 @@ def compare(
     b: Union[Run, pd.DataFrame],
     *more: Union[Run, pd.DataFrame],
     reports: Union[str, Path, None] = None,
-    relative: bool = False,
+    relative: bool = True,
     follow: Optional[str] = None,
 ) -> pd.DataFrame:
     """Each measurement of run ``a`` (the reference) beside the same in ``b`` (and each of ``more``): change of
-    the median, its 95% interval, and whether the change is significant; ``relative`` divides out the drift
+    the median, its 95% interval, and whether the change is significant; ``relative`` (the default) divides out the drift
     of the whole machine between the runs (see `swarbench compare --help`). A run is named as ``load`` names
     it, or is a frame ``run`` or ``load`` returned for one run. ``follow`` (a plugin's name) keeps that plugin's
     rows, labels each run with the plugin's commit, and lets a run be named by that commit (its latest run)."""

@@ -103,12 +103,22 @@ def build_parser(
         help="output format (html: one page with a chart of the changes)",
     )
     p.add_argument("--output", "-o", type=Path, default=None, metavar="FILE", help="write here, not stdout")
-    p.add_argument(
+    judged = p.add_mutually_exclusive_group()
+    judged.add_argument(
         "--relative",
+        dest="relative",
         action="store_true",
-        help="take each change against the other implementations of its workload (their median "
-        "change, the drift, is divided out): a slow stretch of the whole machine between the runs "
-        "cancels, one implementation's regression does not; for CI gates on shared machines",
+        default=True,
+        help="the default: take each change against the other implementations of its workload (their "
+        "median change, the drift, is divided out), so a slower spell of the whole machine between the runs "
+        "cancels and one implementation's regression does not; the gate names a workload that moved as a "
+        "whole by the threshold or more",
+    )
+    judged.add_argument(
+        "--absolute",
+        dest="relative",
+        action="store_false",
+        help="take each row's own change, drift and all",
     )
     p.add_argument(
         "--fail-on-regression",
@@ -346,35 +356,24 @@ def cmd_compare(args, reg) -> int:
     frame = api.compare(*args.runs, reports=args.reports, relative=args.relative, follow=args.follow)
     geomeans = run_comparison.geomean_change(frame)
     threshold = args.fail_on_regression
-    gate = run_comparison.regressions(frame, threshold) if threshold is not None else None
-    unresolved = run_comparison.unresolved(frame, threshold) if threshold is not None else None
+    verdict = run_comparison.gate(frame, threshold) if threshold is not None else None
+    gated = verdict.regressions if verdict else None
     if args.format == "csv":
         text = frame.to_csv(index=False)
     elif args.format == "md":
-        text = comparison.render_md(frame, geomeans, gate)
+        text = comparison.render_md(frame, geomeans, gated)
     elif args.format == "html":
-        text = comparison.render_html(frame, geomeans, gate)
+        text = comparison.render_html(frame, geomeans, gated)
     else:
-        text = comparison.render_text(
-            frame,
-            geomeans,
-            gate,
-            unresolved,
-            threshold,
-            run_comparison.whole_run_moved(frame, threshold or 0) if threshold is not None else {},
-        )
+        text = comparison.render_text(frame, geomeans, verdict)
     _write_output(text, args.output)
-    if threshold is None:
+    if verdict is None:
         return EXIT_OK
-    moved = run_comparison.whole_run_moved(frame, threshold)
-    if moved:
-        _complain(comparison.moved_summary(moved, threshold, len(gate)))
-        return EXIT_UNRESOLVED
-    if len(gate):
-        _complain(f"{len(gate)} regression(s) beyond {threshold:g}%")
+    if verdict.failed:
+        _complain(f"{len(verdict.regressions)} regression(s) beyond {threshold:g}%")
         return EXIT_FAILED
-    if len(unresolved):
-        _complain(comparison.unresolved_summary(unresolved, threshold))
+    if not verdict.resolved:
+        _complain(comparison.gate_summary(verdict))
         return EXIT_UNRESOLVED
     return EXIT_OK
 

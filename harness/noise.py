@@ -181,7 +181,8 @@ def pair_lines(frame, threshold: float) -> list[str]:
     if abs(moved) >= threshold / 200:
         out.append(
             f"every row moved together by {moved * 100:+.1f}% between the two runs: the machine itself "
-            "changed speed between them (compare --relative divides that out)"
+            "changed speed between them (compare divides each workload's share of that out; with --absolute "
+            "it would not)"
         )
     return out
 

@@ -215,7 +215,7 @@ def _relative_halfwidth(blocks: list) -> float:
     return (high - low) / 2 / med if med and low == low else math.nan
 
 
-def compare(specs: list[str], reports_dir: Path, relative: bool = False) -> pd.DataFrame:
+def compare(specs: list[str], reports_dir: Path, relative: bool = True) -> pd.DataFrame:
     if len(specs) < 2:
         raise UsageError("compare needs at least two runs")
     runs = [load_run(s, reports_dir) for s in specs]
@@ -257,6 +257,58 @@ def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, floa
         return {}
     moved = frame.groupby("run_b", sort=False)["absolute_change"].median()
     return {run: float(change) for run, change in moved.items() if abs(change) >= threshold_pct / 200}
+
+
+def workloads_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[tuple, float]:
+    """In a ``relative`` compare, the workloads (run_b, kernel, workload, n) whose implementations moved together
+    by the threshold or more, with their drift (the median change of all of them). Each row there is judged
+    against that drift, so a change of the threshold to every implementation alike would pass unseen: the gate
+    names such a workload instead. A workload of one implementation keeps its absolute change, which is then
+    also the whole workload's: it cannot be told from the machine either."""
+    if not len(frame) or not frame["relative"].any():
+        return {}
+    drift = frame.groupby(["run_b", "kernel", "workload", "n"], sort=False)["workload_drift"].first()
+    return {key: float(change) for key, change in drift.items() if abs(change) >= threshold_pct / 100}
+
+
+@dataclass
+class GateVerdict:
+    """`compare --fail-on-regression`'s decision, made here once: the rows told to be regressions (exit 1), and
+    what could not be told, each with why (exit 3 when nothing was told): rows (``unresolved``), runs whose every
+    row moved together (absolute compares), workloads that moved as a whole (relative compares)."""
+
+    threshold_pct: float
+    regressions: pd.DataFrame
+    unresolved: pd.DataFrame
+    runs_moved: dict[str, float]
+    workloads_moved: dict[tuple, float]
+
+    @property
+    def failed(self) -> bool:
+        return not self.runs_moved and len(self.regressions) > 0
+
+    @property
+    def resolved(self) -> bool:
+        return not (self.runs_moved or self.workloads_moved or len(self.unresolved))
+
+
+def gate(frame: pd.DataFrame, threshold_pct: float) -> GateVerdict:
+    """The regression gate over a comparison: a run that moved as a whole outweighs its rows (none of them can
+    be told from the machine); a lone implementation whose workload moved is that workload's move, not a
+    regression of its own; every other regression is told."""
+    moved = workloads_moved(frame, threshold_pct)
+    beyond = regressions(frame, threshold_pct)
+    if moved:
+        where = list(zip(beyond["run_b"], beyond["kernel"], beyond["workload"], beyond["n"]))
+        lone = beyond["drift"].isna() & pd.Series([key in moved for key in where], index=beyond.index, dtype=bool)
+        beyond = beyond[~lone]
+    return GateVerdict(
+        threshold_pct,
+        beyond,
+        unresolved(frame, threshold_pct),
+        whole_run_moved(frame, threshold_pct),
+        moved,
+    )
 
 
 def unresolved(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:

@@ -15,9 +15,11 @@ from swarbench.results import sample_stats
 from swarbench.run_comparison import (
     LoadedRun,
     compare_pair,
+    gate,
     regressions,
     unresolved,
     whole_run_moved,
+    workloads_moved,
 )
 
 
@@ -121,7 +123,7 @@ def test_the_gate_says_when_its_intervals_are_too_wide_to_resolve_the_threshold(
     assert half > 0.10 and regressions(noisy, 10).empty and len(unresolved(noisy, 10)) == 1
     said = unresolved_summary(unresolved(noisy, 10), 10)
     assert said == f"cannot resolve 10% here: intervals +-{half * 100:.0f}% on 1 row"
-    assert said in render_text(noisy, {"b": 0.0}, regressions(noisy, 10), unresolved(noisy, 10), 10)
+    assert said in render_text(noisy, {"b": 0.0}, gate(noisy, 10))
     steady = compare_pair(loaded("a", run_units(rng, pass_sd=0.01)), loaded("b", run_units(rng, pass_sd=0.01)))
     assert unresolved(steady, 10).empty and regressions(steady, 10).empty
 
@@ -165,6 +167,38 @@ def test_a_pair_whose_every_row_moved_together_is_not_judged_row_by_row():
     assert whole_run_moved(compare_pair(a, b, relative=True), 10) == {}  # the drift is divided out there
     one = LoadedRun("c", Path("."), {}, {k: run_units(rng, level=1.3 if k == keys[0] else 1.0) for k in keys})
     assert whole_run_moved(compare_pair(a, one), 10) == {}
+
+
+def test_a_workload_that_moved_as_a_whole_is_named_by_a_relative_gate_and_its_own_regressions_still_told():
+    rng = np.random.default_rng(7)
+    moved_keys = [("k.x", f"impl{i}", "w", 1000) for i in range(5)]
+    still_keys = [("k.y", f"impl{i}", "w", 1000) for i in range(5)]
+    alone = ("k.z", "only", "w", 1000)
+    keys = moved_keys + still_keys + [alone]
+    a = LoadedRun("a", Path("."), {}, {k: run_units(rng, pass_sd=0.01) for k in keys})
+
+    def level(k):
+        return 1.3 * (1.3 if k == moved_keys[0] else 1.0) if k in moved_keys else 1.3 if k == still_keys[0] else 1.0
+
+    b = LoadedRun("b", Path("."), {}, {k: run_units(rng, level=level(k), pass_sd=0.01) for k in keys})
+    frame = compare_pair(a, b, relative=True)
+    assert workloads_moved(frame, 10) == {("b", "k.x", "w", 1000): pytest.approx(0.3, abs=0.03)}
+    verdict = gate(frame, 10)
+    # k.x's first implementation regressed against its workload's drift and k.y's against its own: both told
+    assert sorted(verdict.regressions["implementation"] + verdict.regressions["kernel"]) == ["impl0k.x", "impl0k.y"]
+    assert verdict.failed and not verdict.resolved and not verdict.runs_moved
+    # a lone implementation that moved is its workload's move: named, not told
+    lone = LoadedRun(
+        "c", Path("."), {}, {k: run_units(rng, level=1.3 if k == alone else 1.0, pass_sd=0.01) for k in keys}
+    )
+    verdict = gate(compare_pair(a, lone, relative=True), 10)
+    assert (
+        verdict.regressions.empty and not verdict.failed and list(verdict.workloads_moved) == [("c", "k.z", "w", 1000)]
+    )
+    # an absolute compare names no workload, and a relative one none that stayed within the threshold
+    assert workloads_moved(compare_pair(a, b), 10) == {}
+    quiet = LoadedRun("d", Path("."), {}, {k: run_units(rng, level=1.05, pass_sd=0.01) for k in keys})
+    assert gate(compare_pair(a, quiet, relative=True), 10).resolved
 
 
 def test_the_frame_takes_its_units_from_the_passes_of_every_worker():
@@ -353,6 +387,18 @@ def test_the_gate_exits_3_where_it_cannot_resolve_its_threshold_1_on_a_regressio
     assert line.startswith("swarbench: cannot resolve 10% here: intervals +-") and line.endswith("% on 1 row")
     assert "  cards.contains/b deals/n=1000: +-" in proc.stdout
     moved = _saved_run(tmp_path / "moved", {k: (1.3 * level, sd) for k, (level, sd) in steady.items()}, rng)
-    proc = swarbench("compare", base, moved, "--fail-on-regression", "10", env=env)
+    # by default each row is taken against its workload's drift: a workload that moved as a whole is named, since
+    # a change to all of its implementations alike would not show against the drift
+    for how in ([], ["--relative"]):
+        proc = swarbench("compare", base, moved, *how, "--fail-on-regression", "10", env=env)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith("swarbench: cannot resolve 10% here: 1 workload moved as a whole, every ")
+        assert "(cards.contains deals/n=1000 +3" in line
+    proc = swarbench("compare", base, moved, "--absolute", "--fail-on-regression", "10", env=env)
     assert proc.returncode == 3 and "every row moved together between the runs" in proc.stderr
-    assert swarbench("compare", base, moved, "--relative", "--fail-on-regression", "10", env=env).returncode == 0
+    # within the threshold, the drift is divided out and the rows pass
+    drifted = _saved_run(tmp_path / "drifted", {k: (1.05 * level, sd) for k, (level, sd) in steady.items()}, rng)
+    assert swarbench("compare", base, drifted, "--fail-on-regression", "10", env=env).returncode == 0
+    both = swarbench("compare", base, moved, "--absolute", "--relative", env=env)
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

@@ -5,7 +5,7 @@ slower is caught, and how long the runs took.
     python tools/aa_ab_series.py                         # 5 A-A and 3 A/B pairs of the default run
     python tools/aa_ab_series.py --aa 3 --ab 2 -- -k cards.contains -k mastermind.score
     python tools/aa_ab_series.py --first-run             # also one run on empty build caches (a first run)
-    python tools/aa_ab_series.py --reread --reports DIR  # DIR's runs compared again, no new runs (--relative too)
+    python tools/aa_ab_series.py --reread --reports DIR  # DIR's runs compared again, no new runs (--absolute too)
 
 Every run has the example plugin examples/swarbench-slowed loaded (two cards.contains rows running the same
 code, `steady` and `slowed`); in the B run of an A/B pair `slowed` does --factor times the work
@@ -61,9 +61,9 @@ def run(options: list[str], env: dict, factor: float, reports: Path) -> tuple[st
     return run_id, took
 
 
-def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Path, relative: bool = False) -> dict:
+def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Path, absolute: bool = False) -> dict:
     """One pair's figures: rows, rows called changed, gate exit code and the rows it tripped on."""
-    how = ["--reports", str(reports)] + (["--relative"] if relative else [])
+    how = ["--reports", str(reports)] + (["--absolute"] if absolute else [])
     table = swarbench(["compare", a, b, "--format", "csv", *how], env)
     frame = pd.read_csv(io.StringIO(table.stdout))
     gate = swarbench(["compare", a, b, "--fail-on-regression", f"{threshold:g}", *how], env)
@@ -134,11 +134,11 @@ def main() -> None:
         action="store_true",
         help="no new runs: compare the pairs of --reports' series.json again (with this swarbench) and sum up",
     )
-    parser.add_argument("--relative", action="store_true", help="compare with --relative (and gate so)")
+    parser.add_argument("--absolute", action="store_true", help="compare with --absolute (and gate so)")
     parser.add_argument("options", nargs="*", help="after --: options for every `swarbench run`")
     args = parser.parse_args()
     reports = (args.reports or Path(tempfile.mkdtemp(prefix="swarbench-series-"))).resolve()
-    pairs = reports / ("pairs-relative" if args.relative else "pairs")
+    pairs = reports / ("pairs-absolute" if args.absolute else "pairs")
     pairs.mkdir(parents=True, exist_ok=True)
     env = dict(
         os.environ,
@@ -156,7 +156,7 @@ def main() -> None:
         summary = json.loads((reports / "series.json").read_text())
         for kind, first in (("aa", 0), ("ab", 2 * len(summary["aa"]))):
             summary[kind] = [
-                compare(p["a"], p["b"], env, reports, args.threshold, pairs / f"{kind}{i + 1}.txt", args.relative)
+                compare(p["a"], p["b"], env, reports, args.threshold, pairs / f"{kind}{i + 1}.txt", args.absolute)
                 for i, p in enumerate(summary[kind])
             ]
             for i, pair in enumerate(summary[kind]):
@@ -175,7 +175,7 @@ def main() -> None:
             a, ta = run(args.options, env, 1.0, reports)
             b, tb = run(args.options, env, factor, reports)
             summary["runs_s"] += [round(ta, 1), round(tb, 1)]
-            pair = compare(a, b, env, reports, args.threshold, pairs / f"{kind}{i + 1}.txt", args.relative)
+            pair = compare(a, b, env, reports, args.threshold, pairs / f"{kind}{i + 1}.txt", args.absolute)
             summary[kind].append(pair)
             print(pair_line(kind, i, pair, ta, tb), flush=True)
     sum_up(summary, args, reports)
@@ -224,7 +224,7 @@ def sum_up(summary: dict, args, reports: Path) -> None:
         f"run times (warm): {times.min():.0f} to {times.max():.0f} s, median {times.median():.0f} s{first}",
     ]
     summary["summary"] = lines
-    (reports / ("series-relative.json" if args.relative else "series.json")).write_text(json.dumps(summary, indent=2))
+    (reports / ("series-absolute.json" if args.absolute else "series.json")).write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))
     print(f"(runs, pairs and series.json under {reports})")
 

@@ -33,7 +33,8 @@ def _plus_minus(half: float) -> str:
     return "±?" if math.isnan(half) else f"±{half * 100:.1f}%"
 
 
-def render_text(frame, geomeans: dict, regressions=None, unresolved=None, threshold=None, moved=None) -> str:
+def render_text(frame, geomeans: dict, verdict=None) -> str:
+    """compare's text; with ``verdict`` (run_comparison.gate), the gate's findings below the rows."""
     out = []
     for run_b, group in frame.groupby("run_b", sort=False):
         first = group.iloc[0]
@@ -54,18 +55,36 @@ def render_text(frame, geomeans: dict, regressions=None, unresolved=None, thresh
     out.append(
         "~: no significant change (Mann-Whitney U p >= 0.05, or the interval of the ratio of medians includes 1)"
     )
-    if regressions is not None and len(regressions):
+    if verdict is not None:
+        out += _gate_lines(verdict)
+    return "\n".join(out) + "\n"
+
+
+def _gate_lines(verdict) -> list[str]:
+    out = []
+    if len(verdict.regressions):
         out += ["", "regressions beyond the threshold (whole interval):"]
         out += [
             f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {_pct(r.change)} "
             f"[{_pct(r.change_ci_low)} .. {_pct(r.change_ci_high)}]{_few_processes(r)}"
-            for r in regressions.itertuples()
+            for r in verdict.regressions.itertuples()
         ]
-    if moved:
-        out += ["", moved_summary(moved, threshold, 0 if regressions is None else len(regressions))]
-    elif unresolved is not None and len(unresolved):
-        out += [""] + unresolved_lines(unresolved, threshold)
-    return "\n".join(out) + "\n"
+    if verdict.runs_moved:
+        return out + ["", moved_summary(verdict.runs_moved, verdict.threshold_pct, len(verdict.regressions))]
+    if verdict.workloads_moved:
+        out += ["", f"cannot resolve {verdict.threshold_pct:g}% here: {_moved_parts(verdict.workloads_moved)[0]}"]
+    if len(verdict.unresolved):
+        out += [""] + unresolved_lines(verdict.unresolved, verdict.threshold_pct)
+    return out
+
+
+def gate_summary(verdict) -> str:
+    """The gate's one line where it could not tell (exit 3): a run that moved as a whole, else the workloads that
+    did and the rows it could not resolve."""
+    if verdict.runs_moved:
+        return moved_summary(verdict.runs_moved, verdict.threshold_pct, len(verdict.regressions))
+    parts = _moved_parts(verdict.workloads_moved) + _unresolved_parts(verdict.unresolved)
+    return f"cannot resolve {verdict.threshold_pct:g}% here: {'; '.join(parts)}"
 
 
 def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
@@ -74,13 +93,25 @@ def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
     told = f"{beyond} row{'s' * (beyond != 1)} beyond {threshold:g}%, but " if beyond else ""
     return (
         f"cannot resolve {threshold:g}% here: {told}every row moved together between the runs (median change "
-        f"{runs}): the machine itself, or a change to every row; --relative takes each row against the "
-        "others of its workload"
+        f"{runs}): the machine itself, or a change to every row; --relative (the default) takes each row "
+        "against the others of its workload"
     )
 
 
-def unresolved_summary(unresolved, threshold: float) -> str:
-    """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
+def _moved_parts(moved: dict) -> list[str]:
+    """What the gate says of workloads whose implementations moved together (run_comparison.workloads_moved)."""
+    if not moved:
+        return []
+    named = ", ".join(f"{kernel} {workload}/n={n} {_pct(drift)}" for (_, kernel, workload, n), drift in moved.items())
+    count = len(moved)
+    return [
+        f"{count} workload{'s' * (count != 1)} moved as a whole, every implementation alike ({named}): the "
+        "machine, or a change to all of them, which changes against the drift cannot show (--absolute shows "
+        "each row's own)"
+    ]
+
+
+def _unresolved_parts(unresolved) -> list[str]:
     why = unresolved["cannot_resolve"]
     half = ((unresolved["change_ci_high"] - unresolved["change_ci_low"]) / 2)[why == "interval"]
     parts = []
@@ -96,7 +127,12 @@ def unresolved_summary(unresolved, threshold: float) -> str:
         parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
     if split:
         parts.append(f"passes at two speeds on {split} row{'s' * (split != 1)}")
-    return f"cannot resolve {threshold:g}% here: {'; '.join(parts)}"
+    return parts
+
+
+def unresolved_summary(unresolved, threshold: float) -> str:
+    """One line: the threshold the gate could not resolve, how wide the intervals were, and on how many rows."""
+    return f"cannot resolve {threshold:g}% here: {'; '.join(_unresolved_parts(unresolved))}"
 
 
 def unresolved_lines(unresolved, threshold: float) -> list[str]:
@@ -140,10 +176,14 @@ def _steadiness_lines(r) -> list[str]:
         f"B {b:.0f} us ({_pct(r['canary_change'])}), slowed during {r['slowed_share_b']:.0%}{others('b')}"
     )
     if r["machine_changed"]:
+        divided = (
+            "the changes below are against their workloads' drift, which divides out what moved a whole workload"
+            if r["relative"]
+            else "without --absolute, compare divides out what moved a whole workload"
+        )
         return [
             line,
-            "  the machine itself was not the same in both runs: changes of that size may be its own "
-            "(--relative divides out what moved a whole workload)",
+            f"  the machine itself was not the same in both runs: changes of that size may be its own ({divided})",
         ]
     return [line]
 
