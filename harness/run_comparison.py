@@ -44,6 +44,9 @@ KEY = list(MeasurementKey._fields)
 # Processes a side under which a gated regression may be one run's slow spell over all its processes
 # (docs/measurement.md, "Comparing runs")
 GATE_PROCESSES = 4
+# CPUs a row's passes kept busy from which it runs threads (one thread reads 0.99-1.02, threaded rows 1.2-2.0 on a
+# 2-vCPU VM): with fewer than GATE_PROCESSES processes a side it is not gated (docs/measurement.md, "The gate")
+THREADED_CPUS = 1.15
 
 
 @dataclass
@@ -56,6 +59,8 @@ class LoadedRun:
     blocks: dict[tuple, list]
     # the canary's view of the run (results.machine_steadiness); NaN for a run saved without one
     steadiness: dict = field(default_factory=lambda: results.machine_steadiness([]))
+    # KEY -> the CPUs its timed passes kept busy (results.Measurement.cpus_busy); absent where not recorded
+    cpus: dict = field(default_factory=dict)
 
 
 def load_run(spec: str, reports_dir: Path) -> LoadedRun:
@@ -80,11 +85,12 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
         )
     if machine:
         records = [r for r in records if r.machine == machine]
-    blocks = {}
+    blocks, cpus = {}, {}
     for m in results.merge_records(records):
         if m.status is Status.PASS and m.samples_s:
             n = int(m.n or 1)
             blocks[m.key] = [[sample_stats.ns_per_op(p, n) for p in worker] for worker in m.unit_samples_s]
+            cpus[m.key] = m.cpus_busy
     run_id = run.results()["run_id"].dropna().astype(str)
     run_id = run_id.iloc[0] if len(run_id) else folder.name
     if machine:
@@ -94,8 +100,9 @@ def load_run(spec: str, reports_dir: Path) -> LoadedRun:
             run.machine_folder(machine).machine(),
             blocks,
             results.machine_steadiness(records),
+            cpus,
         )
-    return LoadedRun(run_id, folder, run.machine(), blocks, results.machine_steadiness(records))
+    return LoadedRun(run_id, folder, run.machine(), blocks, results.machine_steadiness(records), cpus)
 
 
 def ratio_interval(x_blocks: list, y_blocks: list) -> tuple[float, float]:
@@ -173,6 +180,8 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
                 "processes_b": len(b.blocks[key]),
                 "two_speeds_a": at_two_speeds(a.blocks[key]),
                 "two_speeds_b": at_two_speeds(b.blocks[key]),
+                "cpus_a": a.cpus.get(key, math.nan),
+                "cpus_b": b.cpus.get(key, math.nan),
             }
         )
     frame = pd.DataFrame(rows)
@@ -242,10 +251,21 @@ def two_speeds(frame: pd.DataFrame) -> pd.Series:
     return a | b
 
 
+def threaded(frame: pd.DataFrame) -> pd.Series:
+    """Rows that kept THREADED_CPUS or more busy in either run, measured by fewer than GATE_PROCESSES processes a
+    side (none for a comparison saved without the columns)."""
+    if "cpus_a" not in frame or "cpus_b" not in frame:
+        return pd.Series(False, index=frame.index)
+    busy = frame[["cpus_a", "cpus_b"]].max(axis=1, skipna=True) >= THREADED_CPUS
+    return busy & (frame[["processes_a", "processes_b"]].min(axis=1) < GATE_PROCESSES)
+
+
 def regressions(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
     """Rows slower by more than the threshold with the whole interval beyond it, their passes at one speed in
-    both runs: a row at two speeds can move by the distance between them without any change of its code."""
-    return frame[frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100) & ~two_speeds(frame)]
+    both runs (a row at two speeds can move by the distance between them without any change of its code), not
+    running threads on too few processes (threaded)."""
+    beyond = frame["significant"] & (frame["change_ci_low"] > threshold_pct / 100)
+    return frame[beyond & ~two_speeds(frame) & ~threaded(frame)]
 
 
 def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, float]:
@@ -313,10 +333,13 @@ def gate(frame: pd.DataFrame, threshold_pct: float) -> GateVerdict:
 
 def unresolved(frame: pd.DataFrame, threshold_pct: float) -> pd.DataFrame:
     """Rows that cannot tell a change of the threshold from none, each with why in ``cannot_resolve``: "no
-    interval" (too few units), "interval" (its half-width is the threshold or more), or "two speeds" (passes at
-    two speeds in either run, with a change beyond the threshold). Regressions are left out: they were told."""
+    interval" (too few units), "two speeds" (passes at two speeds in either run) or "threads" (threaded), these
+    two with a change beyond the threshold, else "interval" (its half-width is the threshold or more).
+    Regressions are left out: they were told."""
     half = (frame["change_ci_high"] - frame["change_ci_low"]) / 2
     beyond = frame.index.isin(regressions(frame, threshold_pct).index)
-    split = two_speeds(frame) & (frame["change"].abs() > threshold_pct / 100)
-    why = np.where(half.isna(), "no interval", np.where(half < threshold_pct / 100, "two speeds", "interval"))
-    return frame.assign(cannot_resolve=why)[~beyond & (~(half < threshold_pct / 100) | split)]
+    moved = frame["change"].abs() > threshold_pct / 100
+    split, busy = two_speeds(frame) & moved, threaded(frame) & moved
+    narrow = half < threshold_pct / 100
+    why = np.select([half.isna(), split, busy, ~narrow], ["no interval", "two speeds", "threads", "interval"], "")
+    return frame.assign(cannot_resolve=why)[~beyond & (~narrow | split | busy)]

@@ -503,6 +503,8 @@ class ResultLine:
     samples_s: list = field(default_factory=list)
     pass_canary_s: Any = field(default_factory=list)  # [before_s, after_s, samples] a timed pass (steadiness)
     pass_t: Any = field(default_factory=list)  # [start, end] of each timed pass (time.time()): machine_speed
+    # the CPUs each timed pass kept busy: the process's CPU time over the pass's wall time (threads show as > 1)
+    pass_cpus: Any = field(default_factory=list)
     rounds: int = 0
     iterations: int = 0
     reprepare_s: Any = field(default_factory=list)  # preparing afresh for each later pass
@@ -547,16 +549,21 @@ class ResultLine:
     def key(self) -> MeasurementKey:
         return MeasurementKey.of(self)
 
-    def add_pass(self, samples: list[float], before_s: float, after_s: float, span: tuple = ()) -> None:
-        """A timed pass's samples, with the canary readings taken on either side of it and when it ran."""
+    def add_pass(
+        self, samples: list[float], before_s: float, after_s: float, span: tuple = (), cpus: Optional[float] = None
+    ) -> None:
+        """A timed pass's samples, with the canary readings taken on either side of it, when it ran and the CPUs
+        it kept busy."""
         self.samples_s += samples
         self.pass_canary_s.append([before_s, after_s, len(samples)])
         if span:
             self.pass_t.append([round(span[0], 4), round(span[1], 4)])
+        if cpus is not None:
+            self.pass_cpus.append(round(cpus, 3))
 
     def drop_samples(self) -> None:
         self.samples_s, self.pass_canary_s, self.rounds, self.iterations = [], [], 0, 0
-        self.pass_t = []
+        self.pass_t, self.pass_cpus = [], []
 
     def median_text(self) -> str:
         samples = sorted(self.samples_s)
@@ -611,7 +618,7 @@ class ResultLine:
                 values["status"] = Status.parse(_text("status", data["status"]))
             except ValueError as exc:
                 raise BadRecord(f"status holds {data['status']!r}, not a status") from exc
-        for name in ("params", "summary", "samples_s", "pass_canary_s", "pass_t", "reprepare_s"):
+        for name in ("params", "summary", "samples_s", "pass_canary_s", "pass_t", "pass_cpus", "reprepare_s"):
             values[name] = data.get(name)
         explain = data.get("explain")
         if explain is not None and not isinstance(explain, dict):

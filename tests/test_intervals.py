@@ -142,7 +142,9 @@ def test_a_row_whose_passes_ran_at_two_speeds_is_not_gated_but_said_unresolved()
     assert r.significant and r.change_ci_low > 0.10  # what the gate used to fail on
     assert regressions(row, 10).empty and unresolved(row, 10).index.tolist() == [0]
     lines = unresolved_lines(unresolved(row, 10), 10)
-    assert lines[1].startswith("  k.x/impl w/n=1000: +-") and lines[1].endswith(", passes at two speeds in B")
+    assert lines[0] == "cannot resolve 10% here: passes at two speeds on 1 row:"
+    assert lines[1].startswith(f"  k.x/impl w/n=1000: {r.change * 100:+.1f}% +-")
+    assert lines[1].endswith(", passes at two speeds in B")
     # an interval narrow enough to resolve 10% does not make two speeds a regression either
     narrow = row.assign(change=0.5, change_ci_low=0.45, change_ci_high=0.55)
     assert regressions(narrow, 10).empty and len(unresolved(narrow, 10)) == 1
@@ -199,6 +201,44 @@ def test_a_workload_that_moved_as_a_whole_is_named_by_a_relative_gate_and_its_ow
     assert workloads_moved(compare_pair(a, b), 10) == {}
     quiet = LoadedRun("d", Path("."), {}, {k: run_units(rng, level=1.05, pass_sd=0.01) for k in keys})
     assert gate(compare_pair(a, quiet, relative=True), 10).resolved
+
+
+def test_a_row_that_runs_threads_is_gated_only_with_enough_processes_a_side():
+    from swarbench.render.comparison import gate_summary, unresolved_lines
+
+    rng = np.random.default_rng(9)
+    keys = [("k.x", f"impl{i}", "w", 1000) for i in range(5)]
+    busy = {k: 2.0 if k == keys[0] else 1.0 for k in keys}
+
+    def runs(processes):
+        a = LoadedRun("a", Path("."), {}, {k: run_units(rng, processes, pass_sd=0.01) for k in keys}, cpus=busy)
+        b_blocks = {k: run_units(rng, processes, level=1.6 if k == keys[0] else 1.0, pass_sd=0.01) for k in keys}
+        return compare_pair(a, LoadedRun("b", Path("."), {}, b_blocks, cpus=busy), relative=True)
+
+    one = runs(1)
+    verdict = gate(one, 10)
+    assert verdict.regressions.empty and not verdict.failed
+    assert verdict.unresolved["implementation"].tolist() == ["impl0"]
+    assert verdict.unresolved["cannot_resolve"].tolist() == ["threads"]
+    assert (
+        gate_summary(verdict) == "cannot resolve 10% here: threads on 1 row measured by fewer than 4 processes a side"
+    )
+    (line,) = unresolved_lines(verdict.unresolved, 10)[1:]
+    change = verdict.unresolved["change"].iloc[0]
+    assert change > 0.4 and line.startswith(f"  k.x/impl0 w/n=1000: {change * 100:+.1f}% +-")
+    assert "on 2.0 CPUs (1+1 processes" in line
+    # four processes a side see past one run's slow CPU: the row is gated
+    four = gate(runs(4), 10)
+    assert four.regressions["implementation"].tolist() == ["impl0"] and four.failed
+    # a run saved before the CPUs were recorded is judged as before
+    old = compare_pair(
+        LoadedRun("a", Path("."), {}, {k: run_units(rng, pass_sd=0.01) for k in keys}),
+        LoadedRun(
+            "b", Path("."), {}, {k: run_units(rng, level=1.6 if k == keys[0] else 1.0, pass_sd=0.01) for k in keys}
+        ),
+        relative=True,
+    )
+    assert gate(old, 10).regressions["implementation"].tolist() == ["impl0"]
 
 
 def test_the_frame_takes_its_units_from_the_passes_of_every_worker():

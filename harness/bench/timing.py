@@ -76,7 +76,7 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
         worker=line.worker,
     )
     before = read_canary()
-    started = time.time()
+    started, cpu_started = time.time(), time.process_time()
     try:
         if timing.spot is not None:  # the harness's own loop of calls, some of them checked (spot_checks)
             timing.outputs = timing.spot.pedantic(
@@ -96,8 +96,9 @@ def time_pass(benchmark, timing: Timing, index: int, read_canary: Callable[[], f
         raise
     stats = getattr(benchmark, "stats", None)
     line.rounds += rounds
-    ended = time.time()
-    line.add_pass(list(stats.stats.data) if stats is not None else [], before, read_canary(), (started, ended))
+    ended, cpu_ended = time.time(), time.process_time()
+    cpus = (cpu_ended - cpu_started) / (ended - started) if ended > started else None
+    line.add_pass(list(stats.stats.data) if stats is not None else [], before, read_canary(), (started, ended), cpus)
 
 
 def cheap_to_prepare(prepare_s: float, plan: RoundPlan) -> bool:

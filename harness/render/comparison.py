@@ -127,6 +127,11 @@ def _unresolved_parts(unresolved) -> list[str]:
         parts.append(f"no interval on {none} row{'s' * (none != 1)} (timed in fewer than 5 passes)")
     if split:
         parts.append(f"passes at two speeds on {split} row{'s' * (split != 1)}")
+    busy = int((why == "threads").sum())
+    if busy:
+        parts.append(
+            f"threads on {busy} row{'s' * (busy != 1)} measured by fewer than {GATE_PROCESSES} processes a side"
+        )
     return parts
 
 
@@ -145,6 +150,12 @@ def unresolved_lines(unresolved, threshold: float) -> list[str]:
         if runs:
             lead = f"{_pct(r.change)} " if r.cannot_resolve == "two speeds" else ""
             said = f"{lead}{said}, passes at two speeds in {runs}"
+        elif r.cannot_resolve == "threads":
+            cpus = max(c for c in (r.cpus_a, r.cpus_b) if c == c)
+            said = (
+                f"{_pct(r.change)} {said}, on {cpus:.1f} CPUs ({r.processes_a:g}+{r.processes_b:g} processes: a "
+                "host that slows one CPU through a whole run moves a row that runs threads alone)"
+            )
         out.append(f"  {r.kernel}/{r.implementation} {r.workload}/n={r.n}: {said}")
     return out
 

@@ -75,6 +75,7 @@ COLUMNS = [
     "ns_per_op_mean",
     "cv",
     "units",
+    "cpus_busy",
     "stability",
     "s_per_call_median",
     "ops_per_s",
@@ -133,6 +134,7 @@ class Measurement:
     processes: int  # workers that timed it
     set_aside: bool  # whether slowed samples were judged (not a --keep-slowed run)
     two_speeds: Optional[tuple]
+    cpus_busy: float  # the median over its timed passes of the CPUs each kept busy (NaN: not recorded)
     prepare_s: float
     reprepare_s: float
 
@@ -162,6 +164,7 @@ class _Merging:
     reprepare_s: list[float] = field(default_factory=list)  # preparing a fresh copy for a later pass
     hw: list[tuple[float, float]] = field(default_factory=list)  # (cycles, instructions) per op, by worker
     samples_all_s: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)  # each timed pass's CPUs kept busy
 
     def add(self, rec: ResultLine) -> None:
         if _severity(rec.status) > _severity(self.status):
@@ -178,6 +181,12 @@ class _Merging:
         if rec.counts.get("hw_cycles_per_op") is not None:
             self.hw.append((rec.counts["hw_cycles_per_op"], rec.counts.get("hw_instructions_per_op", math.nan)))
         self.samples_all_s += rec.samples_s
+        cpus = rec.pass_cpus if isinstance(rec.pass_cpus, list) else []
+        self.cpus += [
+            float(c)
+            for c in cpus
+            if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) and c >= 0
+        ]
 
     def merged(self, limit: float, keep_all: bool) -> Measurement:
         """The measurement: the first line's fields, every worker's samples judged as one."""
@@ -208,6 +217,7 @@ class _Merging:
             processes=len({worker for worker, p in self.passes if p.samples_s}),
             set_aside=not keep_all,
             two_speeds=two_speeds([float(np.median(p.samples_s)) for _, p in kept if len(p.samples_s) >= PASS_SAMPLES]),
+            cpus_busy=float(np.median(self.cpus)) if self.cpus else math.nan,
             prepare_s=float(np.median(self.prepare_s)) if self.prepare_s else math.nan,
             reprepare_s=float(np.median(self.reprepare_s)) if self.reprepare_s else math.nan,
         )
@@ -310,6 +320,7 @@ def frame_from_records(records: Iterable[Union[dict, Record]], run_id: str, mach
         n = int(m.n or 1)
         row.update(sample_stats.summarize(m.samples_s, n, int(m.line.iterations or 1), units=m.unit_samples_s))
         row["stability"] = _stability(row["stability"], m, n)
+        row["cpus_busy"] = m.cpus_busy
         every = m.samples_all_s
         row.update(
             run_id=run_id,
