@@ -170,8 +170,8 @@ def main() -> None:
         summary["first_run_s"] = round(took, 1)
         print(f"first run (empty caches): {took:.1f} s", flush=True)
     run(args.options, env, 1.0, reports)  # warms what a first run fills, and is not counted
-    for kind, pairs, factor in (("aa", args.aa, 1.0), ("ab", args.ab, args.factor)):
-        for i in range(pairs):
+    for kind, count, factor in (("aa", args.aa, 1.0), ("ab", args.ab, args.factor)):
+        for i in range(count):
             a, ta = run(args.options, env, 1.0, reports)
             b, tb = run(args.options, env, factor, reports)
             summary["runs_s"] += [round(ta, 1), round(tb, 1)]
