@@ -7,8 +7,9 @@ With ``follow`` (a plugin's name, `history --follow benchmarks/zero.py`) the com
 (swarbench.provenance), the runs that did not measure it are left out, and only its rows are shown: your code's
 history, not swarbench's.
 
-Between neighbouring commits each measurement is compared as `swarbench compare` does
-(swarbench.run_comparison.compare_pair), so a change the page marks is one compare would call.
+Between neighbouring commits each measurement is compared as `swarbench compare` does by default
+(swarbench.run_comparison.compare_pair, against its workload's drift), so a change the page marks is one compare
+would call.
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def _changes(pairs: list[tuple[Run, Run]]) -> dict:
                     loaded[r.run_id] = None
         if loaded[a.run_id] is None or loaded[b.run_id] is None:
             continue
-        frame = compare.compare_pair(loaded[a.run_id], loaded[b.run_id])
+        frame = compare.compare_pair(loaded[a.run_id], loaded[b.run_id], relative=True)
         for _, row in frame.iterrows():
             out[(a.commit, b.commit, *MeasurementKey.of(row))] = row.to_dict()
     return out

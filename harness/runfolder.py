@@ -112,6 +112,7 @@ LATER_COLUMNS = (
     "machine_others_cpus",
     "machine_steal_share",
     "machine_queue",
+    "cpus_busy",
     *EXPLAIN_COLUMNS,
 )
 # Columns of text; every other column of the frame holds numbers

@@ -186,8 +186,12 @@ def test_a_workload_that_moved_as_a_whole_is_named_by_a_relative_gate_and_its_ow
     frame = compare_pair(a, b, relative=True)
     assert workloads_moved(frame, 10) == {("b", "k.x", "w", 1000): pytest.approx(0.3, abs=0.03)}
     verdict = gate(frame, 10)
-    # k.x's first implementation regressed against its workload's drift and k.y's against its own: both told
-    assert sorted(verdict.regressions["implementation"] + verdict.regressions["kernel"]) == ["impl0k.x", "impl0k.y"]
+    # k.y's first implementation regressed against a drift of nothing: told. k.x's did too, but against a drift of
+    # +30%, which a slower machine need not give every row alike: named with its workload, not told
+    assert frame.set_index(["kernel", "implementation"]).loc[("k.x", "impl0"), "change_ci_low"] > 0.1
+    assert verdict.regressions["kernel"].tolist() == ["k.y"] and verdict.regressions["implementation"].tolist() == [
+        "impl0"
+    ]
     assert verdict.failed and not verdict.resolved and not verdict.runs_moved
     # a lone implementation that moved is its workload's move: named, not told
     lone = LoadedRun(

@@ -467,6 +467,28 @@ def test_a_long_batch_is_called_once_per_sample_its_verification_call_the_first(
     assert all(n == 1 and 0 < before < 1 and 0 < after < 1 for r in ends for before, after, n in r["pass_canary_s"])
 
 
+# The header of a results.csv a default run wrote on 2026-11-30 (results format 2, before cpus_busy)
+SAVED_HEADER = """
+    run_id kernel suite implementation family workload n unit seed status reason expected_to_fail prepare_s
+    reprepare_s processes rounds iterations samples samples_slowed ns_per_op_median ns_per_op_ci_low
+    ns_per_op_ci_high ns_per_op_min ns_per_op_q1 ns_per_op_q3 ns_per_op_iqr ns_per_op_mean cv units
+    stability s_per_call_median ops_per_s overhead_ns_per_call ns_per_op_corrected cycles_per_op_est
+    clock_ghz hw_cycles_per_op hw_instructions_per_op worker_medians worker_spread ns_per_op_best_worker
+    ns_per_op_median_all baseline speedup speedup_ci_low speedup_ci_high params summary machine machine_cpu
+    machine_python machine_compiler machine_host machine_canary_us machine_slowed_share machine_slowdown
+    machine_others_cpus machine_steal_share machine_queue git_commit format_version code_function
+    code_origin code_sha256 loop_instructions ops_per_iteration instructions_per_op
+    core_cycles_per_iteration core_bottleneck core_model core_limit_cycles_per_op core_limit_ns_per_op
+    memory_bytes_per_op memory_level memory_limit_ns_per_op limit_bound limit_ns_per_op limit_share
+    limit_text hw_branch_misses_per_op hw_cache_misses_per_op explain_missing
+""".split()
+
+
+def test_every_column_added_since_a_saved_run_is_a_later_column_so_that_run_still_loads():
+    added = [c for c in results.COLUMNS if c not in SAVED_HEADER]
+    assert "cpus_busy" in added and not [c for c in added if c not in results.LATER_COLUMNS]
+
+
 def test_results_saved_before_the_later_columns_still_load(tmp_path):
     rec = {
         "event": "result",
