@@ -165,7 +165,8 @@ def test_compare_calls_an_injected_slowdown_and_the_gate_fails_but_a_run_against
     assert gate.returncode == 3 and "1 workload moved as a whole" in gate.stderr, gate.stderr
     assert "geomean" in gate.stdout and "(one implementation: absolute)" in gate.stdout
     absolute = swarbench("compare", base, slow, "--absolute", "--fail-on-regression", "10", env=env)
-    assert absolute.returncode == 3 and "1 row beyond 10%, but every row moved together" in absolute.stderr
+    # (the row is named beyond 10% too, unless a busy neighbour split its passes into two speeds)
+    assert absolute.returncode == 3 and "every row moved together between the runs" in absolute.stderr
     lenient = swarbench("compare", base, slow, "--fail-on-regression", "900", env=env)
     assert lenient.returncode == 0  # the whole interval must lie beyond the threshold
 
