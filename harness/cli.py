@@ -91,7 +91,7 @@ def build_parser(
         "compare",
         help="compare saved runs: change of each median, its interval, significance",
         description="Compare runs benchstat-style: the first run is the reference. A change is "
-        "shown only when a Mann-Whitney U test and the 95%% bootstrap interval of the "
+        "shown only when a Mann-Whitney U test and the 95% bootstrap interval of the "
         "ratio of medians agree; otherwise '~'. Runs from different machines compare too.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more runs (ids, folders or 'latest')")
@@ -126,8 +126,9 @@ def build_parser(
         default=None,
         metavar="PCT",
         help="exit 1 when a measurement is slower by more than PCT%% with its whole interval "
-        "beyond PCT (for CI gates); exit 3 when none is, but some interval is too wide to tell a "
-        "change of PCT%% from none",
+        "beyond PCT (for CI gates); exit 3 when none is, but the gate cannot tell a change of PCT%% "
+        "from none somewhere: an interval that wide or none, passes at two speeds, a row on threads "
+        "measured by too few processes, a workload that moved as a whole",
     )
     options.add_arguments(p, "compare")
 
