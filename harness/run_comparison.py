@@ -14,13 +14,15 @@ each. Samples of one pass, or of one process, are not independent of each other 
 landed, a slow spell of the machine), and an interval from pooled samples would call such a difference a
 regression. scipy.stats.bootstrap resamples flat samples only, hence that code.
 
-With ``relative``, each change is taken against the other implementations of the same workload: B's samples
+With ``relative`` (`swarbench compare`'s default, and ``compare``'s here; ``compare_pair`` takes it as asked),
+each change is taken against the other implementations of the same workload: B's samples
 are divided by the drift, the median of the others' changes of median, before the interval and the test. A
 slow stretch of the whole machine between two runs moves every competitor of a workload alike (their passes
 are interleaved within each worker), so it cancels; a regression of one implementation does not, since its own
 change is left out of its drift, and a median of the others is not moved by a few of them regressing. The
 drift's own uncertainty is not in the interval. A row with no other implementation in both runs keeps its
-absolute change (drift blank).
+absolute change (drift blank). What a drift hides is a change to every implementation of a workload alike, so
+the gate names a workload whose drift reaches its threshold (workloads_moved, gate) instead of passing it.
 """
 
 from __future__ import annotations
@@ -225,6 +227,7 @@ def _relative_halfwidth(blocks: list) -> float:
 
 
 def compare(specs: list[str], reports_dir: Path, relative: bool = True) -> pd.DataFrame:
+    """Every later run against the first, as `swarbench compare` does: one frame of compare_pair's rows."""
     if len(specs) < 2:
         raise UsageError("compare needs at least two runs")
     runs = [load_run(s, reports_dir) for s in specs]
