@@ -305,6 +305,8 @@ class GateVerdict:
     unresolved: pd.DataFrame
     runs_moved: dict[str, float]
     workloads_moved: dict[tuple, float]
+    # rows beyond the threshold in a workload that moved as a whole: said, not told (gate)
+    set_aside: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def failed(self) -> bool:
@@ -322,15 +324,15 @@ def gate(frame: pd.DataFrame, threshold_pct: float) -> GateVerdict:
     drift is not its own either. Every other regression is told."""
     moved = workloads_moved(frame, threshold_pct)
     beyond = regressions(frame, threshold_pct)
-    if moved:
-        where = zip(beyond["run_b"], beyond["kernel"], beyond["workload"], beyond["n"])
-        beyond = beyond[[key not in moved for key in where]]
+    where = zip(beyond["run_b"], beyond["kernel"], beyond["workload"], beyond["n"])
+    inside = np.array([key in moved for key in where], dtype=bool)
     return GateVerdict(
         threshold_pct,
-        beyond,
+        beyond[~inside],
         unresolved(frame, threshold_pct),
         whole_run_moved(frame, threshold_pct),
         moved,
+        beyond[inside],
     )
 
 

@@ -172,6 +172,8 @@ def test_a_pair_whose_every_row_moved_together_is_not_judged_row_by_row():
 
 
 def test_a_workload_that_moved_as_a_whole_is_named_by_a_relative_gate_and_its_own_regressions_still_told():
+    from swarbench.render.comparison import gate_summary
+
     rng = np.random.default_rng(7)
     moved_keys = [("k.x", f"impl{i}", "w", 1000) for i in range(5)]
     still_keys = [("k.y", f"impl{i}", "w", 1000) for i in range(5)]
@@ -193,6 +195,9 @@ def test_a_workload_that_moved_as_a_whole_is_named_by_a_relative_gate_and_its_ow
         "impl0"
     ]
     assert verdict.failed and not verdict.resolved and not verdict.runs_moved
+    assert verdict.set_aside["implementation"].tolist() == ["impl0"] and verdict.set_aside["kernel"].tolist() == ["k.x"]
+    said = gate_summary(verdict)
+    assert "(k.x w/n=1000 +" in said and said.split("; not gated in them: ")[1].startswith("k.x/impl0 +")
     # a lone implementation that moved is its workload's move: named, not told
     lone = LoadedRun(
         "c", Path("."), {}, {k: run_units(rng, level=1.3 if k == alone else 1.0, pass_sd=0.01) for k in keys}

@@ -72,7 +72,7 @@ def _gate_lines(verdict) -> list[str]:
     if verdict.runs_moved:
         return out + ["", moved_summary(verdict.runs_moved, verdict.threshold_pct, len(verdict.regressions))]
     if verdict.workloads_moved:
-        out += ["", f"cannot resolve {verdict.threshold_pct:g}% here: {_moved_parts(verdict.workloads_moved)[0]}"]
+        out += ["", f"cannot resolve {verdict.threshold_pct:g}% here: {_moved_parts(verdict)[0]}"]
     if len(verdict.unresolved):
         out += [""] + unresolved_lines(verdict.unresolved, verdict.threshold_pct)
     return out
@@ -83,7 +83,7 @@ def gate_summary(verdict) -> str:
     did and the rows it could not resolve."""
     if verdict.runs_moved:
         return moved_summary(verdict.runs_moved, verdict.threshold_pct, len(verdict.regressions))
-    parts = _moved_parts(verdict.workloads_moved) + _unresolved_parts(verdict.unresolved)
+    parts = _moved_parts(verdict) + _unresolved_parts(verdict.unresolved)
     return f"cannot resolve {verdict.threshold_pct:g}% here: {'; '.join(parts)}"
 
 
@@ -98,16 +98,20 @@ def moved_summary(moved: dict, threshold: float, beyond: int) -> str:
     )
 
 
-def _moved_parts(moved: dict) -> list[str]:
-    """What the gate says of workloads whose implementations moved together (run_comparison.workloads_moved)."""
+def _moved_parts(verdict) -> list[str]:
+    """What the gate says of workloads whose implementations moved together (run_comparison.workloads_moved),
+    and of the rows beyond the threshold in them, which it did not gate."""
+    moved = verdict.workloads_moved
     if not moved:
         return []
     named = ", ".join(f"{kernel} {workload}/n={n} {_pct(drift)}" for (_, kernel, workload, n), drift in moved.items())
-    count = len(moved)
+    count, aside = len(moved), verdict.set_aside
+    rows = ", ".join(f"{r.kernel}/{r.implementation} {_pct(r.change)}" for r in aside.itertuples())
+    beyond = f"; not gated in them: {rows}" if len(aside) else ""
     return [
         f"{count} workload{'s' * (count != 1)} moved as a whole, every implementation alike ({named}): the "
-        "machine, or a change to all of them, which changes against the drift cannot show (--absolute shows "
-        "each row's own)"
+        f"machine, or a change to all of them, which changes against the drift cannot show (--absolute shows "
+        f"each row's own){beyond}"
     ]
 
 
