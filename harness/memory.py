@@ -37,9 +37,14 @@ def draw_layouts(rng: random.Random | None) -> None:
     _layouts = rng
 
 
+def _places(align: int) -> int:
+    """How many ``align``-byte places within a page (or LEAST_PLACES of them) an array's start is drawn from."""
+    return max(PAGE // align, LEAST_PLACES)
+
+
 def _offset(align: int) -> int:
     """Where past the first ``align`` boundary of a fresh allocation an array starts: 0, or a draw."""
-    return 0 if _layouts is None else align * _layouts.randrange(max(PAGE // align, LEAST_PLACES))
+    return 0 if _layouts is None else align * _layouts.randrange(_places(align))
 
 
 def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_LINE) -> np.ndarray:
@@ -48,7 +53,10 @@ def aligned_empty(shape: Union[int, tuple], dtype=np.uint8, align: int = CACHE_L
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
     offset = _offset(align)
-    raw = np.empty(count * dtype.itemsize + align + offset, np.uint8)
+    # room for every offset whichever is drawn: an allocation sized by the draw can land where its end, not its
+    # start, is fixed (a freed block reused from its top), which takes the draw back out of the array's address
+    room = align * _places(align) if _layouts is not None else 0
+    raw = np.empty(count * dtype.itemsize + align + room, np.uint8)
     start = -raw.ctypes.data % align + offset
     return raw[start : start + count * dtype.itemsize].view(dtype).reshape(shape)
 

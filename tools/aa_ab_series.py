@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from swarbench import run_comparison
 
 HERE = Path(__file__).resolve().parent.parent
 PLUGIN = HERE / "examples" / "swarbench-slowed" / "swarbench_slowed"
@@ -68,13 +69,10 @@ def compare(a: str, b: str, env: dict, reports: Path, threshold: float, out: Pat
     frame = pd.read_csv(io.StringIO(table.stdout))
     gate = swarbench(["compare", a, b, "--fail-on-regression", f"{threshold:g}", *how], env)
     out.write_text(gate.stdout + gate.stderr)
-    # the gate's list of regressions runs to the first blank line; the list of rows it cannot resolve follows
-    listed = gate.stdout.split("regressions beyond the threshold")[-1].split("\n\n")[0]
-    tripped = (
-        [line.split(":")[0].strip() for line in listed.splitlines()[1:] if line.startswith("  ") and ": +" in line]
-        if gate.returncode == 1
-        else []
-    )
+    # the rows the gate told, from the gate itself over the same frame (its text is for people)
+    verdict = run_comparison.gate(frame, threshold)
+    told = verdict.regressions.itertuples() if verdict.failed else []
+    tripped = [f"{r.kernel}/{r.implementation} {r.workload}/n={r.n}" for r in told]
     inside = mutual_coverage(reports / a / "results.csv", reports / b / "results.csv")
     slowed = frame[frame["implementation"] == SLOWED]
     unchanged = frame[frame["implementation"] != SLOWED]
