@@ -430,9 +430,9 @@ OPTIONS = {
         Option(
             "processes",
             STAGES,
-            1,
+            2,
             "fresh worker processes, run one after another, each in its own shuffled "
-            "order; their samples are merged and their medians compared (default 1; batches over 0.5 s are timed "
+            "order; their samples are merged and their medians compared (default 2; batches over 0.5 s are timed "
             "only by the first --min-rounds workers)",
             RUN,
             "processes",
@@ -442,9 +442,9 @@ OPTIONS = {
         Option(
             "passes",
             STAGES,
-            6,
+            3,
             "in each worker, go through the whole run K times, each workload's "
-            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 6)",
+            "implementations reshuffled in every pass, timing a K-th of every case's rounds per pass (default 3)",
             RUN,
             "passes",
             metavar="K",

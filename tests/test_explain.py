@@ -615,3 +615,31 @@ def test_no_explain_keeps_the_memory_limit_and_says_why_the_code_was_not_read(tm
         r = frame[frame.implementation == impl].iloc[0]
         assert r.status == "PASS" and r.explain_missing == "its code was not read: the run was given --no-explain"
         assert r.memory_limit_ns_per_op > 0 and not isinstance(r.code_sha256, str)
+
+
+@pytest.mark.slow
+def test_with_two_workers_the_first_reads_the_code_and_the_second_only_times(tmp_path):
+    """The code and hot loop are the same in every worker of a run: the second worker does not call the batch
+    again to sample it (its line says who reads it), and the merged row carries the first worker's reading."""
+    import json
+
+    from conftest import cli_env, swarbench
+
+    _needs_c_and_numba()
+    env = cli_env(tmp_path)
+    two = [a if a != "1" or RUN[i - 1] != "--processes" else "2" for i, a in enumerate(RUN)]
+    proc = swarbench(*two, env=env)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = next(Path(env["SWARBENCH_REPORTS"]).iterdir())
+    lines = [json.loads(s) for s in (run_dir / "records.jsonl").read_text().splitlines()]
+    results = [r for r in lines if r.get("event") == "result"]
+    by_worker = {(r["worker"], r["implementation"]): r["explain"] for r in results}
+    for impl in ("c-swar", "numba-swar"):
+        assert by_worker[(0, impl)]["called"] and "first worker" not in by_worker[(0, impl)].get("missing", "")
+        assert by_worker[(1, impl)]["missing"] == "its code is read by the run's first worker"
+        assert by_worker[(1, impl)]["bytes_read_per_op"] > 0  # the traffic is every worker's
+    frame = __import__("pandas").read_csv(run_dir / "results.csv")
+    for impl in ("c-swar", "numba-swar"):
+        r = frame[frame.implementation == impl].iloc[0]
+        assert "first worker" not in str(r.explain_missing)
+        assert r.instructions_per_op > 0 and r.code_sha256

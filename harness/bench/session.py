@@ -422,7 +422,7 @@ class Session:
         if kernel.summarize is not None and not checked:
             line.summary = self._summary(case, timing.outputs)
         try:
-            line.explain = explained(timing, line, prepared, self.options.explain, kernel.op_is_element)  # untimed
+            line.explain = explained(timing, line, prepared, self.options, kernel.op_is_element)  # untimed
         except KeyboardInterrupt:  # a Ctrl-C cut the explanation short: what was measured is kept all the same
             self._finish(line, timing.label, line.median_text())
             raise
@@ -451,10 +451,10 @@ class Session:
             self._finish(timing.line, timing.label, timing.line.median_text())
 
 
-def explained(timing: Timing, line: ResultLine, prepared, code: bool, op_is_element: bool) -> dict:
-    """The case's traffic and, with ``code``, its code and hot loop (swarbench.explain); a failure to explain is
-    said, never raised."""
-    from swarbench.explain.case import explain_case
+def explained(timing: Timing, line: ResultLine, prepared, options: WorkerRequest, op_is_element: bool) -> dict:
+    """The case's traffic and, where the run explains and this is its first worker, its code and hot loop
+    (swarbench.explain); a failure to explain is said, never raised."""
+    from swarbench.explain.case import NO_EXPLAIN, READ_BY_FIRST_WORKER, explain_case
 
     try:
         return explain_case(
@@ -464,8 +464,9 @@ def explained(timing: Timing, line: ResultLine, prepared, code: bool, op_is_elem
             prepared.workload,
             prepared.expected,
             line.n,
-            code,
+            options.explain and options.worker == 0,
             op_is_element,
+            NO_EXPLAIN if not options.explain else READ_BY_FIRST_WORKER,
         )
     except Exception as exc:
         return {"missing": f"harness error while explaining: {oracle.describe_error(exc)}"}

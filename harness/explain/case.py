@@ -27,6 +27,10 @@ CALL_LIMIT_S = 1.0  # a batch slower than this is not called again to see what i
 # samples are off by about 1/sqrt(k) (1, 2 and 13 made poker.popcount c-naive's inner loop 99, 33 and 8 runs).
 MIN_OWN_SAMPLES = 30
 NOT_COMPILED = ("python", "numpy")  # families whose batches call no compiled kernel of their own
+NO_EXPLAIN = "its code was not read: the run was given --no-explain"
+# A case's code and hot loop are the same in every worker of a run: the first reads them (the sampling costs a
+# tenth of a second a case), the others keep to their timing.
+READ_BY_FIRST_WORKER = "its code is read by the run's first worker"
 WHOLE_OP = "not counted: an op of this kernel is a whole computation of its own, not an element its loop streams"
 
 
@@ -54,16 +58,18 @@ def explain_case(
     n: int,
     code: bool = True,
     op_is_element: bool = True,
+    code_not_read: str = NO_EXPLAIN,
 ) -> dict:
     """Everything the results need to set the case beside its limits; never raises for a case it cannot read.
-    Without ``code`` (`swarbench run --no-explain`), only the traffic: the batch is not called again. Without
-    ``op_is_element`` (the kernel's Kernel.op_is_element), no operations an iteration are counted."""
+    Without ``code`` (`swarbench run --no-explain`, or a worker after the first), only the traffic: the batch is
+    not called again, and ``code_not_read`` says why. Without ``op_is_element`` (the kernel's
+    Kernel.op_is_element), no operations an iteration are counted."""
     out: dict = traffic(workload, expected, n)
     if str(family).startswith(NOT_COMPILED):
         out["missing"] = "no compiled code of its own (a Python or NumPy family)"
         return out
     if not code:
-        out["missing"] = "its code was not read: the run was given --no-explain"
+        out["missing"] = code_not_read
         return out
     if platform.machine().lower() not in ("x86_64", "amd64"):
         out["missing"] = f"the disassembly is read for x86-64 only, not {platform.machine()}"

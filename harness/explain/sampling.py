@@ -27,7 +27,7 @@ uint64_t sampler_address(size_t i);
 """
 JIT = ""  # the samples no module file holds (a JIT's code), by address
 INTERVAL_US = 200  # the shortest interval between two samples
-SAMPLE_FOR_S = 0.1  # calls of the batch until this much time has passed (at least one call)
+SAMPLE_FOR_S = 0.05  # calls of the batch until this much time has passed (at least one call)
 MOST_CALLS = 1000
 # Each tick costs the sampled thread a signal: microseconds on bare metal, a few hundred in a VM whose timer
 # interrupts exit to its host. A long call is sampled more sparsely: a batch's sampling adds about this many

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Union
 import numpy as np
 
 from swarbench.explain import limits as explain_limits
+from swarbench.explain.case import READ_BY_FIRST_WORKER
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (
     PASS_SAMPLES,
@@ -173,7 +174,8 @@ class _Merging:
         self.rounds += rec.rounds or 0
         self.iterations = max(self.iterations, rec.iterations or 0)
         self.summary = self.summary or rec.summary
-        self.explain = self.explain or rec.explain
+        if not self.explain or (rec.explain and self.explain.get("missing") == READ_BY_FIRST_WORKER):
+            self.explain = rec.explain
         if rec.prepare_s is not None:
             self.prepare_s.append(rec.prepare_s)
         again = rec.reprepare_s
