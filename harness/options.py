@@ -502,8 +502,8 @@ OPTIONS = {
         Option(
             "max-time",
             Positive(),
-            0.1,
-            "timing budget per measurement, shared by the workers (default 0.1)",
+            0.05,
+            "timing budget per measurement, shared by the workers (default 0.05)",
             RUN,
             "max_time",
             metavar="SECONDS",

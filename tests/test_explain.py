@@ -643,3 +643,35 @@ def test_with_two_workers_the_first_reads_the_code_and_the_second_only_times(tmp
         r = frame[frame.implementation == impl].iloc[0]
         assert "first worker" not in str(r.explain_missing)
         assert r.instructions_per_op > 0 and r.code_sha256
+
+
+def test_a_reading_of_unchanged_code_is_kept_and_read_back_without_sampling_again(tmp_path, monkeypatch):
+    """The hot loop is found by sampling extra calls; the next run of the same code on the same machine reads the
+    reading back (the same loop, said the same way) instead of sampling again, and other code is sampled anew."""
+    import types
+
+    import numpy as np
+
+    _needs_c_and_numba()
+    import numba
+    from swarbench.explain import case, sampling
+
+    monkeypatch.setenv("SWARBENCH_CACHE", str(tmp_path / "cache"))
+    taken = []
+    real = sampling.sample
+    monkeypatch.setattr(sampling, "sample", lambda batch, call_s: taken.append(call_s) or real(batch, call_s))
+
+    @numba.njit(cache=False)
+    def double_all(a, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] * 2
+
+    a, out = np.arange(1 << 16, dtype=np.uint64), np.empty(1 << 16, np.uint64)
+    batch = lambda: double_all(a, out)  # noqa: E731
+    batch()
+    workload = types.SimpleNamespace(input_bytes=a.nbytes)
+    first = case.explain_case(batch, 1e-4, "numba", workload, out, len(a))
+    again = case.explain_case(batch, 1e-4, "numba", workload, out, len(a))
+    assert len(taken) == 1 and first["hot_from"].startswith("sampled") and again == first
+    other = case.explain_case(batch, 1e-4, "numba", workload, out, len(a) // 2)  # another size: sampled anew
+    assert len(taken) == 2 and other["hot_from"].startswith("sampled")

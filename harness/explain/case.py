@@ -2,8 +2,10 @@
 its batch called, that code's hot loop, and llvm-mca's prediction for the loop. One JSON-able dict, the
 ``explain`` field of the case's result line; what could not be found says why in ``missing``.
 
-llvm-mca's prediction for a loop is kept in the cache folder under the tool, the CPU model and the loop's text, so
-a second worker, or the next run, reads it back; the sampling, which finds the hot loop, is done each time.
+llvm-mca's prediction for a loop is kept in the cache folder under the tool, the CPU model and the loop's text; the
+whole reading of a case's code (its hot loop, found by sampling, and what it costs) is kept there too, under the
+code's identity (timed_code.identity), the machine and the bytes an op moves, so the next run of the same code on
+the same machine reads it back instead of sampling the batch again, and says the same of it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from swarbench import files
 from swarbench.explain import asm, mca, sampling
-from swarbench.explain.timed_code import Called, called_by, code_of, short_name
+from swarbench.explain.timed_code import Called, called_by, code_of, identity, objdump, short_name
 
 SCHEMA = 2  # raise when the analysis changes, so kept analyses are made again
 CALL_LIMIT_S = 1.0  # a batch slower than this is not called again to see what it calls
@@ -85,10 +87,61 @@ def explain_case(
     if not called:
         out["missing"] = "its batch called no cffi function and no Numba function"
         return out
-    samples, _, why = sampling.sample(batch, call_s)
     written = out["bytes_written_per_op"]
-    out.update(analyse(called, written, _prepared_read_per_op(batch, written, n), samples, why, op_is_element))
+    read = _prepared_read_per_op(batch, written, n)
+    path = _kept_path(called, n, written, read, op_is_element)
+    kept = _read_kept(path)
+    if kept is not None:
+        out.update(kept)
+        return out
+    samples, _, why = sampling.sample(batch, call_s)
+    reading = analyse(called, written, read, samples, why, op_is_element)
+    if samples is not None and "hot_from" in reading:  # a reading from the code alone is made again next time
+        _keep(path, reading)
+    out.update(reading)
     return out
+
+
+def _kept_path(called: list[Called], n: int, written: float, read: float | None, op_is_element: bool):
+    """Where the reading of this code is kept: under what decides every called entry's code (a C module's digest,
+    a Numba function's source, signature and target: timed_code.identity), the machine's CPU, its disassembler and
+    llvm-mca, the batch's size and the bytes an op moves."""
+    from swarbench.cbuild import cache_dir
+
+    tool, _ = mca.find()
+    machine = [platform.machine(), _cpu_model(), os.cpu_count(), tool.label if tool else "", objdump()[0]]
+    codes = [identity(c) for c in called]
+    key = json.dumps([SCHEMA, codes, machine, int(n), written, read, op_is_element], default=str)
+    return cache_dir().parent / "explain" / f"case-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (the analysis names the llvm-mca model chosen for it)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        return ""
+
+
+def _read_kept(path) -> dict | None:
+    if path is None:
+        return None
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return kept if isinstance(kept, dict) and "hot_from" in kept else None
+
+
+def _keep(path, reading: dict) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(path, json.dumps(reading))
+    except (OSError, TypeError, ValueError):
+        pass  # a reading not kept is made again next time
 
 
 def _prepared_read_per_op(batch, written_per_op: float, n: int) -> float | None:
