@@ -71,6 +71,21 @@ def test_the_interval_covers_the_true_median_about_as_often_as_it_says():
         assert 0.90 <= np.mean(covered) <= 1.0, (processes, passes, np.mean(covered))
 
 
+def test_two_processes_whose_draws_dominate_count_as_about_two_units_not_six():
+    """Two workers of three passes each, where each process draws a speed its passes share (a pure-Python row's
+    hash seed, the heap): the passes of one process are not independent, so the interval rests on about two
+    units (Kish's design effect) and covers the truth about as often as it says; counted as six, it would not."""
+    rng = np.random.default_rng(7)
+    shared = dict(processes=2, passes=3, process_sd=0.08, pass_sd=0.01)
+    assert sample_stats.effective_units(run_units(rng, **shared)) < 3
+    assert sample_stats.effective_units(run_units(rng, 2, 3)) > 4  # no process draw: the passes are the units
+    assert sample_stats.effective_units(run_units(rng, 1, 6, process_sd=0.08)) == 6  # one process cannot tell
+    covered = [
+        low <= 1.0 <= high for low, high in (sample_stats.units_interval(run_units(rng, **shared)) for _ in range(300))
+    ]
+    assert 0.90 <= np.mean(covered) <= 1.0, np.mean(covered)
+
+
 def test_an_a_a_pair_from_one_distribution_is_not_called_changed():
     rng = np.random.default_rng(3)
     rows = [compare_pair(loaded("a", run_units(rng)), loaded("b", run_units(rng))).iloc[0] for _ in range(80)]

@@ -121,6 +121,27 @@ def unit_count(units: Units) -> int:
     return sum(1 for worker in units for p in worker if len(p))
 
 
+def effective_units(units: Units) -> float:
+    """The independent units a median rests on, counting a process's passes as less than independent where they
+    share its draw: Kish's design effect 1 + (m - 1) rho, rho the share of the pass medians' (log) variance that
+    lies between processes (a one-way random-effects ANOVA), m the passes a process. One process: its passes, as
+    nothing can tell its draw apart."""
+    medians = [[math.log(float(np.median(p))) for p in worker if len(p)] for worker in units]
+    medians = [w for w in medians if w]
+    count = sum(len(w) for w in medians)
+    if len(medians) < 2 or count <= len(medians):
+        return float(count)
+    means = [float(np.mean(w)) for w in medians]
+    grand = float(np.mean([x for w in medians for x in w]))
+    within = sum((x - m) ** 2 for w, m in zip(medians, means) for x in w) / (count - len(medians))
+    between = sum(len(w) * (m - grand) ** 2 for w, m in zip(medians, means)) / (len(medians) - 1)
+    m0 = (count - sum(len(w) ** 2 for w in medians) / count) / (len(medians) - 1)
+    var_b = max(0.0, (between - within) / m0)
+    rho = var_b / (var_b + within) if var_b + within > 0 else 0.0
+    deff = 1 + (count / len(medians) - 1) * rho
+    return min(float(count), max(float(len(medians)), count / deff))
+
+
 def as_units(blocks: list) -> Units:
     """``blocks``, one per process, as Units: a process given as a list of passes stays so; one given as a flat
     array of samples (its passes unknown) counts each sample as a pass of its own."""
@@ -172,7 +193,7 @@ def _nan_median(x: np.ndarray) -> np.ndarray:
     return (x[rows, (n - 1) // 2] + x[rows, n // 2]) / 2
 
 
-def expanded_t(units: int, other: int | None = None) -> float:
+def expanded_t(units: float, other: float | None = None) -> float:
     """How many standard errors either side of a median its CONFIDENCE interval reaches, from ``units``
     independent units (two sets: ``units`` and ``other``): Student's t for so few units, and sqrt(n/(n-1)) to undo
     the bootstrap's n-1 over n shrinkage of a variance, as Hesterberg's expanded percentile interval does (The
@@ -199,7 +220,7 @@ def units_interval(units: Units, flat: bool = False) -> tuple[float, float]:
     if not center > 0:
         return math.nan, math.nan
     spread = np.log(hierarchical_medians(units, np.random.default_rng(0), RESAMPLES)).std(ddof=1)
-    reach = math.exp(expanded_t(count) * spread)
+    reach = math.exp(expanded_t(effective_units(units)) * spread)
     return center / reach, center * reach
 
 
@@ -215,5 +236,5 @@ def units_ratio_interval(x: Units, y: Units) -> tuple[float, float]:
         return math.nan, math.nan
     rng = np.random.default_rng(0)
     spread = np.log(hierarchical_medians(y, rng, RESAMPLES) / hierarchical_medians(x, rng, RESAMPLES)).std(ddof=1)
-    reach = math.exp(expanded_t(nx, ny) * spread)
+    reach = math.exp(expanded_t(effective_units(x), effective_units(y)) * spread)
     return my / mx / reach, my / mx * reach
