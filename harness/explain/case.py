@@ -30,8 +30,8 @@ CALL_LIMIT_S = 1.0  # a batch slower than this is not called again to see what i
 MIN_OWN_SAMPLES = 30
 NOT_COMPILED = ("python", "numpy")  # families whose batches call no compiled kernel of their own
 NO_EXPLAIN = "its code was not read: the run was given --no-explain"
-# A case's code and hot loop are the same in every worker of a run: the first reads them (the sampling costs a
-# tenth of a second a case), the others keep to their timing.
+# A case's code and hot loop are the same in every worker of a run: the first reads them (sampling costs a twentieth
+# of a second a case), the others keep to their timing.
 READ_BY_FIRST_WORKER = "its code is read by the run's first worker"
 WHOLE_OP = "not counted: an op of this kernel is a whole computation of its own, not an element its loop streams"
 

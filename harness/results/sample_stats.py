@@ -126,11 +126,11 @@ def effective_units(units: Units) -> float:
     share its draw: Kish's design effect 1 + (m - 1) rho, rho the share of the pass medians' (log) variance that
     lies between processes (a one-way random-effects ANOVA), m the passes a process. One process: its passes, as
     nothing can tell its draw apart."""
-    medians = [[math.log(float(np.median(p))) for p in worker if len(p)] for worker in units]
-    medians = [w for w in medians if w]
+    medians = [w for w in ([float(np.median(p)) for p in worker if len(p)] for worker in units) if w]
     count = sum(len(w) for w in medians)
-    if len(medians) < 2 or count <= len(medians):
-        return float(count)
+    if len(medians) < 2 or count <= len(medians) or min(min(w) for w in medians) <= 0:
+        return float(count)  # (a median of no time has no log: its interval is NaN anyway)
+    medians = [[math.log(v) for v in w] for w in medians]
     means = [float(np.mean(w)) for w in medians]
     grand = float(np.mean([x for w in medians for x in w]))
     within = sum((x - m) ** 2 for w, m in zip(medians, means) for x in w) / (count - len(medians))
