@@ -1206,3 +1206,26 @@ def test_a_benchmark_worker_whose_timer_is_off_refuses_to_run(tmp_path):
 
     folder = RunFolder(tmp_path)  # no row passed untimed
     assert not folder.records_path.exists() or not any(isinstance(r, ResultLine) for r in folder.records())
+
+
+def test_a_row_carries_the_reading_of_the_worker_that_read_its_code_whichever_line_comes_first():
+    base = {
+        "event": "result",
+        "kernel": "k.x",
+        "implementation": "a",
+        "family": "cffi-scalar",
+        "workload": "w",
+        "n": 1000,
+        "status": "PASS",
+        "iterations": 1,
+        "baseline": "a",
+        "samples_s": [1.0e-6, 1.01e-6, 0.99e-6],
+    }
+    read = {"bytes_read_per_op": 8.0, "called": ["f"], "function": "f"}
+    traffic = {"bytes_read_per_op": 8.0, "missing": "its code is read by the run's first worker"}
+    for lines in (
+        [dict(base, worker=0, explain=read), dict(base, worker=1, explain=traffic)],
+        [dict(base, worker=1, explain=traffic), dict(base, worker=0, explain=read)],
+    ):
+        frame = results.frame_from_records(lines, "r", {})
+        assert frame.loc[0, "code_function"] == "f" and "first worker" not in str(frame.loc[0, "explain_missing"])

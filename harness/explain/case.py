@@ -10,6 +10,7 @@ the same machine reads it back instead of sampling the batch again, and says the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -115,6 +116,7 @@ def _kept_path(called: list[Called], n: int, written: float, read: float | None,
     return cache_dir().parent / "explain" / f"case-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
 
 
+@functools.cache
 def _cpu_model() -> str:
     """The CPU's model name (the analysis names the llvm-mca model chosen for it)."""
     try:

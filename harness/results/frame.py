@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Iterable, Optional, Union
 import numpy as np
 
 from swarbench.explain import limits as explain_limits
-from swarbench.explain.case import READ_BY_FIRST_WORKER
 from swarbench.results import sample_stats
 from swarbench.results.steadiness import (
     PASS_SAMPLES,
@@ -159,7 +158,7 @@ class _Merging:
     rounds: int = 0
     iterations: int = 0
     summary: object = None
-    explain: Optional[dict] = None  # the first worker's that explained it
+    explain: Optional[dict] = None  # the line's that read the code, else the first line's
     passes: list[tuple[int, TimedPass]] = field(default_factory=list)  # (worker, pass) in the lines' order
     prepare_s: list[float] = field(default_factory=list)
     reprepare_s: list[float] = field(default_factory=list)  # preparing a fresh copy for a later pass
@@ -174,8 +173,8 @@ class _Merging:
         self.rounds += rec.rounds or 0
         self.iterations = max(self.iterations, rec.iterations or 0)
         self.summary = self.summary or rec.summary
-        if not self.explain or (rec.explain and self.explain.get("missing") == READ_BY_FIRST_WORKER):
-            self.explain = rec.explain
+        if not self.explain or ("called" not in self.explain and rec.explain and "called" in rec.explain):
+            self.explain = rec.explain  # the line of the worker that read the code (the first), else any
         if rec.prepare_s is not None:
             self.prepare_s.append(rec.prepare_s)
         again = rec.reprepare_s
