@@ -89,8 +89,8 @@ def published(pins: int, colors: int, strategy: str, first=None):
 
 # Where its total is not the published one: what the model of the published arithmetic leaves out (spec.ARITHMETICS).
 MODEL = (
-    f"this suite's model of {PUBLISHED_ARITHMETIC} (log2 and 1/n correctly rounded, where the GPU's special "
-    "function unit approximates them)"
+    f"this suite's model of {PUBLISHED_ARITHMETIC} (the GPU's reciprocal and log2 emulated from its special "
+    "function unit's tables, gpu_sfu.py)"
 )
 
 

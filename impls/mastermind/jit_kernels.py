@@ -14,6 +14,8 @@ import math
 import numba
 import numpy as np
 
+from . import gpu_sfu
+
 
 H8 = np.uint64(0x8080808080808080)
 ONES8 = np.uint64(0x0101010101010101)
@@ -195,6 +197,11 @@ ENTROPY_SLACK = 2.0**-40
 
 
 # -- the float variants ---------------------------------------------------------------------------------------
+# The GPU's reciprocal and log2 (cuda-fast-math), compiled from gpu_sfu.py as they are.
+sfu_rcp = numba.njit(nogil=True, cache=True)(gpu_sfu.rcp)
+sfu_lg2 = numba.njit(nogil=True, cache=True)(gpu_sfu.lg2)
+
+
 @numba.njit(nogil=True, cache=True)
 def fma32(a, b, c):
     """float32 fused multiply-add of float32 a, b, c, rounded once: the exact a * b (a double holds it) plus c,
@@ -236,7 +243,7 @@ def float_rank(sizes, parts, m, strategy, arithmetic):
     is better): its uint32 key, compared as unsigned (spec.ARITHMETICS)."""
     acc = np.float32(0.0)
     n = np.float32(m)
-    r = np.float32(1.0) / n  # cuda-fast-math: the reciprocal, once a search (see spec.py)
+    r = np.float32(sfu_rcp(n))  # cuda-fast-math: the GPU's reciprocal, once a search (see spec.py)
     for i in range(parts):
         s = np.float32(sizes[i])
         if strategy == EXPECTED_SIZE:
@@ -249,7 +256,7 @@ def float_rank(sizes, parts, m, strategy, arithmetic):
             acc = np.float32(acc - np.float32(p * np.float32(math.log(p))))
         else:
             p = np.float32(s * r)
-            log_p = np.float32(np.float32(math.log2(np.float64(p))) * LN2_F32)
+            log_p = np.float32(np.float32(sfu_lg2(p)) * LN2_F32)
             acc = fma32(-p, log_p, acc)
     if strategy == EXPECTED_SIZE:  # (uint32)round(1e6 * sum), negated as a uint32
         key = round_half_away(np.float64(acc) * 1e6)

@@ -19,6 +19,7 @@ from swarbench.cbuild import build
 from swarbench.memory import aligned_copy, aligned_empty, as_aligned
 from swarbench.model import Implementation
 
+from . import gpu_sfu
 from .spec import ARITHMETICS, KNUTH, STRATEGIES, all_codewords, color_counts, cross_parts, digits, parts_batch
 
 C_DIR = Path(__file__).parent / "c"
@@ -53,10 +54,10 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
 """
 KNUTH_CDEF = """
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-               int arithmetic, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
+               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
                int64_t *status);
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int arithmetic, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
+                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
 """
 # The float arithmetics sum in a set order (spec.py): no fused multiply-add but those written (fmaf) may change a
 # rounding.
@@ -319,13 +320,14 @@ def _prepare_knuth(source, isa, flags, threads):
         out = np.zeros(len(targets), np.uint8)
         status = np.zeros(2, np.int64)
         ps = _ptr(ffi, "int64_t *", status)
+        sfu = _ptr(ffi, "int32_t *", gpu_sfu.TABLES)
         if inp["method"] == "each":
             po, pt = _ptr(ffi, "uint8_t *", out), _ptr(ffi, "int32_t *", targets)
 
             def batch():
                 run_stoppable(
                     lambda: lib.knuth_each(
-                        p, c, pc, pcn, n, strategy, arithmetic, first, pt, len(targets), po, threads, ps
+                        p, c, pc, pcn, n, strategy, arithmetic, sfu, first, pt, len(targets), po, threads, ps
                     ),
                     status,
                     len(targets),
@@ -336,7 +338,7 @@ def _prepare_knuth(source, isa, flags, threads):
 
             def batch():
                 run_stoppable(
-                    lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, first, pw, po, threads, ps),
+                    lambda: lib.knuth_shared(p, c, pc, pcn, n, strategy, arithmetic, sfu, first, pw, po, threads, ps),
                     status,
                     len(targets),
                 )

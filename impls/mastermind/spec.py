@@ -26,6 +26,7 @@ import numpy as np
 
 from swarbench import progress
 from swarbench.model import InvalidInput, Kernel, KnownAnswer, Mismatch, WorkloadKind
+from . import gpu_sfu
 
 PIN_RANGE = (2, 8)
 COLOR_RANGE = (2, 15)
@@ -385,12 +386,11 @@ SCORE = Kernel(
 #   2^32 - 1 saturates (C++ leaves that conversion undefined, x86 wraps it; only Expected Size above 4294.97, at
 #   games far above 8,192 codewords, gets there, and saturation keeps the keys in the order of their sums).
 # - cuda-fast-math: the project's CUDA build (nvcc --use_fast_math), which made its published Expected Size and
-#   Entropy figures: the division by n as a multiplication by the float reciprocal of n (modelled as correctly
-#   rounded), Expected Size's sum as fused multiply-adds acc = fma(s * s, 1/n, acc), Entropy's log as the GPU's
-#   log2 (modelled as log2 rounded to float) times ln 2 in float, and acc = fma(-p, log p, acc); the keys as
-#   cpu-float's. The GPU computes the reciprocal and log2 in its special function unit, by tables and a quadratic,
-#   not correctly rounded; the model's roundings differ from those on some searches, most of them Entropy's
-#   (the data file's cuda_fast_math_total beside each published total; docs/suites.md).
+#   Entropy figures: the division by n as a multiplication by the GPU's reciprocal of n, Expected Size's sum as
+#   fused multiply-adds acc = fma(s * s, 1/n, acc), Entropy's log as the GPU's log2 times ln 2 in float, and
+#   acc = fma(-p, log p, acc); the keys as cpu-float's. The GPU computes the reciprocal and log2 in its special
+#   function unit, not correctly rounded: gpu_sfu.py emulates the unit bit for bit from its tables. With it every
+#   published Expected Size and Entropy total and worst game comes out (the data file's cuda_fast_math_total).
 # Where two guesses tie exactly, a float key can still order them by rounding noise, against the documented rule:
 # the float variants model the project's builds, the exact one is the strategy (docs/suites.md).
 ARITHMETICS = ("exact", "cpu-float", "cuda-fast-math")
@@ -424,22 +424,23 @@ def float_keys(parts: np.ndarray, n_possible: int, strategy: str, arithmetic: st
     """The project's int64 rank of each row of part sizes (columns: the scores in ascending order), in a float
     arithmetic; higher is better."""
     n = np.float32(n_possible)
+    rcp = np.float32(gpu_sfu.rcp(n))  # cuda-fast-math's 1 / n
     sizes = np.arange(n_possible + 1, dtype=np.float32)
     if strategy == "entropy":
-        p = (sizes / n if arithmetic == "cpu-float" else sizes * (np.float32(1) / n)).astype(np.float32)
+        p = (sizes / n if arithmetic == "cpu-float" else sizes * rcp).astype(np.float32)
         if arithmetic == "cpu-float":
             libm = _libm()
             log_p = np.array([libm.logf(float(x)) if x > 0 else 0.0 for x in p], np.float32)
             term = (p * log_p).astype(np.float32)
         else:
-            log2_p = np.array([math.log2(float(x)) if x > 0 else 0.0 for x in p], np.float32)
+            log2_p = np.array([gpu_sfu.lg2(float(x)) if x > 0 else 0.0 for x in p], np.float32)
             log_p = (log2_p * np.float32(math.log(2))).astype(np.float32)
     acc = np.zeros(len(parts), np.float32)
     for col in parts.T:  # one score at a time, in order: the float32 sum depends on it
         if strategy == "expected_size" and arithmetic == "cpu-float":
             add = acc + (sizes[col] * sizes[col]) / n
         elif strategy == "expected_size":
-            add = fma32(sizes[col] * sizes[col], np.full(len(acc), np.float32(1) / n), acc)
+            add = fma32(sizes[col] * sizes[col], np.full(len(acc), rcp), acc)
         elif arithmetic == "cpu-float":
             add = acc - term[col]
         else:

@@ -42,7 +42,7 @@ static int tie_ranks(mm_ctx *x) {
     for (int n = 1; n <= TIE_SECRETS; n++) {
         mm_terms terms;
         int64_t *m = make_measure(x->strategy, n);
-        if (make_terms(&terms, x->strategy, x->arithmetic, n) || !m) { free_terms(&terms); free(m); return -1; }
+        if (make_terms(&terms, x->strategy, x->arithmetic, n, x->sfu) || !m) { free_terms(&terms); free(m); return -1; }
         const int from = x->tie_at[n];
         int count = from;
         for (uint32_t cuts = 0; cuts < 1u << (n - 1); cuts++) {  /* a part ends after secret i where bit i is set */
@@ -124,16 +124,19 @@ MM_INLINE int64_t tie_lost(const mm_ctx *x, int np, int64_t best_key) {
  * larger S is certain from best_q + ENTROPY_SLACK_Q on; a split below that is compared exactly (knuth_exact.h).
  * Float keys (a split has k <= 44 parts; u = 2^-24, float rounding): no cut where the best's key saturated (every
  * split past it ties, whatever its measure).
- * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice; with Q = q + np
- * the sum of s*s, by the bound for recursive summation |F - Q/np| <= 45u/(1 - 45u) Q/np < 2^-17 Q/np. So when
+ * Expected Size: the key is -round(1e6 F), F the float sum of the terms s*s/np, each rounded twice (cuda-fast-math:
+ * s*s times the GPU's reciprocal of np, within 1.61u of 1/np for every np < 2^20, then rounded once); with Q = q + np
+ * the sum of s*s, by the bound for recursive summation |F - Q/np| <= 47u/(1 - 47u) Q/np < 2^-17 Q/np. So when
  * (Q - B) 2^17 > Q + B + np (B = best_q + np), F - F_best > (Q - B)/np - 2^-17 (Q + B)/np > 2^-17 > 7e-6: its key
  * is at least 7 below the best's (the double product's rounding is below 1e-3 for np < 2^20).
  * Entropy: the key is round(1e9 H), H the float sum of -p ln p over float p = s/np. Each partial sum is rounded
  * once (it is at most ln k) and each p once, so |H - exact entropy| <= u (k ln k + ln k + 1)(1 + 2^-20) < 1.1e-5
- * (cuda-fast-math: p and log p rounded twice more each, under 1.2e-5);
+ * (cuda-fast-math: p = s times the GPU's reciprocal is within 2.6u of s/np, which moves the sum by at most 2.6u ln np
+ * < 2.2e-6, and its log p, the GPU's log2 truncated to 24 bits (under 2^-19 for np < 2^20) with its quadratic's error
+ * times ln 2 in float, is within 2.5e-6 of ln p (1.9e-6 measured), so under 1.6e-5);
  * the exact entropy is ln np - S/np with S = sum s ln s, and q is S in units of 2^-20 to within 0.63 a part (28
  * a split). When q - best_q > 64 + 64 np, S - S_best > 64 np 2^-20, so the exact entropy is more than 6.1e-5
- * lower, H more than 3.9e-5 lower and the key lower by thousands. */
+ * lower, H more than 2.9e-5 lower and the key lower by thousands. */
 MM_INLINE int64_t worse_from(int strategy, int arithmetic, int64_t best_q, int64_t best_rank, int np) {
     if (arithmetic == EXACT) return strategy == EXPECTED_SIZE ? best_q : best_q + ENTROPY_SLACK_Q;
     if (best_q == INT64_MAX || np >= (1 << 20) || (strategy == EXPECTED_SIZE && best_rank == SATURATED_RANK))

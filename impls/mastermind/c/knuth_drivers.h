@@ -11,9 +11,9 @@
 #include "knuth_game.h"
 
 static void game_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                      int strategy, int arithmetic, int64_t *status) {
+                      int strategy, int arithmetic, const int32_t (*sfu)[3], int64_t *status) {
     x->pins = pins; x->colors = colors; x->codes = codes; x->counts = counts; x->n = n;
-    x->strategy = strategy; x->arithmetic = arithmetic; x->status = status;
+    x->strategy = strategy; x->arithmetic = arithmetic; x->sfu = sfu; x->status = status;
     x->npath = 0;
     x->nvalid = 0;
     for (int b = 0; b <= pins; b++)
@@ -112,11 +112,11 @@ static int play_one(mm_ctx *x, int t, void *p) {
 /* out[t] = guesses to find codes[targets[t]]. Returns 0, 1 when stopped, -1 when out of memory, or 2 for a
  * game of other than KNUTH_PINS pins. */
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-               int arithmetic, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
+               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
                int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, status)) {
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, (const int32_t (*)[3])sfu, status)) {
         proto_free(&proto);
         return -1;
     }
@@ -253,10 +253,10 @@ static subtree *split_level(mm_ctx *x, subtree *items, int count, const uint8_t 
 /* out[i] = guesses to find codes[i], for every i with want[i]. Returns 0, 1 when stopped, -1 when out of
  * memory, or 2 for a game of other than KNUTH_PINS pins. */
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int arithmetic, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
+                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
-    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, status)) {
+    if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, (const int32_t (*)[3])sfu, status)) {
         proto_free(&proto);
         return -1;
     }

@@ -26,6 +26,7 @@ enum { KNUTH, MOST_PARTS, EXPECTED_SIZE, ENTROPY };
 /* The fields of a game, first in every search's context (a thread's copy shares the pointers). */
 #define MM_GAME_FIELDS                                                                                             \
     int pins, colors, n, strategy, arithmetic;                                                                     \
+    const int32_t (*sfu)[3];        /* cuda-fast-math: the special function unit's table rows (gpu_sfu.h) */      \
     const uint32_t *codes;          /* n codewords, ascending */                                                   \
     const uint8_t *counts;          /* n x 16 color counts */                                                      \
     int path[MAX_DEPTH + 1], npath; /* per thread: the guesses played, in order */                                 \
@@ -37,7 +38,7 @@ typedef struct mm_ctx mm_ctx;
 
 /* Defined in knuth_drivers.h, once mm_ctx is complete. */
 static void game_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                      int strategy, int arithmetic, int64_t *status);
+                      int strategy, int arithmetic, const int32_t (*sfu)[3], int64_t *status);
 MM_INLINE void play(mm_ctx *x, int g);
 MM_INLINE void unplay(mm_ctx *x);
 MM_INLINE int stopped(const mm_ctx *x);

@@ -24,8 +24,8 @@ static int ctx_alloc(mm_ctx *x) {
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                    int strategy, int arithmetic, int64_t *status) {
-    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, status);
+                    int strategy, int arithmetic, const int32_t (*sfu)[3], int64_t *status) {
+    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, sfu, status);
     return ctx_alloc(x);
 }
 
@@ -43,7 +43,7 @@ static int choose(mm_ctx *x, const int *poss, int np) {
     int best_size[48], best_parts = 0, best_poss = 0;
     double best_d = 0;
     mm_terms terms;
-    if (make_terms(&terms, x->strategy, x->arithmetic, np)) return -1;
+    if (make_terms(&terms, x->strategy, x->arithmetic, np, x->sfu)) return -1;
 #ifdef ROW_BATCH
     /* The possible secrets byte-sliced, padded with zero lanes to a multiple of 64, 64-byte aligned: a padded lane
      * scores 0 and comes off the count of score 0. */

@@ -106,8 +106,8 @@ static int ctx_alloc(mm_ctx *x) {
 }
 
 static int ctx_init(mm_ctx *x, int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n,
-                    int strategy, int arithmetic, int64_t *status) {
-    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, status);
+                    int strategy, int arithmetic, const int32_t (*sfu)[3], int64_t *status) {
+    game_init(x, pins, colors, codes, counts, n, strategy, arithmetic, sfu, status);
     x->color_set = NULL; x->set_code = NULL; x->sub_next = NULL; x->pair_floor = NULL;
     x->forced_floor = NULL; x->tie_measure = NULL; x->tie_rank = NULL;
     memset(x->with_pegs, 0, sizeof x->with_pegs);
@@ -314,7 +314,7 @@ typedef struct {
 static int search_start(mm_ctx *x, mm_search *s, const int *poss, int np) {
     const int pins = KNUTH_PINS;
     s->poss = poss; s->np = np;
-    const int failed_terms = make_terms(&s->terms, x->strategy, x->arithmetic, np);
+    const int failed_terms = make_terms(&s->terms, x->strategy, x->arithmetic, np, x->sfu);
     s->measure = make_measure(x->strategy, np);
     s->xlogx = x->strategy == ENTROPY && x->arithmetic == EXACT ? malloc(sizeof(double) * (np + 1)) : NULL;
     s->stride = (np + 63) & ~63;

@@ -6,23 +6,25 @@
  * Built with -ffp-contract=off: no operation but the explicit fmaf is fused. */
 #ifndef KNUTH_RANK_H
 #define KNUTH_RANK_H
+#include "gpu_sfu.h"
 #include "knuth_game.h"
 
 enum { EXACT, CPU_FLOAT, CUDA_FAST_MATH };
 
 /* The float terms of a search of np secrets, a and b per part size s = 0..np: cpu-float Expected Size adds a[s] =
- * s*s/np; cuda-fast-math Expected Size adds fmaf(a[s] = s*s, b[s] = its float 1/np, acc); cpu-float Entropy subtracts
- * a[s] = p * logf(p), p = s/np; cuda-fast-math Entropy adds fmaf(a[s] = -p, b[s] = log p, acc) with p = s times the
- * float 1/np and log p = log2 p (rounded to float) times ln 2 in float. NULL where the arithmetic needs none. */
+ * s*s/np; cuda-fast-math Expected Size adds fmaf(a[s] = s*s, b[s] = r, acc), r the GPU's reciprocal of np;
+ * cpu-float Entropy subtracts a[s] = p * logf(p), p = s/np; cuda-fast-math Entropy adds fmaf(a[s] = -p, b[s] =
+ * log p, acc) with p = s * r and log p the GPU's log2 of p times ln 2 in float (sfu: the unit's tables, gpu_sfu.h).
+ * NULL where the arithmetic needs none. */
 typedef struct { float *a, *b; } mm_terms;
 
-static int make_terms(mm_terms *t, int strategy, int arithmetic, int np) {
+static int make_terms(mm_terms *t, int strategy, int arithmetic, int np, const int32_t (*sfu)[3]) {
     t->a = t->b = NULL;
     if (strategy < EXPECTED_SIZE || arithmetic == EXACT) return 0;
     t->a = malloc(sizeof(float) * (np + 1));
     t->b = malloc(sizeof(float) * (np + 1));
     if (!t->a || !t->b) { free(t->a); free(t->b); t->a = t->b = NULL; return -1; }
-    const float n = (float)np, r = 1.0f / n, ln2 = 0.693147182f;
+    const float n = (float)np, r = arithmetic == CUDA_FAST_MATH ? sfu_rcp(sfu, n) : 1.0f / n, ln2 = 0.693147182f;
     for (int s = 0; s <= np; s++) {
         const float f = (float)s;
         if (strategy == EXPECTED_SIZE) {
@@ -35,7 +37,7 @@ static int make_terms(mm_terms *t, int strategy, int arithmetic, int np) {
         } else {
             const float p = f * r;
             t->a[s] = -p;
-            t->b[s] = s ? (float)log2((double)p) * ln2 : 0.0f;
+            t->b[s] = s ? sfu_lg2(sfu, p) * ln2 : 0.0f;
         }
     }
     return 0;
