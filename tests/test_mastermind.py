@@ -732,7 +732,12 @@ def test_the_play_command_says_why_a_published_total_differs(monkeypatch, capsys
     ) in capsys.readouterr().out
     args.arithmetic = "cpu-float"
     assert command.run(args, REG) == 0
-    assert "the published total was made in cuda-fast-math arithmetic" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the published total was made in cuda-fast-math arithmetic" in out
+    assert "the exact rule, as the data file has it" not in out  # the row has no exact total
+    row.update(exact_total=str(want - 1), exact_max="5")
+    assert command.run(args, REG) == 0
+    assert f"the exact rule, as the data file has it: {want - 1}, at most 5)" in capsys.readouterr().out
 
 
 @pytest.mark.slow
