@@ -16,10 +16,13 @@ regression. scipy.stats.bootstrap resamples flat samples only, hence that code.
 
 With ``relative`` (`swarbench compare`'s default, and ``compare``'s here; ``compare_pair`` takes it as asked),
 each change is taken against the other implementations of the same workload: B's samples
-are divided by the drift, the median of the others' changes of median, before the interval and the test. A
-slow stretch of the whole machine between two runs moves every competitor of a workload alike (their passes
-are interleaved within each worker), so it cancels; a regression of one implementation does not, since its own
-change is left out of its drift, and a median of the others is not moved by a few of them regressing. The
+are divided by the drift, the others' changes of median at their densest (the median of the densest half of them,
+sample_stats.densest_half_median), before the interval and the test. A slow stretch of the whole machine between
+two runs moves every competitor of a workload alike (their passes are interleaved within each worker), so it
+cancels; a regression of one implementation does not, since its own change is left out of its drift, and the
+densest half of the others is not moved by a few of them regressing, nor by nearly half of them moving together
+(docs/measurement.md has a pair where they did), where a plain median of an even count would average across the
+gap and move every other row by half of it. The
 drift's own uncertainty is not in the interval. A row with no other implementation in both runs keeps its
 absolute change (drift blank). What a drift hides is a change to every implementation of a workload alike, so
 the gate names a workload whose drift reaches its threshold (workloads_moved, gate) instead of passing it.
@@ -131,13 +134,13 @@ def flat(blocks: list) -> np.ndarray:
 
 
 def drifts(a: LoadedRun, b: LoadedRun, keys: list[tuple]) -> dict[tuple, float]:
-    """Per measurement, the median change of median of the other implementations of its workload (kernel,
-    workload kind, n) in both runs; NaN where there is none."""
+    """Per measurement, the change of median of the other implementations of its workload (kernel, workload kind,
+    n) in both runs, the median of their densest half; NaN where there is none."""
     log_ratio = {k: math.log(np.median(flat(b.blocks[k])) / np.median(flat(a.blocks[k]))) for k in keys}
     out = {}
     for key in keys:
         others = [log_ratio[k] for k in keys if k != key and (k[0], k[2], k[3]) == (key[0], key[2], key[3])]
-        out[key] = math.exp(float(np.median(others))) if others else math.nan
+        out[key] = math.exp(sample_stats.densest_half_median(others)) if others else math.nan
     return out
 
 
@@ -189,8 +192,15 @@ def compare_pair(a: LoadedRun, b: LoadedRun, relative: bool = False) -> pd.DataF
     frame = pd.DataFrame(rows)
     if len(frame):
         frame = frame.assign(**machine_change(a.steadiness, b.steadiness))
-    if relative and len(frame):  # for the report: each workload's drift, its implementations' median change
-        frame["workload_drift"] = frame.groupby(["kernel", "workload", "n"])["absolute_change"].transform("median")
+    if relative and len(frame):  # for the report: each workload's drift, from all its implementations' changes
+        frame["workload_drift"] = (
+            np.exp(
+                frame.assign(log_change=np.log1p(frame["absolute_change"]))
+                .groupby(["kernel", "workload", "n"])["log_change"]
+                .transform(sample_stats.densest_half_median)
+            )
+            - 1
+        )
     return frame
 
 
@@ -284,7 +294,7 @@ def whole_run_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[str, floa
 
 def workloads_moved(frame: pd.DataFrame, threshold_pct: float) -> dict[tuple, float]:
     """In a ``relative`` compare, the workloads (run_b, kernel, workload, n) whose implementations moved together
-    by the threshold or more, with their drift (the median change of all of them). Each row there is judged
+    by the threshold or more, with their drift (the change of all of them at their densest). Each row there is judged
     against that drift, so a change of the threshold to every implementation alike would pass unseen: the gate
     names such a workload instead. A workload of one implementation keeps its absolute change, which is then
     also the whole workload's: it cannot be told from the machine either."""

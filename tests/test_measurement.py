@@ -817,6 +817,37 @@ def test_relative_compare_divides_out_the_workloads_drift_but_not_one_implementa
     assert list(gate["implementation"]) == ["p"]
 
 
+def test_a_drift_stays_with_the_rows_that_did_not_move_when_nearly_half_of_a_workload_moved_together():
+    """Eleven implementations, five of them (a workload's threaded rows, when the host slows a CPU) 10-19% slower
+    in B, as an A-A pair of default runs saw, the other six unchanged: left out in turn, each unchanged row has five
+    unchanged others and five moved, and a plain median of ten would average across the gap (+5%) and call every
+    unchanged row 5% faster. The densest half of the others is the unchanged group, so none is called; each moved
+    row is still 10-19% against it. (Where half of them move as tightly as the other half, which half is the
+    machine cannot be told from the rows alone.)"""
+    from swarbench import run_comparison as compare
+    from swarbench.results import sample_stats
+    from swarbench.run_comparison import LoadedRun
+
+    assert sample_stats.densest_half_median([0.0, 0.01, -0.01, 0.02, 0.03, 0.15, 0.14, 0.17]) == pytest.approx(0.01)
+    assert sample_stats.densest_half_median([1.0, 2.0, 4.0]) == 1.5  # the tighter pair
+    assert sample_stats.densest_half_median([4.0]) == 4.0 and np.isnan(sample_stats.densest_half_median([]))
+    rng = np.random.default_rng(11)
+
+    def blocks(level):  # two workers, 1% noise
+        return [level * (1 + 0.01 * rng.standard_normal(60)) for _ in range(2)]
+
+    steady = {f"s{i}": 1.0 + i for i in range(6)}
+    threaded = {f"t{i}": 0.5 + i for i in range(5)}
+    a = LoadedRun("a", Path("."), {}, {("k.x", impl, "w", 1000): blocks(v) for impl, v in (steady | threaded).items()})
+    moved = {k: f * v for f, (k, v) in zip((1.10, 1.13, 1.15, 1.17, 1.19), threaded.items())}
+    b = LoadedRun("b", Path("."), {}, {("k.x", impl, "w", 1000): blocks(v) for impl, v in (steady | moved).items()})
+    frame = compare.compare_pair(a, b, relative=True).set_index("implementation")
+    assert not frame.loc[list(steady), "significant"].any()
+    assert frame.loc[list(steady), "change"].abs().max() < 0.02
+    assert (frame.loc[list(threaded), "change"] > 0.08).all() and frame.loc[list(threaded), "significant"].all()
+    assert abs(frame["workload_drift"].iloc[0]) < 0.02
+
+
 def test_the_canary_says_how_much_of_a_run_the_machine_was_slowed_and_compare_sets_two_runs_side_by_side():
     from swarbench import run_comparison as compare
     from swarbench.run_comparison import LoadedRun

@@ -204,11 +204,11 @@ def _steadiness_lines(r) -> list[str]:
 
 
 def _drift_lines(group) -> list[str]:
-    """What was divided out: each workload's drift (its implementations' median change), and the rows that had
-    no other implementation to take it from."""
+    """What was divided out: each workload's drift (its implementations' change at their densest), and the rows
+    that had no other implementation to take it from."""
     lines = [
-        "changes vs drift: each row's change divided by the median change of the other implementations of "
-        "its workload (geomean above: absolute)"
+        "changes vs drift: each row's change divided by the change of the other implementations of its "
+        "workload, the median of their densest half (geomean above: absolute)"
     ]
     for (kernel, workload, n), g in group.groupby(["kernel", "workload", "n"], sort=False):
         drift = float(g["workload_drift"].iloc[0])
