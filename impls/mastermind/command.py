@@ -179,7 +179,8 @@ def run(args, registry) -> int:
     same_game = known and spec.pack(known["first_guess"], args.pins, args.colors) == inputs["first"]
     note = f" (published: {known['total_guesses']}, at most {known['max_guesses']})" if same_game else ""
     if note and args.strategy in spec.FLOAT_RANKED and args.arithmetic != "exact" and known.get("exact_total"):
-        note = f"{note[:-1]}; the exact rule, as the data file has it: {known['exact_total']}, at most {known['exact_max']})"
+        exact = f"{known['exact_total']}, at most {known['exact_max']}"
+        note = f"{note[:-1]}; the exact rule, as the data file has it: {exact})"
     arithmetic = f", {args.arithmetic}" if args.strategy in spec.FLOAT_RANKED else ""
     print(
         f"{args.strategy} {args.pins}p{args.colors}c from {first} ({args.method}{arithmetic}, {impl.name}): "

@@ -54,10 +54,11 @@ void score_cross_sliced(const uint8_t *sp, const uint8_t *scn, size_t ns, const 
 """
 KNUTH_CDEF = """
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
-               int64_t *status);
+               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out,
+               int threads, int64_t *status);
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status);
+                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads,
+                 int64_t *status);
 """
 # The float arithmetics sum in a set order (spec.py): no fused multiply-add but those written (fmaf) may change a
 # rounding.

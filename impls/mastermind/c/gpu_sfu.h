@@ -26,10 +26,10 @@ static float sfu_rcp(const int32_t (*row)[3], float x) {
     memcpy(&bits, &x, sizeof bits);
     const uint32_t f = bits & 0x7fffff, r = f & 0xffff;
     const int32_t *t = row[f >> 16];
-    int exp = 253 - (int)(bits >> 23 & 0xff);
+    int biased = 253 - (int)(bits >> 23 & 0xff);
     int64_t top = (((int64_t)t[0] << 13) + (int64_t)t[1] * r + (int64_t)t[2] * sfu_square17(r << 1) + 0x47e7) >> 15;
-    if (top == 1 << 24) { top = 1 << 23; exp++; }  /* a power of two */
-    return sfu_float((uint32_t)exp << 23 | (uint32_t)(top - (1 << 23)));
+    if (top == 1 << 24) { top = 1 << 23; biased++; }  /* a power of two */
+    return sfu_float((uint32_t)biased << 23 | (uint32_t)(top - (1 << 23)));
 }
 
 static float sfu_lg2(const int32_t (*row)[3], float x) {
@@ -50,7 +50,7 @@ static float sfu_lg2(const int32_t (*row)[3], float x) {
     int64_t top = v >> shift;
     while (!(top >> lead & 1)) lead--;
     top <<= 23 - lead;
-    const int exp = 127 + shift + lead - 23 - 36 + 23;
-    return sfu_float(sign | (uint32_t)exp << 23 | (uint32_t)(top - (1 << 23)));
+    const int biased = 127 + shift + lead - 36;  /* the value is top 2^(shift - 36 - 23 + lead) */
+    return sfu_float(sign | (uint32_t)biased << 23 | (uint32_t)(top - (1 << 23)));
 }
 #endif

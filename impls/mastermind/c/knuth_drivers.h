@@ -112,8 +112,8 @@ static int play_one(mm_ctx *x, int t, void *p) {
 /* out[t] = guesses to find codes[targets[t]]. Returns 0, 1 when stopped, -1 when out of memory, or 2 for a
  * game of other than KNUTH_PINS pins. */
 int knuth_each(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out, int threads,
-               int64_t *status) {
+               int arithmetic, const int32_t *sfu, int first, const int32_t *targets, int nt, uint8_t *out,
+               int threads, int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
     if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, (const int32_t (*)[3])sfu, status)) {
@@ -253,7 +253,8 @@ static subtree *split_level(mm_ctx *x, subtree *items, int count, const uint8_t 
 /* out[i] = guesses to find codes[i], for every i with want[i]. Returns 0, 1 when stopped, -1 when out of
  * memory, or 2 for a game of other than KNUTH_PINS pins. */
 int knuth_shared(int pins, int colors, const uint32_t *codes, const uint8_t *counts, int n, int strategy,
-                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads, int64_t *status) {
+                 int arithmetic, const int32_t *sfu, int first, const uint8_t *want, uint8_t *out, int threads,
+                 int64_t *status) {
     if (pins != KNUTH_PINS) return 2;
     mm_ctx proto;
     if (ctx_init(&proto, pins, colors, codes, counts, n, strategy, arithmetic, (const int32_t (*)[3])sfu, status)) {

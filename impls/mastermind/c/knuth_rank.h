@@ -21,6 +21,7 @@ typedef struct { float *a, *b; } mm_terms;
 static int make_terms(mm_terms *t, int strategy, int arithmetic, int np, const int32_t (*sfu)[3]) {
     t->a = t->b = NULL;
     if (strategy < EXPECTED_SIZE || arithmetic == EXACT) return 0;
+    if (arithmetic == CUDA_FAST_MATH && !sfu) return -1;  /* no tables: it cannot be computed */
     t->a = malloc(sizeof(float) * (np + 1));
     t->b = malloc(sizeof(float) * (np + 1));
     if (!t->a || !t->b) { free(t->a); free(t->b); t->a = t->b = NULL; return -1; }
