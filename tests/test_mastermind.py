@@ -541,6 +541,24 @@ def test_the_gpu_arithmetic_gives_the_published_small_games(row):
     assert int(out.sum()) == int(row["cuda_fast_math_total"])
 
 
+SAMPLE_GAMES = _rows("mastermind_published_sample_games.csv")
+
+
+@pytest.mark.parametrize("strategy", spec.STRATEGIES)
+def test_the_published_sample_games_are_played_guess_for_guess(strategy):
+    """Every published sample game up to 8,192 codewords, guess for guess, by the reference: Knuth and Most Parts
+    as ever, Expected Size and Entropy in cuda-fast-math (the arithmetic that made them), each from its first guess
+    to its last, the secret."""
+    games = [r for r in SAMPLE_GAMES if r["strategy"] == strategy and int(r["colors"]) ** int(r["pins"]) <= 8192]
+    assert len(games) >= 48
+    arithmetic = "cuda-fast-math" if strategy in spec.FLOAT_RANKED else "exact"
+    for r in games:
+        want = r["guesses"].split()
+        pins, colors = int(r["pins"]), int(r["colors"])
+        got = spec.knuth_sequence(want[-1], pins, colors, want[0], strategy, arithmetic)
+        assert [g.lower() for g in got] == want, r
+
+
 def test_an_exact_tie_of_different_parts_is_a_tie():
     """{4, 1, 1, 1, 1} and {2, 2, 2, 2} have the same S (4^4 = 2^2 2^2 2^2 2^2): the order is 0 however the float
     sums round; a near tie that is not one is ordered by the integer products; the exponents scratch is left zero."""
