@@ -238,26 +238,41 @@ def saturate_u32(x):
 
 
 @numba.njit(nogil=True, cache=True)
-def float_rank(sizes, parts, m, strategy, arithmetic):
-    """The project's rank of an Expected Size or Entropy split of m secrets in a float arithmetic, as an int64 (higher
-    is better): its uint32 key, compared as unsigned (spec.ARITHMETICS)."""
-    acc = np.float32(0.0)
+def float_terms(m, strategy, arithmetic):
+    """The float terms of a search of m secrets, a and b per part size s = 0..m, once a search (c/knuth_rank.h's
+    make_terms): cpu-float Expected Size adds a[s] = s*s/m; cuda-fast-math Expected Size adds fma(a[s] = s*s,
+    b[s] = the GPU's 1/m, acc); cpu-float Entropy subtracts a[s] = p log p, p = s/m; cuda-fast-math Entropy adds
+    fma(a[s] = -p, b[s] = log p, acc), p = s times the GPU's 1/m, log p the GPU's log2 of p times ln 2."""
+    a = np.zeros(m + 1, np.float32)
+    b = np.zeros(m + 1, np.float32)
     n = np.float32(m)
-    r = np.float32(sfu_rcp(n))  # cuda-fast-math: the GPU's reciprocal, once a search (see spec.py)
-    for i in range(parts):
-        s = np.float32(sizes[i])
+    r = np.float32(sfu_rcp(n)) if m > 0 else np.float32(0.0)  # (m = 0: no terms, and no reciprocal of 0)
+    for i in range(1, m + 1):
+        s = np.float32(i)
         if strategy == EXPECTED_SIZE:
-            if arithmetic == CPU_FLOAT:
-                acc = np.float32(acc + np.float32(np.float32(s * s) / n))
-            else:
-                acc = fma32(np.float32(s * s), r, acc)
+            a[i] = np.float32(np.float32(s * s) / n) if arithmetic == CPU_FLOAT else np.float32(s * s)
+            b[i] = r
         elif arithmetic == CPU_FLOAT:
             p = np.float32(s / n)
-            acc = np.float32(acc - np.float32(p * np.float32(math.log(p))))
+            a[i] = np.float32(p * np.float32(math.log(p)))
         else:
             p = np.float32(s * r)
-            log_p = np.float32(np.float32(sfu_lg2(p)) * LN2_F32)
-            acc = fma32(-p, log_p, acc)
+            a[i] = -p
+            b[i] = np.float32(np.float32(sfu_lg2(p)) * LN2_F32)
+    return a, b
+
+
+@numba.njit(nogil=True, cache=True)
+def float_rank(sizes, parts, a, b, strategy, arithmetic):
+    """The project's rank of an Expected Size or Entropy split in a float arithmetic, from its search's terms
+    (float_terms), as an int64 (higher is better): its uint32 key, compared as unsigned (spec.ARITHMETICS)."""
+    acc = np.float32(0.0)
+    for i in range(parts):
+        s = sizes[i]
+        if arithmetic == CPU_FLOAT:
+            acc = np.float32(acc + a[s]) if strategy == EXPECTED_SIZE else np.float32(acc - a[s])
+        else:
+            acc = fma32(a[s], b[s], acc)
     if strategy == EXPECTED_SIZE:  # (uint32)round(1e6 * sum), negated as a uint32
         key = round_half_away(np.float64(acc) * 1e6)
         return (np.int64(4294967296) - saturate_u32(key)) & 0xFFFFFFFF
@@ -414,6 +429,8 @@ def best_of(counts, open_, inposs, m, strategy, arithmetic, spf):
     exps = np.zeros(spf.shape[0] if exact_entropy else 1, np.int64)
     touched = np.empty(4096, np.int64)
     best, best_key, best_parts, best_d, best_poss = -1, np.int64(-(1 << 62)), 0, 0.0, False
+    floats = strategy >= EXPECTED_SIZE and arithmetic != EXACT
+    terms_a, terms_b = float_terms(m if floats else 0, strategy, arithmetic)
     for g in range(counts.shape[0]):
         if not open_[g]:
             continue
@@ -431,10 +448,10 @@ def best_of(counts, open_, inposs, m, strategy, arithmetic, spf):
                 best, best_parts, best_d, best_poss = g, parts, d, inposs[g]
                 best_sizes[:parts] = sizes[:parts]
             continue
-        if strategy < EXPECTED_SIZE or arithmetic == EXACT:
-            rank = int_rank(sizes, parts, m, strategy)
+        if floats:
+            rank = float_rank(sizes, parts, terms_a, terms_b, strategy, arithmetic)
         else:
-            rank = float_rank(sizes, parts, m, strategy, arithmetic)
+            rank = int_rank(sizes, parts, m, strategy)
         key = 2 * rank + (1 if inposs[g] else 0)
         if key > best_key:
             best, best_key = g, key
